@@ -77,6 +77,18 @@ func (p *serverProcess) stop() error {
 	}
 }
 
+// waitLog waits up to 10s for the server's stderr to match re.
+func (p *serverProcess) waitLog(re *regexp.Regexp) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for !re.MatchString(p.stderr.String()) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("server stderr never matched %q:\n%s", re, p.stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
+}
+
 // running reports whether the server process is still alive.
 func (p *serverProcess) running() bool {
 	select {
@@ -146,6 +158,20 @@ func cmdStopServer(ts *testscript.TestScript, neg bool, args []string) {
 	if err == nil && neg {
 		ts.Fatalf("server exited cleanly, unexpectedly")
 	}
+}
+
+// cmdWaitLog is the script command "waitlog regexp": it waits until the
+// server has logged a line matching regexp, for events the client cannot
+// see, such as the server noticing that a client hung up.
+func cmdWaitLog(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitlog regexp")
+	}
+	v, ok := scriptServers.Load(ts)
+	if !ok {
+		ts.Fatalf("no server running")
+	}
+	ts.Check(v.(*serverProcess).waitLog(regexp.MustCompile("(?m)" + args[0])))
 }
 
 // lockedBuffer is a bytes.Buffer safe for one writer and many readers.

@@ -28,6 +28,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"startserver": cmdStartServer,
 			"stopserver":  cmdStopServer,
+			"waitlog":     cmdWaitLog,
 		},
 	})
 }
