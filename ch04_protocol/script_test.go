@@ -3,6 +3,7 @@ package chapter_test
 import (
 	"os"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -23,7 +24,10 @@ func TestMain(m *testing.M) {
 // server, runs the client and compares what both print with the book.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+		Dir: "testdata/script",
+		// A client stuck waiting for a reply is killed, and its script
+		// failed, after this rather than at the end of go test's timeout.
+		Deadline:            time.Now().Add(2 * time.Minute),
 		RequireExplicitExec: true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"startserver": cmdStartServer,
