@@ -1,0 +1,58 @@
+package server
+
+import (
+	"strings"
+
+	"example.com/byor/ch07_basic/proto"
+)
+
+// gMap is the key space. A Go map stands in for now; chapter 08 replaces it
+// with the book's own hashtable.
+var gMap = map[string]string{}
+
+// doRequest parses one request and runs it, writing the reply data into
+// res. It returns the reply's status code and data length, or an error for
+// a malformed request, which ends the connection.
+func doRequest(req []byte, res []byte) (rescode uint32, reslen int, err error) {
+	cmd, err := proto.ParseReq(req)
+	if err != nil {
+		msg("bad req: %v", err)
+		return 0, 0, err
+	}
+	switch {
+	case len(cmd) == 2 && cmdIs(cmd[0], "get"):
+		rescode, reslen = doGet(cmd, res)
+	case len(cmd) == 3 && cmdIs(cmd[0], "set"):
+		rescode, reslen = doSet(cmd, res)
+	case len(cmd) == 2 && cmdIs(cmd[0], "del"):
+		rescode, reslen = doDel(cmd, res)
+	default:
+		// An unknown name, or a known one with the wrong number of arguments.
+		rescode, reslen = proto.ResErr, copy(res, "Unknown cmd")
+	}
+	return rescode, reslen, nil
+}
+
+// cmdIs compares command names without regard to case.
+func cmdIs(word, cmd string) bool {
+	return strings.EqualFold(word, cmd)
+}
+
+func doGet(cmd []string, res []byte) (uint32, int) {
+	val, ok := gMap[cmd[1]]
+	if !ok {
+		return proto.ResNX, 0
+	}
+	// A value arrived inside a request, so it always fits in a reply.
+	return proto.ResOK, copy(res, val)
+}
+
+func doSet(cmd []string, res []byte) (uint32, int) {
+	gMap[cmd[1]] = cmd[2]
+	return proto.ResOK, 0
+}
+
+func doDel(cmd []string, res []byte) (uint32, int) {
+	delete(gMap, cmd[1])
+	return proto.ResOK, 0
+}
