@@ -1,0 +1,113 @@
+// Command chdiff compares the chapter modules of the repository: it prints
+// the diff between two chapters, keeps a directory of diffs between
+// neighbouring chapters up to date, and checks that each chapter changes
+// only what its LESSON manifest declares.
+//
+// Run it from the repository root:
+//
+//	go run ./tools/chdiff [-stat] A B
+//	go run ./tools/chdiff -write docs/diffs
+//	go run ./tools/chdiff -check-diffs docs/diffs
+//	go run ./tools/chdiff -lineage
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"example.com/byor/tools/internal/chapters"
+)
+
+const usage = `usage:
+  chdiff [-stat] A B          diff chapter directory A against B
+  chdiff -write DIR           write DIR/A..B.diff for each pair of neighbouring chapters,
+                              removing .diff files for pairs that no longer exist
+  chdiff -check-diffs DIR     fail if DIR differs from what -write would produce
+  chdiff -lineage             fail if a chapter changes a file of the previous chapter
+                              without declaring it in its LESSON file
+
+Module paths are folded to ` + chapters.Placeholder + ` in .go files and go.mod;
+go.sum files are left out. Chapters are the chNN_name directories with a go.mod.
+
+flags:
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command and returns its exit code: 0 on success, 1 when
+// a check fails or an error occurs, 2 on bad usage.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("chdiff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	root := fs.String("root", ".", "repository `dir`ectory holding the chapters")
+	stat := fs.Bool("stat", false, "print changed-line counts per file instead of the diff")
+	write := fs.String("write", "", "write the neighbouring-chapter diffs into `dir`")
+	check := fs.String("check-diffs", "", "check the diffs in `dir` are up to date")
+	lineage := fs.Bool("lineage", false, "check each chapter against the previous one")
+	if err := fs.Parse(args); err == flag.ErrHelp {
+		return 0
+	} else if err != nil {
+		return 2
+	}
+	modes := 0
+	for _, on := range []bool{*write != "", *check != "", *lineage, fs.NArg() > 0} {
+		if on {
+			modes++
+		}
+	}
+	if modes != 1 || (fs.NArg() > 0 && fs.NArg() != 2) || (*stat && fs.NArg() == 0) {
+		fs.Usage()
+		return 2
+	}
+
+	var err error
+	switch {
+	case *write != "":
+		err = chapters.WriteDiffs(*root, *write)
+	case *check != "":
+		var problems []string
+		problems, err = chapters.CheckDiffs(*root, *check)
+		if err == nil && len(problems) > 0 {
+			for _, p := range problems {
+				fmt.Fprintln(stderr, p)
+			}
+			fmt.Fprintf(stderr, "regenerate with: go run ./tools/chdiff -write %s\n", *check)
+			return 1
+		}
+	case *lineage:
+		var res chapters.Lineage
+		var problems []string
+		res, problems, err = chapters.CheckLineage(*root)
+		if err == nil && len(problems) > 0 {
+			for _, p := range problems {
+				fmt.Fprintln(stderr, p)
+			}
+			fmt.Fprintf(stderr, "lineage: %d problem(s)\n", len(problems))
+			return 1
+		}
+		if err == nil {
+			fmt.Fprintf(stdout, "lineage: %d chapters, %d shared files in step\n", res.Chapters, res.InStep)
+		}
+	default:
+		var ds []chapters.FileDiff
+		ds, err = chapters.DiffChapters(*root, fs.Arg(0), fs.Arg(1))
+		if err == nil && *stat {
+			err = chapters.WriteStat(stdout, ds)
+		} else if err == nil {
+			err = chapters.WriteUnified(stdout, ds)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "chdiff:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// fixture builds two chapters that differ in one line of main.go.
+func fixture(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"ch01_one/go.mod":  "module example.com/byor/ch01_one\n",
+		"ch01_one/main.go": "package main\n\nfunc main() { println(1) }\n",
+		"ch02_two/go.mod":  "module example.com/byor/ch02_two\n",
+		"ch02_two/main.go": "package main\n\nfunc main() { println(2) }\n",
+		"ch02_two/LESSON":  "main.go\n",
+	}
+	for name, body := range files {
+		write(t, filepath.Join(root, name), body)
+	}
+	return root
+}
+
+func write(t *testing.T, file, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// chdiff runs the command and returns its exit code, stdout and stderr.
+func chdiff(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestCheckDiffsDetectsStaleFileAndPassesAfterWrite(t *testing.T) {
+	root := fixture(t)
+	dir := filepath.Join(t.TempDir(), "diffs")
+	pair := filepath.Join(dir, "ch01_one..ch02_two.diff")
+	leftover := filepath.Join(dir, "ch00_gone..ch01_one.diff")
+
+	// Nothing written yet: the pair's file is missing.
+	code, _, stderr := chdiff("-root", root, "-check-diffs", dir)
+	if code != 1 || !strings.Contains(stderr, pair+" is missing") || !strings.Contains(stderr, "go run ./tools/chdiff -write "+dir) {
+		t.Fatalf("check before write: code %d, stderr:\n%s", code, stderr)
+	}
+
+	// A stale file and a leftover from a pair that no longer exists.
+	write(t, pair, "old diff\n")
+	write(t, leftover, "old diff\n")
+	code, _, stderr = chdiff("-root", root, "-check-diffs", dir)
+	if code != 1 || !strings.Contains(stderr, pair+" is out of date") || !strings.Contains(stderr, leftover) {
+		t.Fatalf("check of stale files: code %d, stderr:\n%s", code, stderr)
+	}
+
+	if code, _, stderr := chdiff("-root", root, "-write", dir); code != 0 {
+		t.Fatalf("write: code %d, stderr:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(leftover); !os.IsNotExist(err) {
+		t.Errorf("-write kept %s (err %v)", leftover, err)
+	}
+	// The written file holds exactly what the plain diff prints.
+	_, plain, _ := chdiff("-root", root, "ch01_one", "ch02_two")
+	written, err := os.ReadFile(pair)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(plain, string(written)); diff != "" {
+		t.Errorf("written diff differs from plain output (-plain +written):\n%s", diff)
+	}
+	if code, _, stderr := chdiff("-root", root, "-check-diffs", dir); code != 0 {
+		t.Errorf("check after write: code %d, stderr:\n%s", code, stderr)
+	}
+}
+
+func TestLineageCommand(t *testing.T) {
+	root := fixture(t)
+	code, stdout, stderr := chdiff("-root", root, "-lineage")
+	if code != 0 || stdout != "lineage: 2 chapters, 1 shared files in step\n" {
+		t.Fatalf("in step: code %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	write(t, filepath.Join(root, "ch02_two", "LESSON"), "# nothing declared\n")
+	code, _, stderr = chdiff("-root", root, "-lineage")
+	if code != 1 || !strings.Contains(stderr, "ch02_two/main.go differs from ch01_one/main.go") {
+		t.Errorf("drift: code %d, stderr:\n%s", code, stderr)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{nil, {"ch01_one"}, {"-stat"}, {"-lineage", "a", "b"}} {
+		if code, _, _ := chdiff(args...); code != 2 {
+			t.Errorf("chdiff %q: code %d, want 2", args, code)
+		}
+	}
+}

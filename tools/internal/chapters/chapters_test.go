@@ -1,0 +1,166 @@
+package chapters
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// writeTree creates files under root; keys are slash-separated paths.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func goMod(module string) string { return "module " + module + "\n\ngo 1.25.0\n" }
+
+// mainGo is a file that imports a package of its own module.
+func mainGo(module, msg string) string {
+	return "package main\n\nimport \"" + module + "/server\"\n\nfunc main() { server.Run(\"" + msg + "\") }\n"
+}
+
+// twoChapters builds ch01_one and ch02_two, identical apart from their
+// module paths, with extra (or overriding) files for the second chapter.
+func twoChapters(t *testing.T, extra map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"ch01_one/go.mod":           goMod("example.com/byor/ch01_one"),
+		"ch01_one/main.go":          mainGo("example.com/byor/ch01_one", "hi"),
+		"ch01_one/server/server.go": "package server\n\nfunc Run(string) {}\n",
+		"ch02_two/go.mod":           goMod("example.com/byor/ch02_two"),
+		"ch02_two/main.go":          mainGo("example.com/byor/ch02_two", "hi"),
+		"ch02_two/server/server.go": "package server\n\nfunc Run(string) {}\n",
+	}
+	for k, v := range extra {
+		files[k] = v
+	}
+	writeTree(t, root, files)
+	return root
+}
+
+func TestFoldMakesImportPathsCompareEqual(t *testing.T) {
+	a := []byte(mainGo("example.com/byor/ch01_one", "hi"))
+	b := []byte(mainGo("example.com/byor/ch02_two", "hi"))
+	if string(a) == string(b) {
+		t.Fatal("fixtures should differ before folding")
+	}
+	if diff := cmp.Diff(string(Fold(a, "example.com/byor/ch01_one")), string(Fold(b, "example.com/byor/ch02_two"))); diff != "" {
+		t.Errorf("folded files differ (-ch01 +ch02):\n%s", diff)
+	}
+}
+
+func TestFoldLeavesLongerNamesAlone(t *testing.T) {
+	in := "example.com/byor/ch01_one2 example.com/byor/ch01_one/x example.com/byor/ch01_one\n"
+	want := "example.com/byor/ch01_one2 " + Placeholder + "/x " + Placeholder + "\n"
+	if diff := cmp.Diff(want, string(Fold([]byte(in), "example.com/byor/ch01_one"))); diff != "" {
+		t.Errorf("Fold (-want +got):\n%s", diff)
+	}
+}
+
+func TestListSkipsDirectoriesWithoutGoMod(t *testing.T) {
+	root := twoChapters(t, map[string]string{"ch03_draft/notes.txt": "todo\n", "other/go.mod": goMod("x")})
+	chs, err := List(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Chapter{{"ch01_one", "example.com/byor/ch01_one"}, {"ch02_two", "example.com/byor/ch02_two"}}
+	if diff := cmp.Diff(want, chs); diff != "" {
+		t.Errorf("List (-want +got):\n%s", diff)
+	}
+}
+
+func TestLineageInStep(t *testing.T) {
+	root := twoChapters(t, nil)
+	res, problems, err := CheckLineage(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 0 {
+		t.Fatalf("unexpected problems: %q", problems)
+	}
+	// go.mod, main.go and server/server.go all match once folded.
+	if diff := cmp.Diff(Lineage{Chapters: 2, InStep: 3}, res); diff != "" {
+		t.Errorf("CheckLineage (-want +got):\n%s", diff)
+	}
+}
+
+// lineageProblems runs CheckLineage and returns its problems.
+func lineageProblems(t *testing.T, root string) []string {
+	t.Helper()
+	_, problems, err := CheckLineage(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return problems
+}
+
+func TestLineageDrift(t *testing.T) {
+	// A fix made in ch01 that never reached ch02.
+	root := twoChapters(t, map[string]string{
+		"ch01_one/server/server.go": "package server\n\n// Run is fixed here.\nfunc Run(string) {}\n",
+	})
+	want := []string{"ch02_two/server/server.go differs from ch01_one/server/server.go but is not declared in ch02_two/LESSON: carry the fix over, or declare the change"}
+	if diff := cmp.Diff(want, lineageProblems(t, root)); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
+func TestLineageDeclaredChange(t *testing.T) {
+	root := twoChapters(t, map[string]string{
+		"ch02_two/main.go": mainGo("example.com/byor/ch02_two", "hello"),
+		"ch02_two/LESSON":  "# the greeting changes\n\nmain.go\n",
+		"ch02_two/new.go":  "package main\n", // new files need no declaration
+	})
+	if problems := lineageProblems(t, root); len(problems) != 0 {
+		t.Errorf("unexpected problems: %q", problems)
+	}
+}
+
+func TestLineageStaleDeclaration(t *testing.T) {
+	root := twoChapters(t, map[string]string{"ch02_two/LESSON": "main.go\n"})
+	want := []string{"ch02_two/LESSON declares main.go, but it is identical to ch01_one/main.go: remove the stale line"}
+	if diff := cmp.Diff(want, lineageProblems(t, root)); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
+func TestLineageUndeclaredDeletion(t *testing.T) {
+	root := twoChapters(t, map[string]string{"ch01_one/old.go": "package main\n"})
+	want := []string{"ch01_one/old.go is deleted in ch02_two but not declared in ch02_two/LESSON: restore it, or declare the deletion"}
+	if diff := cmp.Diff(want, lineageProblems(t, root)); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+
+	// Declaring the deletion makes it pass.
+	writeTree(t, root, map[string]string{"ch02_two/LESSON": "old.go\n"})
+	if problems := lineageProblems(t, root); len(problems) != 0 {
+		t.Errorf("declared deletion: unexpected problems: %q", problems)
+	}
+}
+
+func TestLineageBadDeclarations(t *testing.T) {
+	root := twoChapters(t, map[string]string{
+		"ch02_two/LESSON": "missing.go\n./main.go\nnew.go\n",
+		"ch02_two/new.go": "package main\n",
+	})
+	got := lineageProblems(t, root)
+	want := []string{
+		`ch02_two/LESSON:2: "./main.go" is not a clean relative path like server/server.go`,
+		"ch02_two/LESSON declares missing.go, which exists in neither ch01_one nor ch02_two",
+		"ch02_two/LESSON declares new.go, which is new in ch02_two: only files of ch01_one need declaring",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,91 @@
+package chapters
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// statFixture is a pair of chapters with a known set of changes.
+func statFixture(t *testing.T) string {
+	return twoChapters(t, map[string]string{
+		"ch01_one/old.go":           "package main\n\nvar old = 1\n",
+		"ch01_one/go.sum":           "a v1 h1:x\n",
+		"ch02_two/go.sum":           "b v2 h1:y\n", // go.sum is never compared
+		"ch02_two/main.go":          mainGo("example.com/byor/ch02_two", "hello"),
+		"ch02_two/server/server.go": "package server\n\n// Run serves.\nfunc Run(string) {}\n\nvar n int\n",
+		"ch02_two/new.go":           "package main\n",
+		"ch02_two/.git/config":      "ignored\n",
+		"ch02_two/blob.bin":         "a\x00b",
+	})
+}
+
+func TestDiffStatCounts(t *testing.T) {
+	root := statFixture(t)
+	ds, err := DiffChapters(root, "ch01_one", "ch02_two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type count struct {
+		Path           string
+		Added, Removed int
+		Noted          bool
+	}
+	var got []count
+	for _, d := range ds {
+		got = append(got, count{d.Path, d.Added, d.Removed, d.Note != ""})
+	}
+	want := []count{
+		{"blob.bin", 0, 0, true},
+		{"main.go", 1, 1, false},
+		{"new.go", 1, 0, false},
+		{"old.go", 0, 3, false},
+		{"server/server.go", 3, 0, false},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("per-file counts (-want +got):\n%s", diff)
+	}
+
+	var out bytes.Buffer
+	if err := WriteStat(&out, ds); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if diff := cmp.Diff("5 files changed, +5 -4", lines[len(lines)-1]); diff != "" {
+		t.Errorf("total line (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff("server/server.go | +3 -0", lines[4]); diff != "" {
+		t.Errorf("server.go stat line (-want +got):\n%s", diff)
+	}
+}
+
+func TestDiffUnifiedNamesAndNotes(t *testing.T) {
+	root := statFixture(t)
+	ds, err := DiffChapters(root, "ch01_one", "ch02_two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteUnified(&out, ds); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{
+		"--- a/ch01_one/main.go\n+++ b/ch02_two/main.go\n",
+		"-func main() { server.Run(\"hi\") }\n+func main() { server.Run(\"hello\") }\n",
+		"--- /dev/null\n+++ b/ch02_two/new.go\n",
+		"--- a/ch01_one/old.go\n+++ /dev/null\n",
+		"note: /dev/null and b/ch02_two/blob.bin differ; not diffed: binary (contains NUL bytes)\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("diff lacks %q; got:\n%s", want, text)
+		}
+	}
+	for _, unwanted := range []string{"go.sum", ".git", "ch01_one\"", "ch02_two/server\""} {
+		if strings.Contains(text, unwanted) {
+			t.Errorf("diff mentions %q; got:\n%s", unwanted, text)
+		}
+	}
+}
