@@ -1,0 +1,96 @@
+package server
+
+import (
+	"strings"
+
+	"example.com/byor/ch10_avl/hashtable"
+	"example.com/byor/ch10_avl/proto"
+)
+
+// gData is the server's global state: the key space, now the book's own
+// hashtable instead of a Go map.
+var gData struct {
+	db hashtable.HMap[Entry]
+}
+
+// Entry is one key and its value. The hashtable links entries through the
+// embedded node; node.Owner points back here (see package hashtable).
+type Entry struct {
+	node hashtable.HNode[Entry]
+	key  string
+	val  string
+}
+
+// entryEq is the hashtable's equality callback. Comparing the cached
+// hashes first skips most string comparisons.
+func entryEq(lhs, rhs *hashtable.HNode[Entry]) bool {
+	return lhs.HCode == rhs.HCode && lhs.Owner.key == rhs.Owner.key
+}
+
+// lookupKey returns a throwaway entry carrying only a key and its hash,
+// which is what the hashtable needs to find the real entry.
+func lookupKey(key string) *Entry {
+	k := &Entry{key: key}
+	k.node.Owner = k
+	k.node.HCode = hashtable.StrHash(key)
+	return k
+}
+
+// doRequest runs one command and appends its serialized reply to out.
+func doRequest(cmd []string, out []byte) []byte {
+	switch {
+	case len(cmd) == 1 && cmdIs(cmd[0], "keys"):
+		return doKeys(cmd, out)
+	case len(cmd) == 2 && cmdIs(cmd[0], "get"):
+		return doGet(cmd, out)
+	case len(cmd) == 3 && cmdIs(cmd[0], "set"):
+		return doSet(cmd, out)
+	case len(cmd) == 2 && cmdIs(cmd[0], "del"):
+		return doDel(cmd, out)
+	default:
+		// An unknown name, or a known one with the wrong number of arguments.
+		return proto.OutErr(out, proto.ErrUnknown, "Unknown cmd")
+	}
+}
+
+// cmdIs compares command names without regard to case.
+func cmdIs(word, cmd string) bool {
+	return strings.EqualFold(word, cmd)
+}
+
+func doGet(cmd []string, out []byte) []byte {
+	node := gData.db.Lookup(&lookupKey(cmd[1]).node, entryEq)
+	if node == nil {
+		return proto.OutNil(out)
+	}
+	return proto.OutStr(out, node.Owner.val)
+}
+
+func doSet(cmd []string, out []byte) []byte {
+	key := lookupKey(cmd[1])
+	if node := gData.db.Lookup(&key.node, entryEq); node != nil {
+		node.Owner.val = cmd[2]
+	} else {
+		key.val = cmd[2]
+		gData.db.Insert(&key.node)
+	}
+	return proto.OutNil(out)
+}
+
+// doDel replies 1 if the key existed, else 0.
+func doDel(cmd []string, out []byte) []byte {
+	node := gData.db.Pop(&lookupKey(cmd[1]).node, entryEq)
+	if node == nil {
+		return proto.OutInt(out, 0)
+	}
+	return proto.OutInt(out, 1)
+}
+
+// doKeys replies with every key, as an array of strings.
+func doKeys(cmd []string, out []byte) []byte {
+	out = proto.OutArr(out, uint32(gData.db.Size()))
+	gData.db.Scan(func(node *hashtable.HNode[Entry]) {
+		out = proto.OutStr(out, node.Owner.key)
+	})
+	return out
+}
