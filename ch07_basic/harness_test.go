@@ -109,7 +109,10 @@ func startTestServer(t *testing.T, args ...string) *serverProcess {
 	}
 	t.Cleanup(func() {
 		if err := p.stop(); err != nil {
-			t.Errorf("stopping server: %v\nserver stderr:\n%s", err, p.stderr.String())
+			t.Errorf("stopping server: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("server stdout:\n%s\nserver stderr:\n%s", p.stdout.String(), p.stderr.String())
 		}
 	})
 	return p

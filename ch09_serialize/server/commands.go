@@ -27,8 +27,9 @@ func entryEq(lhs, rhs *hashtable.HNode[Entry]) bool {
 	return lhs.HCode == rhs.HCode && lhs.Owner.key == rhs.Owner.key
 }
 
-// lookupKey returns a throwaway entry carrying only a key and its hash,
-// which is what the hashtable needs to find the real entry.
+// lookupKey returns a new entry holding only a key and its hash: enough
+// for the hashtable to find the real entry, and the start of a new one
+// when the key is absent.
 func lookupKey(key string) *Entry {
 	k := &Entry{key: key}
 	k.node.Owner = k
