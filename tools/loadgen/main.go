@@ -1,0 +1,227 @@
+// Command loadgen drives a bounded, checked load against one of the
+// repository's servers, in the spirit of redis-benchmark: many connections,
+// optional pipelining, one command type per run, and a one-line summary with
+// throughput and latency percentiles.
+//
+// It speaks the protocol of chapter 11 and later (doubles tagged 4, arrays 5)
+// and only ever connects to a loopback address.
+//
+//	go run ./tools/loadgen -t get -c 50 -P 16 -n 1000000
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"example.com/byor/tools/internal/wire"
+)
+
+// Limits that keep every run bounded and every request within the protocol.
+const (
+	maxDuration = 10 * time.Minute // hard cap on the timed run, and on the preload
+	maxConns    = 10000
+	maxPipeline = 10000
+	maxKeys     = 100_000_000
+	// The largest value whose get reply still fits a message: the 4-byte
+	// length header, tag and string length leave this much for the bytes.
+	maxValSize = wire.MaxMsg - 4 - 5
+)
+
+// workloads lists the -t values; see usage for what each one sends.
+var workloads = []string{"set", "get", "mixed", "zadd", "pexpire"}
+
+const usage = `usage: loadgen [flags]
+
+Sends a bounded load to a server on a loopback address, checks every reply,
+and prints one summary line:
+
+  WORKLOAD c=C P=P n=N dur=SECONDSs rps=R p50=Tus p99=Tus p999=Tus max=Tus errors=E
+
+where n counts the replies received, rps is n/dur, and the latencies are per
+batch (write of the batch to read of its last reply), counted once for each
+request in the batch as redis-benchmark does with -P.
+
+workloads (-t); keys are key:NNNNNN drawn uniformly from -r keys:
+  set      set KEY VALUE                    reply must be nil
+  get      get KEY                          reply must be a str of -v bytes, or nil
+  mixed    10% set, 90% get                 as above
+  zadd     zadd loadgen:zset SCORE KEY      reply must be int 0 or 1
+  pexpire  pexpire KEY 3600000              reply must be int 0 or 1
+
+-preload (default on for get, mixed and pexpire) first sets every key of the
+key space, pipelined and untimed, so that gets do not measure only misses.
+
+The run stops after -n requests or after -d, whichever comes first; with -d
+alone there is no request limit. It never runs longer than 10m.
+Exit status: 0 on a clean run, 1 on a runtime error or if any reply or
+connection failed, 2 on bad usage or a non-loopback address.
+
+flags:
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// config is a validated set of flags.
+type config struct {
+	addr     string        // -addr as given
+	target   string        // the checked loopback ip:port that is dialed
+	conns    int           // -c
+	pipeline int           // -P
+	total    int64         // -n; 0 means no request limit
+	duration time.Duration // time limit of the timed run: -d, or maxDuration
+	workload string        // -t
+	keys     int           // -r
+	value    []byte        // -v bytes of 'x'
+	seed     uint64        // -seed
+	preload  bool          // -preload, defaulted by workload
+}
+
+// usageError is a bad flag value: reported with the usage text, exit 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	addr := fs.String("addr", "127.0.0.1:1234", "server `host:port`; must resolve to loopback addresses only")
+	conns := fs.Int("c", 50, "number of connections")
+	pipeline := fs.Int("P", 1, "pipeline depth: requests sent per write on each connection")
+	total := fs.Int64("n", 100000, "total requests")
+	dur := fs.Duration("d", 0, "run `duration` (0: stop after -n requests); at most 10m")
+	workload := fs.String("t", "set", "workload: set, get, mixed, zadd or pexpire")
+	keys := fs.Int("r", 100000, "key-space size")
+	valSize := fs.Int("v", 3, "value size in `bytes`")
+	seed := fs.Uint64("seed", 1, "random seed for key choice and scores")
+	preload := fs.Bool("preload", false, "set every key before the run (default true for get, mixed, pexpire)")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil, err
+		}
+		return nil, usageError{""} // flag has already printed the problem and usage
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	fail := func(format string, a ...any) (*config, error) {
+		return nil, usageError{fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fail("unexpected argument %q", fs.Arg(0))
+	case *conns < 1 || *conns > maxConns:
+		return fail("-c must be between 1 and %d", maxConns)
+	case *pipeline < 1 || *pipeline > maxPipeline:
+		return fail("-P must be between 1 and %d", maxPipeline)
+	case *total < 1:
+		return fail("-n must be at least 1")
+	case *dur < 0 || *dur > maxDuration:
+		return fail("-d must be between 0 and %v", maxDuration)
+	case *keys < 1 || *keys > maxKeys:
+		return fail("-r must be between 1 and %d", maxKeys)
+	case *valSize < 0 || *valSize > maxValSize:
+		return fail("-v must be between 0 and %d", maxValSize)
+	}
+	cfg := &config{
+		addr:     *addr,
+		conns:    *conns,
+		pipeline: *pipeline,
+		total:    *total,
+		duration: maxDuration,
+		workload: *workload,
+		keys:     *keys,
+		value:    make([]byte, *valSize),
+		seed:     *seed,
+		preload:  *preload,
+	}
+	for i := range cfg.value {
+		cfg.value[i] = 'x'
+	}
+	if *dur > 0 {
+		cfg.duration = *dur
+		if !set["n"] {
+			cfg.total = 0 // -d alone: run for the duration
+		}
+	}
+	known := false
+	for _, w := range workloads {
+		known = known || w == *workload
+	}
+	if !known {
+		return fail("unknown workload -t %q", *workload)
+	}
+	if !set["preload"] {
+		cfg.preload = *workload == "get" || *workload == "mixed" || *workload == "pexpire"
+	}
+	// The widest key with the full value must still make a valid request.
+	if _, err := wire.AppendRequest(nil, []byte("set"), appendKey(nil, cfg.keys-1), cfg.value); err != nil {
+		return fail("-v %d with -r %d makes a set request too large for the protocol", *valSize, *keys)
+	}
+	return cfg, nil
+}
+
+// run executes the command and returns its exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if err == flag.ErrHelp {
+		return 0
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		if ue.msg != "" {
+			fmt.Fprintln(stderr, "loadgen:", ue.msg)
+			fmt.Fprint(stderr, "run loadgen -h for usage\n")
+		}
+		return 2
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	cfg.target, err = resolveLoopback(ctx, cfg.addr, lookupHost)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(stderr, "loadgen:", err)
+		return 2
+	}
+
+	res, err := execute(cfg, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "loadgen:", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, res.summary(cfg))
+	if res.errors > 0 {
+		return 1
+	}
+	return 0
+}
+
+// summary formats the single result line.
+func (r *result) summary(cfg *config) string {
+	us := func(ns uint64) uint64 { return (ns + 500) / 1000 }
+	secs := r.elapsed.Seconds()
+	rps := 0.0
+	if secs > 0 {
+		rps = float64(r.done) / secs
+	}
+	return cfg.workload +
+		" c=" + strconv.Itoa(cfg.conns) +
+		" P=" + strconv.Itoa(cfg.pipeline) +
+		" n=" + strconv.FormatInt(r.done, 10) +
+		fmt.Sprintf(" dur=%.2fs rps=%.0f", secs, rps) +
+		fmt.Sprintf(" p50=%dus p99=%dus p999=%dus max=%dus",
+			us(r.hist.percentile(50)), us(r.hist.percentile(99)),
+			us(r.hist.percentile(99.9)), us(r.hist.max)) +
+		" errors=" + strconv.FormatInt(r.errors, 10)
+}
