@@ -41,6 +41,15 @@ func connectionIO(conn *Conn) {
 		handleStateReq(conn)
 	case stateRes:
 		handleStateRes(conn)
+		// Requests that arrived with the one just answered may still wait
+		// in rbuf. Handle them now: a client that has sent them all will
+		// send nothing more to wake us. (The book's code misses this case,
+		// and a pipelining client whose replies fill the socket buffer
+		// then waits forever.)
+		if conn.state == stateReq {
+			for tryOneRequest(conn) {
+			}
+		}
 	default:
 		panic(fmt.Sprintf("connectionIO: unexpected state %d", conn.state))
 	}
