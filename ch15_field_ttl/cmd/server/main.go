@@ -1,0 +1,12 @@
+// Command server runs this chapter's server: go run ./cmd/server [-addr host:port]
+package main
+
+import (
+	"os"
+
+	"example.com/byor/ch15_field_ttl/server"
+)
+
+func main() {
+	os.Exit(server.Main(os.Args[1:]))
+}
