@@ -166,7 +166,7 @@ func TestPartialWrites(t *testing.T) {
 	// A small receive buffer on our side keeps the kernel from absorbing
 	// all the replies.
 	c.(*net.TCPConn).SetReadBuffer(64 << 10)
-	const count = 2000 // 8 MiB of replies, far past what the buffers hold
+	const count = 2000 // about 8 MB of replies, far past what the buffers hold
 	body := func(i int) string {
 		return strings.Repeat(string(rune('a'+i%26)), 4096)
 	}

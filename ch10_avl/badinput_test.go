@@ -244,7 +244,7 @@ func TestPartialWrites(t *testing.T) {
 	c.(*net.TCPConn).SetReadBuffer(64 << 10)
 	val := strings.Repeat("v", 4000)
 	exchange(t, c, serNil(), "set", "big", val)
-	const count = 2000 // 8 MB of replies, far past what the buffers hold
+	const count = 2000 // about 8 MB of replies, far past what the buffers hold
 	var writeErr error
 	written := make(chan struct{})
 	go func() {

@@ -111,5 +111,9 @@ func oneRequest(connfd int) error {
 		return err
 	}
 	fmt.Printf("client says: %s\n", body)
-	return proto.WriteMsg(connfd, []byte("world"))
+	if err := proto.WriteMsg(connfd, []byte("world")); err != nil {
+		msg("%v", err)
+		return err
+	}
+	return nil
 }

@@ -28,8 +28,9 @@ func newTestConn(fd int) *Conn {
 // overflow a small send buffer, so the connection stops mid-batch to wait
 // for POLLOUT with requests still in rbuf. Once the reply is flushed those
 // requests must be handled at once: no more input will arrive to prompt
-// it. The test plays the event loop's part over a socketpair, so the
-// buffer sizes, and the outcome, do not depend on the machine.
+// it. The test plays the event loop's part over a Unix socketpair, whose
+// buffer accounting (Linux's) makes a small send buffer fill after a few
+// replies, so the outcome does not depend on timing.
 func TestLeftoverRequestsAfterBlockedReply(t *testing.T) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	if err != nil {

@@ -280,6 +280,27 @@ func doHGetAll(cmd []string, out []byte) []byte {
 	return out
 }
 
+// perField replies an array with one integer per field: what each says
+// for it, or -2 (no such field) for every field of a missing key.
+func perField(out []byte, key string, fields []string, now uint64, each func(h *hashes.Hash, field string) int64) []byte {
+	ent, wrongType := lookupHash(key)
+	if wrongType {
+		return proto.OutErr(out, proto.ErrType, "expect hash")
+	}
+	out = proto.OutArr(out, uint32(len(fields)))
+	for _, f := range fields {
+		v := int64(hashes.NoField)
+		if ent != nil {
+			v = each(ent.hash, f)
+		}
+		out = proto.OutInt(out, v)
+	}
+	if ent != nil {
+		hashDone(ent, now)
+	}
+	return out
+}
+
 // doHExpire: hexpire / hpexpire / hexpireat / hpexpireat key time
 // [NX|XX|GT|LT] FIELDS numfields field ... Replies one code per field:
 // -2 no such field, 0 condition not met, 1 set, 2 deleted (time not in
@@ -299,22 +320,9 @@ func doHExpire(cmd []string, out []byte) []byte {
 	if msg != "" {
 		return proto.OutErr(out, proto.ErrArg, msg)
 	}
-	ent, wrongType := lookupHash(cmd[1])
-	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
-	}
-	out = proto.OutArr(out, uint32(len(o.fields)))
-	for _, f := range o.fields {
-		code := hashes.NoField
-		if ent != nil {
-			code = ent.hash.Expire(now, f, at, o.cond)
-		}
-		out = proto.OutInt(out, int64(code))
-	}
-	if ent != nil {
-		hashDone(ent, now)
-	}
-	return out
+	return perField(out, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
+		return int64(h.Expire(now, f, at, o.cond))
+	})
 }
 
 // doHPersist: hpersist key FIELDS numfields field ... Replies one code per
@@ -325,22 +333,9 @@ func doHPersist(cmd []string, out []byte) []byte {
 	if msg != "" {
 		return proto.OutErr(out, proto.ErrArg, msg)
 	}
-	ent, wrongType := lookupHash(cmd[1])
-	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
-	}
-	out = proto.OutArr(out, uint32(len(o.fields)))
-	for _, f := range o.fields {
-		code := hashes.NoField
-		if ent != nil {
-			code = ent.hash.Persist(now, f)
-		}
-		out = proto.OutInt(out, int64(code))
-	}
-	if ent != nil {
-		hashDone(ent, now)
-	}
-	return out
+	return perField(out, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
+		return int64(h.Persist(now, f))
+	})
 }
 
 // doHTTL: httl / hpttl / hexpiretime / hpexpiretime key FIELDS numfields
@@ -354,27 +349,16 @@ func doHTTL(cmd []string, out []byte) []byte {
 	if msg != "" {
 		return proto.OutErr(out, proto.ErrArg, msg)
 	}
-	ent, wrongType := lookupHash(cmd[1])
-	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
-	}
-	out = proto.OutArr(out, uint32(len(o.fields)))
-	for _, f := range o.fields {
-		v := int64(hashes.NoField)
-		if ent != nil && strings.HasSuffix(name, "ttl") {
-			v = ent.hash.TTL(now, f)
-		} else if ent != nil {
-			v = ent.hash.ExpireTime(now, f)
+	return perField(out, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
+		v := h.ExpireTime(now, f)
+		if strings.HasSuffix(name, "ttl") {
+			v = h.TTL(now, f)
 		}
 		if v >= 0 && !strings.HasPrefix(name, "hp") {
-			v = (v + 999) / 1000
+			v = (v + 999) / 1000 // seconds, rounded up
 		}
-		out = proto.OutInt(out, v)
-	}
-	if ent != nil {
-		hashDone(ent, now)
-	}
-	return out
+		return v
+	})
 }
 
 // doHSetEx: hsetex key [FNX|FXX] [EX s|PX ms|EXAT t|PXAT t|KEEPTTL] FIELDS
