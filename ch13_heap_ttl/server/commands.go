@@ -146,9 +146,11 @@ func doKeys(cmd []string, out []byte) []byte {
 }
 
 // str2dbl parses a score; NaN is refused because it cannot be ordered.
+// ParseFloat also takes Go's digit separators ("1_000"), which a number
+// from a client should not contain, so those are refused too.
 func str2dbl(s string) (float64, bool) {
 	f, err := strconv.ParseFloat(s, 64)
-	return f, err == nil && !math.IsNaN(f)
+	return f, err == nil && !math.IsNaN(f) && !strings.Contains(s, "_")
 }
 
 // str2int parses a decimal int64.

@@ -1,4 +1,5 @@
-// Command server runs this chapter's server: go run ./cmd/server [-addr host:port]
+// Command server runs this chapter's server:
+// go run ./cmd/server [-addr host:port] [-idle-timeout duration]
 package main
 
 import (
