@@ -1,7 +1,9 @@
 // Command chdiff compares the chapter modules of the repository: it prints
 // the diff between two chapters, keeps a directory of diffs between
-// neighbouring chapters up to date, and checks that each chapter changes
-// only what its LESSON manifest declares.
+// neighbouring chapters up to date, checks that each chapter changes only
+// what its LESSON manifest declares, and regenerates the generated parts of
+// the reader's guides (sessions taken from testscript files, the chapter
+// map, the diffs).
 //
 // Run it from the repository root:
 //
@@ -9,6 +11,8 @@
 //	go run ./tools/chdiff -write docs/diffs
 //	go run ./tools/chdiff -check-diffs docs/diffs
 //	go run ./tools/chdiff -lineage
+//	go run ./tools/chdiff -docs docs
+//	go run ./tools/chdiff -check-docs docs
 package main
 
 import (
@@ -18,6 +22,7 @@ import (
 	"os"
 
 	"example.com/byor/tools/internal/chapters"
+	"example.com/byor/tools/internal/docgen"
 )
 
 const usage = `usage:
@@ -27,6 +32,11 @@ const usage = `usage:
   chdiff -check-diffs DIR     fail if DIR differs from what -write would produce
   chdiff -lineage             fail if a chapter changes a file of the previous chapter
                               without declaring it in its LESSON file
+  chdiff -docs DIR            regenerate the blocks between <!-- session: PATH --> and
+                              <!-- end session --> (PATH: a testscript file relative to
+                              the repository root) and between <!-- chapter map --> and
+                              <!-- end chapter map --> in DIR/*.md, and write DIR/diffs
+  chdiff -check-docs DIR      fail if -docs would change DIR/*.md or DIR/diffs
 
 Module paths are folded to ` + chapters.Placeholder + ` in .go files and go.mod;
 go.sum files are left out. Chapters are the chNN_name directories with a go.mod.
@@ -52,13 +62,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	write := fs.String("write", "", "write the neighbouring-chapter diffs into `dir`")
 	check := fs.String("check-diffs", "", "check the diffs in `dir` are up to date")
 	lineage := fs.Bool("lineage", false, "check each chapter against the previous one")
+	docs := fs.String("docs", "", "regenerate the guides' generated blocks and diffs in `dir`")
+	checkDocs := fs.String("check-docs", "", "check the guides' generated blocks and diffs in `dir` are up to date")
 	if err := fs.Parse(args); err == flag.ErrHelp {
 		return 0
 	} else if err != nil {
 		return 2
 	}
 	modes := 0
-	for _, on := range []bool{*write != "", *check != "", *lineage, fs.NArg() > 0} {
+	for _, on := range []bool{*write != "", *check != "", *lineage, *docs != "", *checkDocs != "", fs.NArg() > 0} {
 		if on {
 			modes++
 		}
@@ -80,6 +92,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stderr, p)
 			}
 			fmt.Fprintf(stderr, "regenerate with: go run ./tools/chdiff -write %s\n", *check)
+			return 1
+		}
+	case *docs != "":
+		err = docgen.Write(*root, *docs)
+	case *checkDocs != "":
+		var problems []string
+		problems, err = docgen.Check(*root, *checkDocs)
+		if err == nil && len(problems) > 0 {
+			for _, p := range problems {
+				fmt.Fprintln(stderr, p)
+			}
+			fmt.Fprintf(stderr, "regenerate with: go run ./tools/chdiff -docs %s\n", *checkDocs)
 			return 1
 		}
 	case *lineage:

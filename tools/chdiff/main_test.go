@@ -97,8 +97,69 @@ func TestLineageCommand(t *testing.T) {
 	}
 }
 
+func TestCheckDocsFailsWhenStaleAndPassesAfterDocs(t *testing.T) {
+	root := fixture(t)
+	write(t, filepath.Join(root, "ch01_one", "README.md"), "# ch01_one: one\n")
+	write(t, filepath.Join(root, "ch02_two", "README.md"), "# ch02_two: two\n")
+	write(t, filepath.Join(root, "ch02_two", "testdata", "script", "s.txtar"),
+		"startserver\nexec client -addr $ADDR get k\ncmp stdout nx.out\nstopserver\n-- nx.out --\n(nil)\n")
+	dir := filepath.Join(root, "docs")
+	readme := filepath.Join(dir, "README.md")
+	guide := filepath.Join(dir, "ch02_two.md")
+	write(t, readme, "# Docs\n\n<!-- chapter map -->\n<!-- end chapter map -->\n")
+	write(t, guide, "# ch02\n\n<!-- session: ch02_two/testdata/script/s.txtar -->\n<!-- end session -->\n")
+
+	code, _, stderr := chdiff("-root", root, "-check-docs", dir)
+	for _, want := range []string{
+		readme + " has stale generated blocks",
+		guide + " has stale generated blocks",
+		filepath.Join(dir, "diffs", "ch01_one..ch02_two.diff") + " is missing",
+		"regenerate with: go run ./tools/chdiff -docs " + dir,
+	} {
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("check before -docs: code %d, stderr lacks %q:\n%s", code, want, stderr)
+		}
+	}
+
+	if code, _, stderr := chdiff("-root", root, "-docs", dir); code != 0 {
+		t.Fatalf("-docs: code %d, stderr:\n%s", code, stderr)
+	}
+	got, err := os.ReadFile(guide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# ch02\n\n<!-- session: ch02_two/testdata/script/s.txtar -->\n" +
+		"```console\n$ ./client get k\n(nil)\n```\n<!-- end session -->\n"
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("guide after -docs (-want +got):\n%s", diff)
+	}
+	if code, _, stderr := chdiff("-root", root, "-check-docs", dir); code != 0 {
+		t.Errorf("check after -docs: code %d, stderr:\n%s", code, stderr)
+	}
+
+	// A hand edit inside a generated block is caught.
+	write(t, guide, strings.Replace(string(got), "(nil)", "(str) v", 1))
+	code, _, stderr = chdiff("-root", root, "-check-docs", dir)
+	if code != 1 || !strings.Contains(stderr, guide+" has stale generated blocks") || strings.Contains(stderr, readme) {
+		t.Errorf("check after hand edit: code %d, stderr:\n%s", code, stderr)
+	}
+}
+
+func TestDocsErrorOnMissingScript(t *testing.T) {
+	root := fixture(t)
+	dir := filepath.Join(root, "docs")
+	guide := filepath.Join(dir, "ch02_two.md")
+	write(t, guide, "<!-- session: ch02_two/testdata/script/nope.txtar -->\n<!-- end session -->\n")
+	for _, flag := range []string{"-docs", "-check-docs"} {
+		code, _, stderr := chdiff("-root", root, flag, dir)
+		if code != 1 || !strings.Contains(stderr, guide+":1: session script ch02_two/testdata/script/nope.txtar") {
+			t.Errorf("%s: code %d, stderr:\n%s", flag, code, stderr)
+		}
+	}
+}
+
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"ch01_one"}, {"-stat"}, {"-lineage", "a", "b"}} {
+	for _, args := range [][]string{nil, {"ch01_one"}, {"-stat"}, {"-lineage", "a", "b"}, {"-docs", "d", "-lineage"}, {"-check-docs", "d", "a", "b"}} {
 		if code, _, _ := chdiff(args...); code != 2 {
 			t.Errorf("chdiff %q: code %d, want 2", args, code)
 		}
