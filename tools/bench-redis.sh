@@ -1,0 +1,471 @@
+#!/usr/bin/env bash
+# bench-redis.sh: measure chapter servers next to a real Redis on this machine.
+#
+# usage: tools/bench-redis.sh [--parts LIST] [CHAPTER_DIR ...]
+#
+#   CHAPTER_DIR  chapter modules to measure (default: ch14_threadpool
+#                ch16_performance); a directory that does not exist, or has no
+#                cmd/server, is skipped with a note. The servers must speak the
+#                protocol of chapter 11 or later; memory and expiry need pexpire
+#                (chapter 13 or later).
+#   --parts      comma-separated subset of throughput,memory,expiry (default:
+#                all three)
+#
+# Three measurements, each printed as a markdown table on stdout (progress
+# and raw tool output go to stderr):
+#
+#   throughput  set and get at three shapes: 50 connections unpipelined,
+#               50 connections with 16 requests per write, and 1 connection
+#               unpipelined. Redis is driven by redis-benchmark, the chapters
+#               by tools/loadgen, with the same key space and value size. The
+#               machine may be shared, so each run is repeated and the best
+#               one kept (interference only ever slows a run down).
+#   memory      MEM_KEYS keys, each set and then given a one-hour TTL, loaded
+#               into a fresh server; the growth of the process's VmRSS divided
+#               by the key count (and for Redis also its own used_memory).
+#   expiry      EXP_KEYS keys with the same short TTL are loaded, then a
+#               single unpipelined client reads them for EXP_DUR while they
+#               all expire; its p99 and max are compared with the same run
+#               against keys whose TTL is an hour away.
+#
+# Environment (defaults in brackets):
+#   N [200000] requests per throughput run      REPEAT [3] runs per figure
+#   KEYS [100000] key space for throughput      REDIS_PORT [6399] first port tried
+#   MEM_KEYS [1000000]  EXP_KEYS [500000]  EXP_TTL [3000] ms  EXP_DUR [6s]
+#   EXP_REDIS_N [120000] gets in Redis's expiry run (redis-benchmark has no
+#   time limit)   LOADGEN_PROCS [1] GOMAXPROCS of loadgen, so that, like the
+#   single-threaded redis-benchmark, the client takes one core and leaves the
+#   other to the server   KEEP_TMP [0] keep the scratch directory and logs.
+#
+# Everything runs on 127.0.0.1 only, every load is bounded by a request count
+# or a duration (and by `timeout`), and every server started here is stopped
+# on exit. Redis itself is installed from the distribution's packages when it
+# is missing; nothing of it is kept in the repository.
+set -euo pipefail
+
+# --- settings ---------------------------------------------------------------
+
+N=${N:-200000}
+REPEAT=${REPEAT:-3}
+KEYS=${KEYS:-100000}
+REDIS_PORT=${REDIS_PORT:-6399}
+MEM_KEYS=${MEM_KEYS:-1000000}
+EXP_KEYS=${EXP_KEYS:-500000}
+EXP_TTL=${EXP_TTL:-3000}
+EXP_DUR=${EXP_DUR:-6s}
+EXP_REDIS_N=${EXP_REDIS_N:-120000}
+LOADGEN_PROCS=${LOADGEN_PROCS:-1}
+KEEP_TMP=${KEEP_TMP:-0}
+# Hard cap on any one client command, on top of the tools' own limits.
+CMD_TIMEOUT=600
+
+PARTS=throughput,memory,expiry
+CHAPTERS=()
+while (($#)); do
+	case $1 in
+	--parts)
+		PARTS=${2:?--parts needs a list}
+		shift 2
+		;;
+	--parts=*)
+		PARTS=${1#--parts=}
+		shift
+		;;
+	-h | --help)
+		sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+		exit 0
+		;;
+	-*)
+		echo "bench-redis.sh: unknown option $1 (try --help)" >&2
+		exit 2
+		;;
+	*)
+		CHAPTERS+=("$1")
+		shift
+		;;
+	esac
+done
+((${#CHAPTERS[@]})) || CHAPTERS=(ch14_threadpool ch16_performance)
+want_part() { [[ ",$PARTS," == *",$1,"* ]]; }
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+log() { printf '%s\n' "$*" >&2; }
+
+# --- cleanup: every server started here is remembered and stopped on exit ---
+
+TMP=$(mktemp -d /tmp/bench-redis.XXXXXX)
+PIDS=()
+
+stop_pid() {
+	local pid=$1
+	kill "$pid" 2>/dev/null || true
+	# Give it a moment to go; a server that ignores SIGTERM gets SIGKILL.
+	for _ in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+	local pid
+	for pid in "${PIDS[@]}"; do
+		stop_pid "$pid"
+	done
+	if [[ $KEEP_TMP == 1 ]]; then
+		log "logs kept in $TMP"
+	else
+		rm -rf "$TMP"
+	fi
+}
+trap cleanup EXIT
+# Turn an interrupt into an ordinary exit, so the EXIT trap stops the servers.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- Redis: installed from the distribution if missing ----------------------
+
+if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/null ||
+	! command -v redis-cli >/dev/null; then
+	log "installing redis-server and redis-tools"
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y redis-server redis-tools
+fi
+
+# --- helpers ----------------------------------------------------------------
+
+# port_busy PORT: true when something already accepts on 127.0.0.1:PORT.
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# free_port START: the first port from START on that nothing listens on.
+free_port() {
+	local p=$1
+	while port_busy "$p"; do
+		p=$((p + 1))
+	done
+	echo "$p"
+}
+
+# wait_port PORT PID: wait (at most 10 s) until the server listens.
+wait_port() {
+	for _ in $(seq 100); do
+		port_busy "$1" && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# rss_kb PID: the process's resident set size, in KiB.
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+
+# Started servers are reported through these globals (a command substitution
+# would run the server in a subshell that the trap cannot wait for).
+SRV_PID=
+SRV_PORT=
+
+# start_redis: a private, non-persistent Redis with no configuration file.
+start_redis() {
+	SRV_PORT=$(free_port "$REDIS_PORT")
+	redis-server --bind 127.0.0.1 --port "$SRV_PORT" --save '' --appendonly no \
+		--daemonize no --dir "$TMP" --logfile "$TMP/redis-$SRV_PORT.log" &
+	SRV_PID=$!
+	PIDS+=("$SRV_PID")
+	wait_port "$SRV_PORT" "$SRV_PID" || {
+		log "redis-server did not start; see $TMP/redis-$SRV_PORT.log"
+		exit 1
+	}
+}
+
+# start_chapter CH: the chapter's server, built beforehand into $TMP/bin.
+start_chapter() {
+	SRV_PORT=$(free_port "$((REDIS_PORT + 1000))")
+	"$TMP/bin/$1-server" -addr "127.0.0.1:$SRV_PORT" >>"$TMP/$1.out" 2>>"$TMP/$1.err" &
+	SRV_PID=$!
+	PIDS+=("$SRV_PID")
+	wait_port "$SRV_PORT" "$SRV_PID" || {
+		log "$1 server did not start; see $TMP/$1.err"
+		exit 1
+	}
+}
+
+# stop_server: stop the server in SRV_PID and forget it.
+stop_server() {
+	stop_pid "$SRV_PID"
+	local keep=() pid
+	for pid in "${PIDS[@]}"; do
+		[[ $pid == "$SRV_PID" ]] || keep+=("$pid")
+	done
+	PIDS=("${keep[@]}")
+}
+
+# field NAME LINE: the value of NAME=VALUE in a loadgen or ttlfill line,
+# without its unit.
+field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$2"; }
+
+# redis_csv TEST CSV COLUMN: a column of redis-benchmark --csv output
+# (2 rps, 5 p50, 7 p99, 8 max; latencies in ms).
+redis_csv() { awk -F'"' -v t="$1" -v c="$3" '$2 == t {print $(2 * c)}' <<<"$2"; }
+
+# ms_to_us X: milliseconds with decimals to whole microseconds.
+ms_to_us() { awk -v x="$1" 'BEGIN {printf "%d", x * 1000 + 0.5}'; }
+
+# round X: X to a whole number, or "-" when it is missing.
+round() { awk -v x="$1" 'BEGIN {if (x == "") print "-"; else printf "%.0f", x}'; }
+
+# ratio A B: A/B with two decimals, or "-" when either is missing.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b}'; }
+
+# run_loadgen ARGS...: one loadgen run; prints its summary line or FAILED.
+run_loadgen() {
+	local out
+	if out=$(GOMAXPROCS=$LOADGEN_PROCS timeout "$CMD_TIMEOUT" "$TMP/bin/loadgen" "$@" 2>>"$TMP/loadgen.err"); then
+		echo "$out"
+	else
+		echo "FAILED"
+	fi
+}
+
+# --- build --------------------------------------------------------------------
+
+mkdir -p "$TMP/bin"
+log "building tools/loadgen and tools/ttlfill"
+go build -o "$TMP/bin/loadgen" ./tools/loadgen
+go build -o "$TMP/bin/ttlfill" ./tools/ttlfill
+
+RUN=() # the chapters that exist and built
+for ch in "${CHAPTERS[@]}"; do
+	ch=${ch#./}
+	ch=${ch%/}
+	if [[ ! -d $ch/cmd/server ]]; then
+		log "note: skipping $ch: no $ch/cmd/server in $ROOT"
+		continue
+	fi
+	log "building $ch"
+	if go build -o "$TMP/bin/$ch-server" "./$ch/cmd/server"; then
+		RUN+=("$ch")
+	else
+		log "note: skipping $ch: it does not build"
+	fi
+done
+
+log "machine: $(nproc) cores, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)," \
+	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
+log "redis: $(redis-server --version)"
+
+# --- throughput -------------------------------------------------------------
+
+SHAPES=("50 1" "50 16" "1 1") # connections, pipeline depth
+
+throughput() {
+	declare -A best_rps best_p99 # key: server|workload|shape
+	local r shape c p w key line rps p99 csv ch
+	start_redis
+	local redis_pid=$SRV_PID redis_port=$SRV_PORT
+	# Set every key of the key space first, as loadgen's -preload does for
+	# the chapters, so that gets hit on both sides.
+	timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -resp -n "$KEYS" -ttl 0 -pad 12 |
+		timeout "$CMD_TIMEOUT" redis-cli -h 127.0.0.1 -p "$redis_port" --pipe >&2
+	declare -A ports pids
+	for ch in "${RUN[@]}"; do
+		start_chapter "$ch"
+		ports[$ch]=$SRV_PORT
+		pids[$ch]=$SRV_PID
+	done
+
+	# Interleave the servers inside each repetition, so that background load
+	# on a shared machine hits them alike.
+	for ((r = 1; r <= REPEAT; r++)); do
+		for shape in "${SHAPES[@]}"; do
+			read -r c p <<<"$shape"
+			for w in set get; do
+				log "run $r/$REPEAT: $w c=$c P=$p"
+				csv=$(timeout "$CMD_TIMEOUT" redis-benchmark -h 127.0.0.1 -p "$redis_port" \
+					-t "$w" -c "$c" -P "$p" -n "$N" -r "$KEYS" --csv) || csv=
+				log "  redis: $(tail -n 1 <<<"$csv")"
+				key="Redis|$w|$shape"
+				rps=$(redis_csv "${w^^}" "$csv" 2)
+				if [[ -n $rps ]] && awk -v a="$rps" -v b="${best_rps[$key]:-0}" 'BEGIN {exit !(a > b)}'; then
+					best_rps[$key]=$rps
+					best_p99[$key]=$(ms_to_us "$(redis_csv "${w^^}" "$csv" 7)")
+				fi
+				for ch in "${RUN[@]}"; do
+					line=$(run_loadgen -addr "127.0.0.1:${ports[$ch]}" -t "$w" -c "$c" -P "$p" -n "$N" -r "$KEYS")
+					log "  $ch: $line"
+					key="$ch|$w|$shape"
+					rps=$(field rps "$line")
+					if [[ -n $rps ]] && awk -v a="$rps" -v b="${best_rps[$key]:-0}" 'BEGIN {exit !(a > b)}'; then
+						best_rps[$key]=$rps
+						best_p99[$key]=$(field p99 "$line")
+					fi
+				done
+			done
+		done
+	done
+
+	for ch in "${RUN[@]}"; do
+		SRV_PID=${pids[$ch]}
+		stop_server
+	done
+	SRV_PID=$redis_pid
+	stop_server
+
+	echo
+	echo "### Throughput (best of $REPEAT runs of $N requests, $KEYS keys, 3-byte values)"
+	echo
+	local head="| workload | shape | Redis rps | Redis p99 µs |" rule="|---|---|---:|---:|"
+	for ch in "${RUN[@]}"; do
+		head+=" $ch rps | $ch p99 µs | $ch/Redis |"
+		rule+="---:|---:|---:|"
+	done
+	echo "$head"
+	echo "$rule"
+	for w in set get; do
+		for shape in "${SHAPES[@]}"; do
+			read -r c p <<<"$shape"
+			line="| $w | c=$c P=$p | $(round "${best_rps[Redis|$w|$shape]:-}") | ${best_p99[Redis|$w|$shape]:--} |"
+			for ch in "${RUN[@]}"; do
+				key="$ch|$w|$shape"
+				line+=" ${best_rps[$key]:--} | ${best_p99[$key]:--} |"
+				line+=" $(ratio "${best_rps[$key]:-}" "${best_rps[Redis|$w|$shape]:-}") |"
+			done
+			echo "$line"
+		done
+	done
+}
+
+# --- memory per key ---------------------------------------------------------
+
+memory() {
+	local rows=() before after used0 used1 out ch n
+	log "memory: Redis, $MEM_KEYS keys with a TTL"
+	start_redis
+	sleep 0.5
+	before=$(rss_kb "$SRV_PID")
+	used0=$(redis-cli -p "$SRV_PORT" info memory | tr -d '\r' | awk -F: '$1 == "used_memory" {print $2}')
+	out=$(timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -resp -n "$MEM_KEYS" -ttl 3600000 |
+		timeout "$CMD_TIMEOUT" redis-cli -h 127.0.0.1 -p "$SRV_PORT" --pipe)
+	log "$out"
+	sleep 1
+	after=$(rss_kb "$SRV_PID")
+	used1=$(redis-cli -p "$SRV_PORT" info memory | tr -d '\r' | awk -F: '$1 == "used_memory" {print $2}')
+	n=$(redis-cli -p "$SRV_PORT" info keyspace | tr -d '\r' | sed -n 's/.*keys=\([0-9]*\),expires=\([0-9]*\).*/\1 \2/p')
+	n=${n/ /, }
+	log "redis keyspace: keys, expires = $n"
+	rows+=("| Redis | $n | $before | $after | $(awk -v a="$after" -v b="$before" -v n="$MEM_KEYS" 'BEGIN {printf "%.0f", (a - b) * 1024 / n}') | $(awk -v a="$used1" -v b="$used0" -v n="$MEM_KEYS" 'BEGIN {printf "%.0f", (a - b) / n}') |")
+	stop_server
+
+	for ch in "${RUN[@]}"; do
+		log "memory: $ch, $MEM_KEYS keys with a TTL"
+		start_chapter "$ch"
+		sleep 0.5
+		before=$(rss_kb "$SRV_PID")
+		if out=$(timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -addr "127.0.0.1:$SRV_PORT" -n "$MEM_KEYS" -ttl 3600000 2>&1); then
+			log "$out"
+			sleep 1
+			after=$(rss_kb "$SRV_PID")
+			rows+=("| $ch | $MEM_KEYS, $MEM_KEYS | $before | $after | $(awk -v a="$after" -v b="$before" -v n="$MEM_KEYS" 'BEGIN {printf "%.0f", (a - b) * 1024 / n}') | - |")
+		else
+			log "$out"
+			rows+=("| $ch | failed: $(tail -n 1 <<<"$out") | | | | |")
+		fi
+		stop_server
+	done
+
+	echo
+	echo "### Memory: $MEM_KEYS keys (set key:NNNNNN xxx, then pexpire 3600000)"
+	echo
+	echo "| server | keys, with TTL | VmRSS before KiB | VmRSS after KiB | RSS bytes/key | used_memory bytes/key |"
+	echo "|---|---|---:|---:|---:|---:|"
+	printf '%s\n' "${rows[@]}"
+}
+
+# --- latency while keys expire ----------------------------------------------
+
+expiry() {
+	local r ttl label out line csv fill_s rps p99 mx ch
+	# best: the row of the run with the lowest p99; worst: the highest max
+	# seen in any run, since a rare stall is what this measurement is after.
+	declare -A best worst
+	# note KEY P99 MAX ROW: keep ROW if its p99 is the best so far, and MAX
+	# if it is the worst.
+	note() {
+		if [[ -z ${best[$1]:-} ]] || (($2 < ${best[$1]%% *})); then
+			best[$1]="$2 $4"
+		fi
+		if ((${worst[$1]:-0} < $3)); then
+			worst[$1]=$3
+		fi
+	}
+	for ((r = 1; r <= REPEAT; r++)); do
+		for ttl in 3600000 "$EXP_TTL"; do
+			[[ $ttl == 3600000 ]] && label="TTL 1 h (nothing expires)" || label="TTL $EXP_TTL ms (all expire)"
+			# Redis: redis-benchmark cannot run for a set time, so it sends
+			# EXP_REDIS_N gets; its keys are padded to 12 digits.
+			log "expiry run $r/$REPEAT: Redis, $label"
+			start_redis
+			SECONDS=0
+			timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -resp -n "$EXP_KEYS" -ttl "$ttl" -pad 12 |
+				timeout "$CMD_TIMEOUT" redis-cli -h 127.0.0.1 -p "$SRV_PORT" --pipe >&2
+			fill_s=$SECONDS
+			csv=$(timeout "$CMD_TIMEOUT" redis-benchmark -h 127.0.0.1 -p "$SRV_PORT" -t get -c 1 -P 1 \
+				-n "$EXP_REDIS_N" -r "$EXP_KEYS" --csv) || csv=
+			log "  $(tail -n 1 <<<"$csv") (fill ~${fill_s}s)"
+			p99=$(redis_csv GET "$csv" 7)
+			if [[ -n $p99 ]]; then
+				p99=$(ms_to_us "$p99")
+				mx=$(ms_to_us "$(redis_csv GET "$csv" 8)")
+				rps=$(redis_csv GET "$csv" 2)
+				note "Redis|$ttl" "$p99" "$mx" "| Redis | $label | ~${fill_s} s | $(awk -v n="$EXP_REDIS_N" -v r="$rps" 'BEGIN {printf "%.1f s", n / r}') | $(round "$rps") | $(ms_to_us "$(redis_csv GET "$csv" 5)") | $p99 | $mx |"
+			fi
+			stop_server
+
+			for ch in "${RUN[@]}"; do
+				log "expiry run $r/$REPEAT: $ch, $label"
+				start_chapter "$ch"
+				if ! out=$(timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -addr "127.0.0.1:$SRV_PORT" -n "$EXP_KEYS" -ttl "$ttl" 2>&1); then
+					log "  $ch: fill failed: $out"
+					stop_server
+					continue
+				fi
+				log "  $out"
+				fill_s=$(field dur "$out")
+				# Reads start as soon as the fill is done: the first keys
+				# expire EXP_TTL after they were set, the last ones the fill
+				# time later, all inside the EXP_DUR window.
+				line=$(run_loadgen -addr "127.0.0.1:$SRV_PORT" -t get -c 1 -P 1 -d "$EXP_DUR" \
+					-r "$EXP_KEYS" -preload=false)
+				log "  $ch: $line"
+				p99=$(field p99 "$line")
+				if [[ -n $p99 ]]; then
+					mx=$(field max "$line")
+					note "$ch|$ttl" "$p99" "$mx" "| $ch | $label | ${fill_s} s | $(field dur "$line") s | $(field rps "$line") | $(field p50 "$line") | $p99 | $mx |"
+				fi
+				stop_server
+			done
+		done
+	done
+
+	echo
+	echo "### Gets while $EXP_KEYS keys expire (1 connection, depth 1; the run with the best p99 of $REPEAT, and the worst max of all $REPEAT)"
+	echo
+	echo "| server | keys | fill time | read time | get rps | p50 µs | p99 µs | max µs | worst max µs |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+	for ch in Redis "${RUN[@]}"; do
+		for ttl in 3600000 "$EXP_TTL"; do
+			if [[ -n ${best[$ch|$ttl]:-} ]]; then
+				echo "${best[$ch|$ttl]#* } ${worst[$ch|$ttl]} |"
+			else
+				echo "| $ch | TTL $ttl ms | failed | | | | | | |"
+			fi
+		done
+	done
+}
+
+want_part throughput && throughput
+want_part memory && memory
+want_part expiry && expiry
+log "done"

@@ -1,0 +1,385 @@
+// Command ttlfill loads a server with keys that all carry the same TTL:
+// for each key it sends "set key:NNNNNN VALUE" and then
+// "pexpire key:NNNNNN TTL" (with -ttl 0, the set alone), pipelined over a
+// few connections, and checks every reply. It exists for the measurements in tools/bench-redis.sh: the
+// memory a key with a TTL costs, and the latency of reads while a mass of
+// keys expires at once (loadgen's pexpire workload always uses a TTL of an
+// hour, too long for that).
+//
+// With -resp it connects to nothing and instead writes the same commands in
+// Redis's wire format (RESP) to stdout, for `redis-cli --pipe`, so that both
+// servers get exactly the same keys and values.
+//
+//	go run ./tools/ttlfill -addr 127.0.0.1:1234 -n 500000 -ttl 3000
+//	go run ./tools/ttlfill -resp -n 1000000 -ttl 3600000 | redis-cli -p 6399 --pipe
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"example.com/byor/tools/internal/wire"
+)
+
+const usage = `usage: ttlfill [flags]
+
+Sets keys key:NNNNNN (numbers 0 to n-1, zero-padded to -pad digits) to a value
+of -v bytes and gives each a TTL of -ttl milliseconds (-ttl 0: no TTL, only
+the sets), then prints one line:
+
+  ttlfill: n=N ttl=MSms dur=SECONDSs rate=KEYS/s errors=E
+
+The server must be on a loopback address. With -resp nothing is dialed: the
+commands are written to stdout in Redis's protocol, for redis-cli --pipe.
+Exit status: 0 on success, 1 if any reply was wrong or a connection failed,
+2 on bad usage.
+
+flags:
+`
+
+// Limits that keep a run bounded.
+const (
+	maxKeys    = 100_000_000
+	maxConns   = 64
+	maxBatch   = 4096
+	maxTimeout = 10 * time.Minute
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// config is a validated set of flags.
+type config struct {
+	addr    string // checked loopback ip:port
+	keys    int
+	ttl     int64
+	conns   int
+	batch   int // keys per write; each key is two requests
+	value   []byte
+	pad     int
+	timeout time.Duration
+	resp    bool
+}
+
+// errUsage reports bad flags; the message has already been printed.
+var errUsage = errors.New("usage")
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("ttlfill", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	addr := fs.String("addr", "127.0.0.1:1234", "server `ip:port`; the ip must be a loopback address")
+	keys := fs.Int("n", 100000, "number of keys")
+	ttl := fs.Int64("ttl", 3000, "TTL of every key, in `milliseconds`; 0 sends no pexpire")
+	// Many connections with large batches: the book's servers write each
+	// reply on its own, so Nagle's algorithm holds back the tail of a batch's
+	// replies until the client's delayed ACK (40 ms). A small batch on a few
+	// connections spends most of its time in that wait; with many large ones
+	// the server always has other work meanwhile.
+	conns := fs.Int("c", 16, "number of connections")
+	batch := fs.Int("batch", 1024, "keys per pipelined write (two requests each)")
+	valSize := fs.Int("v", 3, "value size in `bytes`")
+	pad := fs.Int("pad", 6, "zero-pad key numbers to this many `digits` (redis-benchmark uses 12)")
+	timeout := fs.Duration("timeout", 5*time.Minute, "give up after this `long`; at most 10m")
+	resp := fs.Bool("resp", false, "write Redis protocol to stdout instead of connecting")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil, err
+		}
+		return nil, errUsage
+	}
+	bad := func(format string, a ...any) (*config, error) {
+		fmt.Fprintf(stderr, "ttlfill: "+format+"\n", a...)
+		return nil, errUsage
+	}
+	switch {
+	case fs.NArg() > 0:
+		return bad("unexpected argument %q", fs.Arg(0))
+	case *keys < 1 || *keys > maxKeys:
+		return bad("-n must be between 1 and %d", maxKeys)
+	case *ttl < 0:
+		return bad("-ttl must not be negative")
+	case *conns < 1 || *conns > maxConns:
+		return bad("-c must be between 1 and %d", maxConns)
+	case *batch < 1 || *batch > maxBatch:
+		return bad("-batch must be between 1 and %d", maxBatch)
+	case *valSize < 0 || *valSize > 1024:
+		return bad("-v must be between 0 and 1024")
+	case *pad < 0 || *pad > 20:
+		return bad("-pad must be between 0 and 20")
+	case *timeout <= 0 || *timeout > maxTimeout:
+		return bad("-timeout must be above 0 and at most %v", maxTimeout)
+	}
+	cfg := &config{
+		keys: *keys, ttl: *ttl, conns: *conns, batch: *batch,
+		value: make([]byte, *valSize), pad: *pad, timeout: *timeout, resp: *resp,
+	}
+	for i := range cfg.value {
+		cfg.value[i] = 'x'
+	}
+	if !cfg.resp {
+		target, err := checkLoopback(*addr)
+		if err != nil {
+			return bad("%v", err)
+		}
+		cfg.addr = target
+	}
+	return cfg, nil
+}
+
+// checkLoopback accepts only an ip:port whose ip is a loopback address. A
+// name is refused rather than resolved, so there is nothing to re-check.
+func checkLoopback(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("-addr %q: %v", addr, err)
+	}
+	if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
+		return "", fmt.Errorf("-addr %q: port must be a number from 1 to 65535", addr)
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || !ip.Unmap().IsLoopback() {
+		return "", fmt.Errorf("-addr %q: must be a loopback ip such as 127.0.0.1", addr)
+	}
+	return net.JoinHostPort(ip.Unmap().String(), port), nil
+}
+
+// appendKey appends the name of key number i, zero-padded to pad digits.
+func appendKey(dst []byte, i, pad int) []byte {
+	dst = append(dst, "key:"...)
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], int64(i), 10)
+	for n := pad - len(d); n > 0; n-- {
+		dst = append(dst, '0')
+	}
+	return append(dst, d...)
+}
+
+// appendRESP appends one command in Redis's protocol: an array of bulk
+// strings.
+func appendRESP(dst []byte, args ...[]byte) []byte {
+	dst = append(dst, '*')
+	dst = strconv.AppendInt(dst, int64(len(args)), 10)
+	dst = append(dst, "\r\n"...)
+	for _, a := range args {
+		dst = append(dst, '$')
+		dst = strconv.AppendInt(dst, int64(len(a)), 10)
+		dst = append(dst, "\r\n"...)
+		dst = append(dst, a...)
+		dst = append(dst, "\r\n"...)
+	}
+	return dst
+}
+
+// writeRESP writes the whole load as Redis commands to w.
+func writeRESP(cfg *config, w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	ttl := strconv.AppendInt(nil, cfg.ttl, 10)
+	var buf, key []byte
+	for i := range cfg.keys {
+		key = appendKey(key[:0], i, cfg.pad)
+		buf = appendRESP(buf[:0], []byte("SET"), key, cfg.value)
+		if cfg.ttl > 0 {
+			buf = appendRESP(buf, []byte("PEXPIRE"), key, ttl)
+		}
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// checkSetReply and checkExpireReply verify one reply body each: set answers
+// nil, and pexpire on a key that exists answers int 1.
+func checkSetReply(body []byte) error {
+	v, err := wire.DecodeReply(body)
+	if err != nil {
+		return err
+	}
+	if v.Tag != wire.TagNil {
+		return fmt.Errorf("set: got %v, want nil", v)
+	}
+	return nil
+}
+
+func checkExpireReply(body []byte) error {
+	v, err := wire.DecodeReply(body)
+	if err != nil {
+		return err
+	}
+	if v.Tag != wire.TagInt || v.Int != 1 {
+		return fmt.Errorf("pexpire: got %v, want (int) 1", v)
+	}
+	return nil
+}
+
+// filler drives one connection.
+type filler struct {
+	cfg    *config
+	conn   net.Conn
+	r      *bufio.Reader
+	ttl    []byte
+	out    []byte
+	key    []byte
+	in     []byte
+	errors int64
+	first  error // the first problem seen, for the report
+}
+
+func (f *filler) note(err error) {
+	f.errors++
+	if f.first == nil {
+		f.first = err
+	}
+}
+
+// batch sends the set/pexpire pairs for keys [lo, hi) in one write and reads
+// and checks their replies. An error means the connection is unusable.
+func (f *filler) batch(lo, hi int) error {
+	f.out = f.out[:0]
+	for i := lo; i < hi; i++ {
+		f.key = appendKey(f.key[:0], i, f.cfg.pad)
+		var err error
+		if f.out, err = wire.AppendRequest(f.out, []byte("set"), f.key, f.cfg.value); err != nil {
+			return err
+		}
+		if f.cfg.ttl == 0 {
+			continue
+		}
+		if f.out, err = wire.AppendRequest(f.out, []byte("pexpire"), f.key, f.ttl); err != nil {
+			return err
+		}
+	}
+	// Write from another goroutine while the replies are read: a server
+	// that answers each request before reading the next would otherwise
+	// block on a full socket buffer while we block writing to it.
+	wrote := make(chan error, 1)
+	go func(b []byte) {
+		_, err := f.conn.Write(b)
+		wrote <- err
+	}(f.out)
+	checks := []func([]byte) error{checkSetReply, checkExpireReply}
+	if f.cfg.ttl == 0 {
+		checks = checks[:1]
+	}
+	var readErr error
+	for i := lo; i < hi && readErr == nil; i++ {
+		for _, check := range checks {
+			body, err := wire.ReadFrame(f.r, f.in)
+			if err != nil {
+				readErr = fmt.Errorf("reading reply: %w", err)
+				break
+			}
+			if err := check(body); err != nil {
+				f.note(fmt.Errorf("%s: %w", appendKey(nil, i, f.cfg.pad), err))
+			}
+		}
+	}
+	if readErr != nil {
+		f.conn.Close() // unblocks the writer
+	}
+	if err := <-wrote; err != nil && readErr == nil {
+		readErr = err
+	}
+	return readErr
+}
+
+// fill loads every key over cfg.conns connections and returns the number of
+// bad replies, or an error if a connection failed.
+func fill(cfg *config) (int64, error) {
+	deadline := time.Now().Add(cfg.timeout)
+	fillers := make([]*filler, cfg.conns)
+	d := net.Dialer{Timeout: 5 * time.Second}
+	for i := range fillers {
+		conn, err := d.Dial("tcp", cfg.addr)
+		if err != nil {
+			for _, f := range fillers[:i] {
+				f.conn.Close()
+			}
+			return 0, err
+		}
+		conn.SetDeadline(deadline)
+		fillers[i] = &filler{
+			cfg: cfg, conn: conn, r: bufio.NewReaderSize(conn, 64<<10),
+			ttl: strconv.AppendInt(nil, cfg.ttl, 10), in: make([]byte, wire.MaxMsg),
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	failed := make([]error, len(fillers))
+	for i, f := range fillers {
+		wg.Go(func() {
+			defer f.conn.Close()
+			for {
+				lo := int(next.Add(int64(cfg.batch))) - cfg.batch
+				if lo >= cfg.keys {
+					return
+				}
+				if err := f.batch(lo, min(lo+cfg.batch, cfg.keys)); err != nil {
+					failed[i] = fmt.Errorf("connection %d: %w", i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var bad int64
+	for _, f := range fillers {
+		bad += f.errors
+	}
+	for _, err := range failed {
+		if err != nil {
+			return bad, err
+		}
+	}
+	if bad > 0 {
+		for _, f := range fillers {
+			if f.first != nil {
+				return bad, fmt.Errorf("%d bad replies, first: %v", bad, f.first)
+			}
+		}
+	}
+	return bad, nil
+}
+
+// run executes the command and returns its exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if err == flag.ErrHelp {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	if cfg.resp {
+		if err := writeRESP(cfg, stdout); err != nil {
+			fmt.Fprintln(stderr, "ttlfill:", err)
+			return 1
+		}
+		return 0
+	}
+	start := time.Now()
+	bad, err := fill(cfg)
+	elapsed := time.Since(start)
+	if err != nil {
+		fmt.Fprintln(stderr, "ttlfill:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "ttlfill: n=%d ttl=%dms dur=%.2fs rate=%.0f/s errors=%d\n",
+		cfg.keys, cfg.ttl, elapsed.Seconds(), float64(cfg.keys)/elapsed.Seconds(), bad)
+	return 0
+}
