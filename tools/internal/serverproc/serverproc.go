@@ -1,0 +1,222 @@
+// Package serverproc builds and runs servers under test: a chapter's own
+// server built from this repository, or any program that listens on a TCP
+// address. It assumes nothing of the program but that it accepts
+// connections: no log line and no flag are required.
+//
+// It is shared by the tools that drive whole servers (the conformance
+// runner, the cross-chapter test suites) so that starting, waiting for and
+// stopping a server is written once.
+package serverproc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Build compiles the cmd/server and cmd/client programs of the chapter
+// directory chapterDir (e.g. "../ch13_heap_ttl") into dir and returns their
+// paths. The chapter is built as the workspace sees it.
+func Build(chapterDir, dir string) (server, client string, err error) {
+	abs, err := filepath.Abs(chapterDir)
+	if err != nil {
+		return "", "", err
+	}
+	name := filepath.Base(abs)
+	server = filepath.Join(dir, name+"-server")
+	client = filepath.Join(dir, name+"-client")
+	for out, pkg := range map[string]string{server: "./cmd/server", client: "./cmd/client"} {
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Dir = abs
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return "", "", fmt.Errorf("building %s %s: %v\n%s", name, pkg, err, msg)
+		}
+	}
+	return server, client, nil
+}
+
+// FreeAddr returns a loopback address with a port that was free a moment
+// ago. Another process may take it before the server binds it; callers that
+// can pass port 0 to the server should prefer that.
+func FreeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// MaxOutput bounds how much of a server's stdout and stderr is kept.
+const MaxOutput = 64 << 10
+
+// A Process is a running server. Its output is kept (capped at MaxOutput
+// each) for showing when a check fails.
+type Process struct {
+	Addr    string // the address it was told to, or found to, listen on
+	cmd     *exec.Cmd
+	stdout  cappedBuffer
+	stderr  cappedBuffer
+	exited  chan struct{}
+	waitErr error
+}
+
+// Start runs argv (argv[0] is the program) in its own process group and
+// waits, up to timeout, until addr accepts a TCP connection. It fails at
+// once if the process exits first.
+func Start(argv []string, addr string, timeout time.Duration) (*Process, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("serverproc: empty command")
+	}
+	p := &Process{Addr: addr, exited: make(chan struct{})}
+	p.cmd = exec.Command(argv[0], argv[1:]...)
+	p.cmd.Stdout = &p.stdout
+	p.cmd.Stderr = &p.stderr
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := p.cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
+	if err := p.WaitAccepting(timeout); err != nil {
+		p.Kill()
+		return nil, err
+	}
+	return p, nil
+}
+
+// WaitAccepting polls until the server accepts a TCP connection on p.Addr,
+// the process exits, or timeout passes.
+func (p *Process) WaitAccepting(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		c, err := net.DialTimeout("tcp", p.Addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-p.exited:
+			return fmt.Errorf("server exited before accepting connections on %s (%v)%s", p.Addr, p.waitErr, p.outputNote())
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("server did not accept connections on %s within %v: %v%s", p.Addr, timeout, err, p.outputNote())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Running reports whether the process has not exited yet.
+func (p *Process) Running() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// Exited is closed when the process has exited.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Pid returns the server's process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Stop sends SIGTERM to the process group and waits up to grace for the
+// server to exit, then kills the group. It returns the server's exit error
+// (nil for a clean exit), or an error saying it had to be killed or had
+// already exited.
+func (p *Process) Stop(grace time.Duration) error {
+	if !p.Running() {
+		return fmt.Errorf("server had already exited: %v", p.waitErr)
+	}
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-p.exited:
+		return p.waitErr
+	case <-time.After(grace):
+		p.Kill()
+		return fmt.Errorf("server ignored SIGTERM for %v and was killed", grace)
+	}
+}
+
+// Kill kills the whole process group and waits for the server to exit.
+func (p *Process) Kill() {
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.exited
+}
+
+// Stdout returns what the server has printed on stdout so far (capped).
+func (p *Process) Stdout() string { return p.stdout.String() }
+
+// Stderr returns what the server has printed on stderr so far (capped).
+func (p *Process) Stderr() string { return p.stderr.String() }
+
+func (p *Process) outputNote() string {
+	var b strings.Builder
+	if s := p.Stdout(); s != "" {
+		fmt.Fprintf(&b, "\nserver stdout:\n%s", s)
+	}
+	if s := p.Stderr(); s != "" {
+		fmt.Fprintf(&b, "\nserver stderr:\n%s", s)
+	}
+	return b.String()
+}
+
+// Expand replaces {addr} and {port} in each word of command with addr's
+// parts and reports whether any word named them.
+func Expand(command []string, addr string) ([]string, bool) {
+	_, port, _ := net.SplitHostPort(addr)
+	out := make([]string, len(command))
+	used := false
+	for i, w := range command {
+		if strings.Contains(w, "{addr}") || strings.Contains(w, "{port}") {
+			used = true
+		}
+		w = strings.ReplaceAll(w, "{addr}", addr)
+		out[i] = strings.ReplaceAll(w, "{port}", port)
+	}
+	return out, used
+}
+
+// cappedBuffer keeps the first MaxOutput bytes written to it; it is safe for
+// one writer and many readers.
+type cappedBuffer struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	dropped int
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	room := MaxOutput - b.buf.Len()
+	if room < len(p) {
+		if room > 0 {
+			b.buf.Write(p[:room])
+		}
+		b.dropped += len(p) - max(room, 0)
+		return len(p), nil
+	}
+	b.buf.Write(p)
+	return len(p), nil
+}
+
+func (b *cappedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dropped > 0 {
+		return fmt.Sprintf("%s\n[... %d more bytes not kept]\n", b.buf.String(), b.dropped)
+	}
+	return b.buf.String()
+}
