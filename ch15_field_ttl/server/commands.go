@@ -123,9 +123,30 @@ func doRequest(cmd []string, out []byte) []byte {
 	}
 }
 
-// cmdIs compares command names without regard to case.
+// cmdIs compares command names as the book's strcasecmp does: the ASCII
+// letters A-Z match a-z, and every other byte matches only itself.
+// strings.EqualFold would also fold Unicode, and run set for "\u017fet"
+// (a long s) or keys for "\u212aeys" (the Kelvin sign). Unlike strcasecmp,
+// which stops at a NUL, the whole name counts: "get\x00" is not get.
 func cmdIs(word, cmd string) bool {
-	return strings.EqualFold(word, cmd)
+	if len(word) != len(cmd) {
+		return false
+	}
+	for i := 0; i < len(word); i++ {
+		if asciiLower(word[i]) != asciiLower(cmd[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiLower lowers an ASCII capital letter and returns any other byte as
+// it is.
+func asciiLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + ('a' - 'A')
+	}
+	return c
 }
 
 func doGet(cmd []string, out []byte) []byte {

@@ -181,11 +181,31 @@ func doHashRequest(cmd []string, out []byte) []byte {
 	}
 }
 
-// cmdIs compares command names without regard to case. The word may be
-// bytes in the read buffer: converting them for the comparison does not
-// allocate, as the string does not outlive the call.
+// cmdIs compares command names as the book's strcasecmp does: the ASCII
+// letters A-Z match a-z, and every other byte matches only itself.
+// strings.EqualFold would also fold Unicode, and run set for "\u017fet"
+// (a long s) or keys for "\u212aeys" (the Kelvin sign). Unlike strcasecmp,
+// which stops at a NUL, the whole name counts: "get\x00" is not get. The
+// word may be bytes in the read buffer, compared where they are.
 func cmdIs[S ~string | ~[]byte](word S, cmd string) bool {
-	return strings.EqualFold(string(word), cmd)
+	if len(word) != len(cmd) {
+		return false
+	}
+	for i := 0; i < len(word); i++ {
+		if asciiLower(word[i]) != asciiLower(cmd[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiLower lowers an ASCII capital letter and returns any other byte as
+// it is.
+func asciiLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + ('a' - 'A')
+	}
+	return c
 }
 
 func doGet(cmd [][]byte, out []byte) []byte {

@@ -82,8 +82,8 @@ type hashOpts struct {
 func parseHashArgs(args []string, allowed string, pairs bool, now uint64) (hashOpts, string) {
 	var o hashOpts
 	var cond, when, exist string // the option chosen from each exclusive group
-	for len(args) > 0 && !strings.EqualFold(args[0], "FIELDS") {
-		opt := strings.ToUpper(args[0])
+	for len(args) > 0 && !cmdIs(args[0], "FIELDS") {
+		opt := asciiUpper(args[0])
 		if !strings.Contains(" "+allowed+" ", " "+opt+" ") {
 			return o, "syntax error: unexpected " + args[0]
 		}
@@ -144,6 +144,19 @@ func parseHashArgs(args []string, allowed string, pairs bool, now uint64) (hashO
 	}
 	o.fields = args[2:]
 	return o, ""
+}
+
+// asciiUpper upper-cases the ASCII letters of an option, so options match
+// as with Redis's strcasecmp; strings.ToUpper would also turn the long s
+// of "PER\u017fIST" into an S.
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - ('a' - 'A')
+		}
+	}
+	return string(b)
 }
 
 // parseExpireTime turns a time argument into unix milliseconds: an integer
