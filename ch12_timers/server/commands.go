@@ -3,8 +3,8 @@ package server
 import (
 	"math"
 	"strconv"
-	"strings"
 
+	"example.com/byor/ch12_timers/cnum"
 	"example.com/byor/ch12_timers/dlist"
 	"example.com/byor/ch12_timers/hashtable"
 	"example.com/byor/ch12_timers/proto"
@@ -155,12 +155,13 @@ func doKeys(cmd []string, out []byte) []byte {
 	return out
 }
 
-// str2dbl parses a score; NaN is refused because it cannot be ordered.
-// ParseFloat also takes Go's digit separators ("1_000"), which a number
-// from a client should not contain, so those are refused too.
+// str2dbl parses a score as the book's does: C's strtod must use the
+// whole string, and NaN is refused because it cannot be ordered. So, as in
+// the book, " 1", "0x10" (16), "1e400" (+inf) and even "" (0) are scores;
+// package cnum has strtod's rules.
 func str2dbl(s string) (float64, bool) {
-	f, err := strconv.ParseFloat(s, 64)
-	return f, err == nil && !math.IsNaN(f) && !strings.Contains(s, "_")
+	f, n := cnum.Strtod(s)
+	return f, n == len(s) && !math.IsNaN(f)
 }
 
 // str2int parses a decimal int64.
