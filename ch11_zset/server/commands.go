@@ -2,7 +2,6 @@ package server
 
 import (
 	"math"
-	"strconv"
 
 	"example.com/byor/ch11_zset/cnum"
 	"example.com/byor/ch11_zset/hashtable"
@@ -159,10 +158,13 @@ func str2dbl(s string) (float64, bool) {
 	return f, n == len(s) && !math.IsNaN(f)
 }
 
-// str2int parses a decimal int64.
+// str2int parses an int64 as the book's does: C's strtoll in base 10 must
+// use the whole string. So leading white space, a + sign and "" (0) are
+// accepted, and a value out of range is clamped to the int64 limits, as
+// strtoll does (the book does not look at errno).
 func str2int(s string) (int64, bool) {
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil
+	v, n := cnum.Strtoll(s)
+	return v, n == len(s)
 }
 
 // doZAdd: zadd key score name. Creates the sorted set if the key is new;

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"strings"
 
 	"example.com/byor/ch15_field_ttl/hashes"
@@ -132,7 +133,7 @@ func parseHashArgs(args []string, allowed string, pairs bool, now uint64) (hashO
 	if len(args) < 2 {
 		return o, "FIELDS needs numfields"
 	}
-	n, ok := str2int(args[1])
+	n, ok := hashInt(args[1])
 	if !ok || n <= 0 {
 		return o, "numfields must be a positive integer"
 	}
@@ -145,6 +146,16 @@ func parseHashArgs(args []string, allowed string, pairs bool, now uint64) (hashO
 	}
 	o.fields = args[2:]
 	return o, ""
+}
+
+// hashInt parses an integer argument of the hash commands: numfields and
+// times. These commands are not the book's, so they do not take strtoll's
+// leniencies (white space, "", clamping) as the book's commands do; like
+// Redis they want the whole argument to be a decimal int64 in range.
+// (Redis also refuses a + sign and leading zeros, which ParseInt allows.)
+func hashInt(s string) (int64, bool) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
 }
 
 // asciiUpper upper-cases the ASCII letters of an option, so options match
@@ -164,7 +175,7 @@ func asciiUpper(s string) string {
 // count of unit (1 for ms, 1000 for seconds), from now or, if absolute,
 // from the epoch. Negative times and times past maxExpireMs are refused.
 func parseExpireTime(s string, unit uint64, absolute bool, now uint64) (uint64, string) {
-	n, ok := str2int(s)
+	n, ok := hashInt(s)
 	if !ok {
 		return 0, "invalid expire time: expect an integer"
 	}
