@@ -6,14 +6,19 @@ import (
 
 	"example.com/byor/ch14_threadpool/hashtable"
 	"example.com/byor/ch14_threadpool/proto"
+	"example.com/byor/ch14_threadpool/threadpool"
 )
 
-// resetData empties the server's global state.
-func resetData() {
+// resetData empties the server's global state, with a new thread pool
+// that is closed when the test or benchmark ends.
+func resetData(tb testing.TB) {
 	gData.db = hashtable.HMap[Entry]{}
 	gData.fd2conn = nil
 	gData.idleList.Init()
 	gData.heap = nil
+	tp := threadpool.New(4)
+	tb.Cleanup(tp.Close)
+	gData.tp = tp
 }
 
 // run executes one command as the server would and returns its reply.
@@ -25,7 +30,7 @@ func run(cmd ...string) string {
 // kMaxWorks at a time, one batch per loop iteration, so a client's request
 // waits at most one batch; keys without a TTL are never touched.
 func TestMassExpiryIsBounded(t *testing.T) {
-	resetData()
+	resetData(t)
 	const n = 100_000
 	for i := 0; i < n; i++ {
 		key := fmt.Sprintf("k%d", i)
@@ -61,7 +66,7 @@ func TestMassExpiryIsBounded(t *testing.T) {
 // TestDeleteRemovesTimer: del, and a negative pexpire, take the key's
 // timer out of the heap, keeping every other timer's back-index right.
 func TestDeleteRemovesTimer(t *testing.T) {
-	resetData()
+	resetData(t)
 	for i := 0; i < 100; i++ {
 		key := fmt.Sprintf("k%d", i)
 		run("set", key, "v")

@@ -56,7 +56,7 @@ func testPair(t *testing.T, typ int) (srv, cli int) {
 // instance, on a fresh timer list, as acceptNewConn would.
 func newTestConn(t *testing.T, fd int) *Conn {
 	t.Helper()
-	resetData()
+	resetData(t)
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		t.Fatal(err)

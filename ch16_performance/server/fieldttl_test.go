@@ -14,7 +14,7 @@ import (
 // without an expiry are never touched, and the hash's timer goes once no
 // field has an expiry left.
 func TestMassFieldExpiryIsBounded(t *testing.T) {
-	resetData()
+	resetData(t)
 	const n = 100_000
 	set := []string{"hset", "h", "keeper", "v"}
 	expire := []string{"hpexpireat", "h", "", "FIELDS", fmt.Sprint(n)}
@@ -72,7 +72,7 @@ func TestMassFieldExpiryIsBounded(t *testing.T) {
 // TestDeletingHashDropsItsTimer: del, and an hset that clears the last
 // expiry, take the hash's timer out of the global heap.
 func TestDeletingHashDropsItsTimer(t *testing.T) {
-	resetData()
+	resetData(t)
 	for _, key := range []string{"a", "b", "c"} {
 		run("hset", key, "f", "v", "g", "v")
 		run("hpexpire", key, "100000", "FIELDS", "1", "f")

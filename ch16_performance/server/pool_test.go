@@ -32,7 +32,7 @@ func busyPool() (tp *threadpool.ThreadPool, release func()) {
 func TestLargeZSetTornDownOnPool(t *testing.T) {
 	for _, how := range []string{"del", "expiry"} {
 		t.Run(how, func(t *testing.T) {
-			resetData()
+			resetData(t)
 			tp, release := busyPool()
 			gData.tp = tp
 			small := addMembers("small", kLargeContainerSize)
@@ -72,7 +72,7 @@ func TestLargeZSetTornDownOnPool(t *testing.T) {
 // handle on the same million members: the work is exactly what a real
 // delete does.
 func BenchmarkDeleteLargeZSet(b *testing.B) {
-	resetData()
+	resetData(b)
 	members := addMembers("big", 1_000_000).zset
 	for _, mode := range []string{"inline", "pool"} {
 		b.Run(mode, func(b *testing.B) {

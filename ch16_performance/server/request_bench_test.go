@@ -24,7 +24,7 @@ func BenchmarkRequest(b *testing.B) {
 		{"pttl", "key:000042"},
 	} {
 		b.Run(cmd[0], func(b *testing.B) {
-			resetData()
+			resetData(b)
 			run("set", "key:000042", "abc")
 			run("pexpire", "key:000042", "3600000")
 			body := proto.EncodeReq(cmd)
