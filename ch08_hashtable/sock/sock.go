@@ -1,7 +1,8 @@
 // Package sock wraps the few socket syscalls the book uses, through
 // golang.org/x/sys/unix rather than Go's net package: the point of these
 // chapters is to see the file descriptors and syscalls a server is made of.
-// Every error names the syscall that failed.
+// Every error names the syscall that failed, except the EAGAIN of Read and
+// Write on a nonblocking socket, which comes back bare (see Read).
 package sock
 
 import (
@@ -91,11 +92,17 @@ func Dial(sa *unix.SockaddrInet4) (int, error) {
 
 // Read is read(2), retried when a signal interrupts it. The Go runtime
 // sends signals to its own threads (for preemption), so EINTR is routine.
+// On a nonblocking socket with nothing to read it returns unix.EAGAIN
+// itself, unwrapped, so that the event loop's most common error costs no
+// allocation; errors.Is(err, unix.EAGAIN) holds either way.
 func Read(fd int, buf []byte) (int, error) {
 	for {
 		n, err := unix.Read(fd, buf)
 		if err == unix.EINTR {
 			continue
+		}
+		if err == unix.EAGAIN {
+			return 0, err
 		}
 		if err != nil {
 			return 0, os.NewSyscallError("read", err)
@@ -105,11 +112,15 @@ func Read(fd int, buf []byte) (int, error) {
 }
 
 // Write is write(2), retried on EINTR. It may write fewer bytes than asked.
+// Like Read, it returns unix.EAGAIN unwrapped.
 func Write(fd int, buf []byte) (int, error) {
 	for {
 		n, err := unix.Write(fd, buf)
 		if err == unix.EINTR {
 			continue
+		}
+		if err == unix.EAGAIN {
+			return 0, err
 		}
 		if err != nil {
 			return 0, os.NewSyscallError("write", err)
