@@ -2,6 +2,8 @@ package cnum
 
 import (
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -147,4 +149,59 @@ func TestStrtoll(t *testing.T) {
 			t.Errorf("Strtoll(%q) = %d, %d; want %d, %d", tt.s, got, n, tt.want, tt.n)
 		}
 	}
+}
+
+// FuzzStrtod checks Strtod against strconv where the two must agree: a
+// string ParseFloat reads whole without error (and without Go's digit
+// separators) is a whole C number too, of the same value. It also checks
+// that the count is in range and that the number read is a number on its
+// own: Strtod of the prefix it used reads all of it, to the same value.
+func FuzzStrtod(f *testing.F) {
+	for _, s := range []string{"1", " -1.5e3", "0x1.8p1", "0x10", "inf", "nan(x)", "", "1e400", ".5", "1e", "0x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, n := Strtod(s)
+		if n < 0 || n > len(s) {
+			t.Fatalf("Strtod(%q) used %d bytes", s, n)
+		}
+		same := func(a, b float64) bool {
+			return a == b && math.Signbit(a) == math.Signbit(b) || math.IsNaN(a) && math.IsNaN(b)
+		}
+		if n > 0 {
+			again, m := Strtod(s[:n])
+			if m != n || !same(again, got) {
+				t.Fatalf("Strtod(%q) = %v, %d but Strtod(%q) = %v, %d", s, got, n, s[:n], again, m)
+			}
+		}
+		if want, err := strconv.ParseFloat(s, 64); err == nil && !strings.Contains(s, "_") {
+			if n != len(s) || !same(got, want) {
+				t.Fatalf("Strtod(%q) = %v, %d; ParseFloat reads %v", s, got, n, want)
+			}
+		}
+	})
+}
+
+// FuzzStrtoll checks Strtoll against strconv.ParseInt in the same way, and
+// that a count of 0 comes with the value 0.
+func FuzzStrtoll(f *testing.F) {
+	for _, s := range []string{"1", " -15", "+7", "", "99999999999999999999", "-", "0x10"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, n := Strtoll(s)
+		if n < 0 || n > len(s) || n == 0 && got != 0 {
+			t.Fatalf("Strtoll(%q) = %d, %d", s, got, n)
+		}
+		if n > 0 {
+			if again, m := Strtoll(s[:n]); m != n || again != got {
+				t.Fatalf("Strtoll(%q) = %d, %d but Strtoll(%q) = %d, %d", s, got, n, s[:n], again, m)
+			}
+		}
+		if want, err := strconv.ParseInt(s, 10, 64); err == nil && !strings.Contains(s, "_") {
+			if n != len(s) || got != want {
+				t.Fatalf("Strtoll(%q) = %d, %d; ParseInt reads %d", s, got, n, want)
+			}
+		}
+	})
 }
