@@ -167,11 +167,11 @@ func (e *rlErrors) report(t *testing.T) {
 
 // rlWaitLogCount waits up to 10s until the server's stderr has at least
 // want lines equal to line, and returns how many it has.
-func rlWaitLogCount(srv *serverProcess, line string, want int) int {
+func rlWaitLogCount(srv testServer, line string, want int) int {
 	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(line) + `$`)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		got := len(re.FindAllStringIndex(srv.stderr.String(), -1))
+		got := len(re.FindAllStringIndex(srv.Stderr(), -1))
 		if got >= want || time.Now().After(deadline) {
 			return got
 		}
