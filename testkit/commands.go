@@ -2,14 +2,45 @@ package testkit
 
 import (
 	"regexp"
-	"sync"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// scriptServers maps each running script to its server.
-var scriptServers sync.Map // *testscript.TestScript -> *Server
+// scriptState is what the commands of one script share. Each script gets
+// its own (see setup), so scripts running in parallel never see each
+// other's servers.
+type scriptState struct {
+	server *Server // the server startserver started, or nil
+}
+
+// stateKey is the key of a script's *scriptState in its Env.Values.
+type stateKey struct{}
+
+// setup is the Params.Setup of every script: it gives the script its state.
+func setup(env *testscript.Env) error {
+	env.Values[stateKey{}] = &scriptState{}
+	return nil
+}
+
+// state returns the script's state.
+func state(ts *testscript.TestScript) *scriptState {
+	s, ok := ts.Value(stateKey{}).(*scriptState)
+	if !ok {
+		ts.Fatalf("testkit: the script was not set up by testkit.Params")
+	}
+	return s
+}
+
+// scriptRegexp compiles a regexp taken from a script, in multi-line mode. A
+// bad one fails that script, with the reason, rather than panicking.
+func scriptRegexp(ts *testscript.TestScript, pattern string) *regexp.Regexp {
+	re, err := regexp.Compile("(?m)" + pattern)
+	if err != nil {
+		ts.Fatalf("bad regexp %q: %v", pattern, err)
+	}
+	return re
+}
 
 // cmdStartServer is the script command "startserver [flags]": it starts the
 // server on a free port and sets $ADDR to its address.
@@ -17,28 +48,28 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! startserver")
 	}
-	if _, ok := scriptServers.Load(ts); ok {
+	st := state(ts)
+	if st.server != nil {
 		ts.Fatalf("a server is already running")
 	}
 	p, err := StartServer(args...)
 	ts.Check(err)
-	scriptServers.Store(ts, p)
+	st.server = p
 	ts.Setenv("ADDR", p.Addr)
-	ts.Defer(func() {
-		p.kill()
-		scriptServers.Delete(ts)
-	})
+	ts.Defer(p.kill)
 }
 
 // cmdStopServer is the script command "stopserver": it stops the server
 // with SIGTERM and makes everything it printed the command's output, for
 // stdout/stderr/cmp to check. It fails unless the server exited cleanly.
+// A script may start a new server afterwards.
 func cmdStopServer(ts *testscript.TestScript, neg bool, args []string) {
-	v, ok := scriptServers.Load(ts)
-	if !ok {
+	st := state(ts)
+	p := st.server
+	if p == nil {
 		ts.Fatalf("no server running")
 	}
-	p := v.(*Server)
+	st.server = nil
 	err := p.Stop()
 	ts.Stdout().Write([]byte(p.Stdout()))
 	ts.Stderr().Write([]byte(p.Stderr()))
@@ -57,11 +88,12 @@ func cmdWaitLog(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitlog regexp")
 	}
-	v, ok := scriptServers.Load(ts)
-	if !ok {
+	re := scriptRegexp(ts, args[0])
+	p := state(ts).server
+	if p == nil {
 		ts.Fatalf("no server running")
 	}
-	ts.Check(v.(*Server).WaitLog(regexp.MustCompile("(?m)" + args[0])))
+	ts.Check(p.WaitLog(re))
 }
 
 // cmdWaitFor is the script command "waitfor regexp cmd [args...]": it runs
@@ -72,7 +104,7 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: waitfor regexp cmd [args...]")
 	}
-	re := regexp.MustCompile("(?m)" + args[0])
+	re := scriptRegexp(ts, args[0])
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		err := ts.Exec(args[1], args[2:]...)
 		out := ts.ReadFile("stdout")

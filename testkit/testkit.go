@@ -56,7 +56,9 @@ var Commands = map[string]ScriptCmd{
 	"waitfor":     cmdWaitFor,
 }
 
-// Params returns the settings for running the scripts in dir.
+// Params returns the settings for running the scripts in dir. Its Setup
+// gives each script the state the commands share; a chapter that sets its
+// own Setup must call the one it replaces.
 func Params(dir string) testscript.Params {
 	cmds := make(map[string]ScriptCmd, len(Commands))
 	for name, f := range Commands {
@@ -69,6 +71,7 @@ func Params(dir string) testscript.Params {
 		Deadline:            time.Now().Add(2 * time.Minute),
 		RequireExplicitExec: true,
 		Cmds:                cmds,
+		Setup:               setup,
 	}
 }
 

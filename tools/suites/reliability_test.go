@@ -172,17 +172,18 @@ var numbers = []string{
 // keys prefixed with its name, so nothing it sends can touch the
 // bystander's keys.
 type fuzzer struct {
-	id    int
-	ch    chapter
-	rng   *rand.Rand
-	addr  string
-	stats *fuzzStats
+	id       int
+	ch       chapter
+	rng      *rand.Rand
+	addr     string
+	deadline time.Duration // for each connection, from dial to close
+	stats    *fuzzStats
 }
 
 // fuzzStats counts what the fuzzers saw, to show that they reached the
 // server's command code and not only its framing checks.
 type fuzzStats struct {
-	replies, checked, timeouts atomic.Int64
+	replies, checked atomic.Int64
 }
 
 func (f *fuzzer) randBytes(n int) []byte {
@@ -280,7 +281,7 @@ func (f *fuzzer) plausibleFrame() []byte {
 // until the server closes it. Every reply must be one well-formed value,
 // and the replies to the known-good requests at the front must be right.
 func (f *fuzzer) round(r int) error {
-	c, err := dial(f.addr, 10*time.Second)
+	c, err := dial(f.addr, f.deadline)
 	if err != nil {
 		return err
 	}
@@ -350,8 +351,9 @@ func (f *fuzzer) round(r int) error {
 			// reset may drop a reply still in the server's send queue.
 			return nil
 		case errors.As(err, &ne) && ne.Timeout():
-			f.stats.timeouts.Add(1)
-			return nil
+			// We stopped sending and half-closed: a server that neither
+			// answers nor hangs up within the deadline has stalled.
+			return fmt.Errorf("mode %d, reply %d: the server neither replied nor closed the connection: %w", mode, i, err)
 		case err != nil:
 			return fmt.Errorf("mode %d, reply %d: %w", mode, i, err)
 		}
@@ -407,7 +409,7 @@ func randomBytesFromManyClients(t *testing.T, ch chapter) {
 		stop  = make(chan struct{})
 	)
 	for id := range fuzzers {
-		f := &fuzzer{id: id, ch: ch, rng: rand.New(rand.NewPCG(uint64(id), 42)), addr: srv.Addr, stats: &stats}
+		f := &fuzzer{id: id, ch: ch, rng: rand.New(rand.NewPCG(uint64(id), 42)), addr: srv.Addr, deadline: 10 * time.Second, stats: &stats}
 		wg.Go(func() {
 			for r := range rounds {
 				select {
@@ -425,16 +427,23 @@ func randomBytesFromManyClients(t *testing.T, ch chapter) {
 	fuzzing := make(chan struct{})
 	go func() { wg.Wait(); close(fuzzing) }()
 
-	// The bystander works until the fuzzers are done; the cap only bounds
-	// the loop should they never finish (their deadlines make them).
+	// The bystander works until the fuzzers are done. The caps only bound
+	// the loop should they not finish: every read and write of theirs has
+	// a deadline, and the first one missed ends that fuzzer.
+	const fuzzTime = 60 * time.Second
 	var bystanderErr error
+	timedOut := false
 	ops := 0
 loop:
-	for ; ops < 1_000_000; ops++ {
+	for start := time.Now(); ops < 1_000_000; ops++ {
 		select {
 		case <-fuzzing:
 			break loop
 		default:
+		}
+		if time.Since(start) > fuzzTime {
+			timedOut = true
+			break
 		}
 		bystander.SetDeadline(time.Now().Add(10 * time.Second))
 		k, v := fmt.Sprintf("bystander:live:%d", ops%50), fmt.Sprint("op ", ops)
@@ -460,8 +469,11 @@ loop:
 	if bystanderErr != nil {
 		t.Fatal(bystanderErr)
 	}
-	t.Logf("fuzzers: %d well-formed replies, %d of them to good requests checked exactly, %d connections hit their deadline; bystander: %d x 3 round trips meanwhile",
-		stats.replies.Load(), stats.checked.Load(), stats.timeouts.Load(), ops)
+	if timedOut {
+		t.Fatalf("the fuzzers had not finished after %v", fuzzTime)
+	}
+	t.Logf("fuzzers: %d well-formed replies, %d of them to good requests checked exactly; bystander: %d x 3 round trips meanwhile",
+		stats.replies.Load(), stats.checked.Load(), ops)
 
 	bystander.SetDeadline(time.Now().Add(10 * time.Second))
 	got := map[string]string{}
@@ -631,5 +643,57 @@ func badInputParallel(t *testing.T, ch chapter) {
 	bystander.SetDeadline(time.Now().Add(10 * time.Second))
 	if err := exchange(bystander, ch.req("get", "k"), ch.getReply("k", "v")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFuzzerFailsOnStall: a server that takes the fuzzer's bytes but never
+// answers nor hangs up has stalled, and the round says so rather than
+// passing. The stand-in server holds every connection open unread.
+func TestFuzzerFailsOnStall(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var (
+		mu   sync.Mutex
+		held []net.Conn
+	)
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	var stats fuzzStats
+	f := &fuzzer{ch: chapter{name: "stalling", num: 99, dialect: tagged}, rng: rand.New(rand.NewPCG(7, 7)),
+		addr: l.Addr().String(), deadline: 200 * time.Millisecond, stats: &stats}
+	stalls := 0
+	// Rounds that hang up without reading (one mode in four) pass; with
+	// this seed most of the 12 rounds read.
+	for r := range 12 {
+		err := f.round(r)
+		if err == nil {
+			continue
+		}
+		if !strings.Contains(err.Error(), "neither replied nor closed") {
+			t.Fatalf("round %d: %v; want a stall reported", r, err)
+		}
+		stalls++
+	}
+	if stalls == 0 {
+		t.Fatal("no round reported the stall")
 	}
 }
