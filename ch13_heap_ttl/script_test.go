@@ -33,6 +33,7 @@ func TestScripts(t *testing.T) {
 			"startserver": cmdStartServer,
 			"stopserver":  cmdStopServer,
 			"waitlog":     cmdWaitLog,
+			"cmpvary":     cmdCmpVary,
 			"waitfor":     cmdWaitFor,
 		},
 	})
