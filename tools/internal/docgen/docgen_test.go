@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // writeTree creates files under root; keys are slash-separated paths.
@@ -29,7 +30,7 @@ func chapter(name, adds string) map[string]string {
 		name + "/go.mod":                  "module example.com/byor/" + name + "\n",
 		name + "/README.md":               "# " + name + ": " + adds + "\n\nMore text.\n",
 		name + "/cmd/server/main.go":      "package main\n\nfunc main() {}\n",
-		name + "/testdata/script/s.txtar": "startserver\nexec client -addr $ADDR get " + name + "\nstdout '^\\(nil\\)$'\nstopserver\n",
+		name + "/testdata/script/s.txtar": "startserver\nexec client -addr $ADDR get " + name + "\ncmpvary -text stdout '(nil)'\nstopserver\n",
 	}
 }
 
@@ -221,5 +222,35 @@ func TestWriteLeavesEverythingOnError(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "diffs")); !os.IsNotExist(err) {
 		t.Errorf("diffs directory after failed Write: %v; want none", err)
+	}
+}
+
+// TestCheckRefusesIncompleteSession runs the CI check on a fixture
+// repository whose guide shows a session with a command checked only by a
+// pattern: the check must fail, naming the command, rather than show the
+// command with part of its output.
+func TestCheckRefusesIncompleteSession(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "incomplete.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	files := map[string]string{}
+	for _, f := range ar.Files {
+		files[f.Name] = string(f.Data)
+	}
+	writeTree(t, root, files)
+	dir := filepath.Join(root, "docs")
+	for name, check := range map[string]func() error{
+		"Check": func() error { _, err := Check(root, dir); return err },
+		"Write": func() error { return Write(root, dir) },
+	} {
+		err := check()
+		if err == nil || !strings.Contains(err.Error(), "session incomplete") || !strings.Contains(err.Error(), `"./client keys"`) {
+			t.Errorf("%s on an incomplete session: error %v, want one naming ./client keys", name, err)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "ch03_hello.md")); err != nil || string(got) != files["docs/ch03_hello.md"] {
+		t.Errorf("guide after the failed Write = %q, %v; want it untouched", got, err)
 	}
 }
