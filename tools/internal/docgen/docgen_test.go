@@ -101,13 +101,13 @@ func TestRegenerateFillsBlocksAndKeepsTheRest(t *testing.T) {
 		"<!-- end session -->\n"
 	want := "# Guide\n\n" +
 		"<!-- session: ch03_hello/testdata/script/s.txtar -->\n" +
-		console("$ ./client get ch03_hello", "(nil)") +
+		console("$ bin/client get ch03_hello", "(nil)") +
 		"<!-- end session -->\n" +
 		"Text between.\n\n" +
 		"```markdown\n<!-- session: nowhere.txtar -->\n```\n" +
 		"    <!-- chapter map -->\n" +
 		"<!-- session: ch06_eventloop/testdata/script/s.txtar -->\n" +
-		console("$ ./client get ch06_eventloop", "(nil)") +
+		console("$ bin/client get ch06_eventloop", "(nil)") +
 		"<!-- end session -->\n"
 	got, err := g.regenerate("guide.md", []byte(in))
 	if err != nil {
@@ -246,8 +246,8 @@ func TestCheckRefusesIncompleteSession(t *testing.T) {
 		"Write": func() error { return Write(root, dir) },
 	} {
 		err := check()
-		if err == nil || !strings.Contains(err.Error(), "session incomplete") || !strings.Contains(err.Error(), `"./client keys"`) {
-			t.Errorf("%s on an incomplete session: error %v, want one naming ./client keys", name, err)
+		if err == nil || !strings.Contains(err.Error(), "session incomplete") || !strings.Contains(err.Error(), `"bin/client keys"`) {
+			t.Errorf("%s on an incomplete session: error %v, want one naming bin/client keys", name, err)
 		}
 	}
 	if got, err := os.ReadFile(filepath.Join(dir, "ch03_hello.md")); err != nil || string(got) != files["docs/ch03_hello.md"] {

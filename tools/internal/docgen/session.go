@@ -86,7 +86,7 @@ func shellQuote(w word) string {
 type step struct {
 	line      int      // the script line of the command, for errors
 	comments  []string // the script's comment lines just before the command
-	command   string   // as typed: "./client get k"
+	command   string   // as typed: "bin/client get k"
 	negated   bool     // the command is expected to fail
 	unordered bool     // its stdout's lines may come in any order
 	stdout    []string // stdout as compared in full; nil until then
@@ -95,7 +95,7 @@ type step struct {
 
 // RenderSession turns a testscript archive into a fenced console block:
 // each client command the script runs against its server becomes a line
-// "$ ./client ARGS...", followed by everything it prints. Only full
+// "$ bin/client ARGS...", followed by everything it prints. Only full
 // comparisons tell what that is: "cmp stdout FILE", the harness's
 // "cmpvary ... stdout FILE|TEXT" (whose «name=regexp» placeholders show as
 // <name>, and whose -unordered adds "# lines in any order" to the command),
@@ -314,11 +314,15 @@ func ShowPlaceholders(line string) (string, error) {
 	return b.String() + line, nil
 }
 
+// ClientPath is where the guides have the reader build the chapter's
+// client ("go build -o bin/ ./chNN_name/cmd/..." at the repository root).
+const ClientPath = "bin/client"
+
 // clientCommand writes the client's arguments as a reader would type them,
 // leaving out the "-addr $ADDR" that points the script's client at its
 // server on a free port (the reader's server listens on the default one).
 func clientCommand(args []word) string {
-	parts := []string{"./client"}
+	parts := []string{ClientPath}
 	for i := 0; i < len(args); i++ {
 		if args[i].val == "-addr" && i+1 < len(args) && args[i+1].val == "$ADDR" {
 			i++

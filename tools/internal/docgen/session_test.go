@@ -32,9 +32,9 @@ server says: [2]
 (arr) end
 `,
 		want: console(
-			"$ ./client get k",
+			"$ bin/client get k",
 			"server says: [2] ",
-			"$ ./client keys",
+			"$ bin/client keys",
 			"(arr) len=1",
 			"(str) k",
 			"(arr) end",
@@ -69,22 +69,22 @@ cmpvary -text stdout '(str) '
 (arr) end
 `,
 		want: console(
-			"$ ./client zscore z n",
+			"$ bin/client zscore z n",
 			"(dbl) 1.5",
-			"$ ./client pttl k",
+			"$ bin/client pttl k",
 			"(int) <ms>",
-			"$ ./client hpttl h FIELDS 2 a b",
+			"$ bin/client hpttl h FIELDS 2 a b",
 			"(arr) len=2",
 			"(int) <ms>",
 			"(int) <at> and <b>",
 			"(arr) end",
-			"$ ./client keys  "+UnorderedNote,
+			"$ bin/client keys  "+UnorderedNote,
 			"(arr) len=2",
 			"(str) a",
 			"(str) b",
 			"(arr) end",
-			"$ ./client set empty ''",
-			"$ ./client get empty",
+			"$ bin/client set empty ''",
+			"$ bin/client get empty",
 			"(str) ",
 		),
 	}, {
@@ -100,9 +100,9 @@ cmp stderr usage.txt
 usage: client [-addr host:port] cmd...
 `,
 		want: console(
-			"$ ./client -addr 127.0.0.1:1",
+			"$ bin/client -addr 127.0.0.1:1",
 			"client: connect: connection refused",
-			"$ ./client -nosuchflag",
+			"$ bin/client -nosuchflag",
 			"usage: client [-addr host:port] cmd...",
 		),
 	}, {
@@ -125,9 +125,9 @@ server says: hello
 client says: hello
 `,
 		want: console(
-			"$ ./client",
+			"$ bin/client",
 			"server says: hello",
-			"$ ./client set k v",
+			"$ bin/client set k v",
 		),
 	}, {
 		name: "comments directly above a client command are kept",
@@ -150,15 +150,15 @@ exec client -addr $ADDR del k
 cmpvary -text stdout '(int) 1'
 `,
 		want: console(
-			"$ ./client set k v",
+			"$ bin/client set k v",
 			"",
 			"# Explains the next command,",
 			"# over two lines.",
-			"$ ./client get k",
+			"$ bin/client get k",
 			"(str) v",
 			"",
 			"# Explains del.",
-			"$ ./client del k",
+			"$ bin/client del k",
 			"(int) 1",
 		),
 	}, {
@@ -170,9 +170,9 @@ cmpvary -text stdout '(nil)'
 waitfor '^x$' server -addr $ADDR
 `,
 		want: console(
-			"$ ./client pexpire k 100",
+			"$ bin/client pexpire k 100",
 			"(int) 1",
-			"$ ./client get k",
+			"$ bin/client get k",
 			"(nil)",
 		),
 	}, {
@@ -189,11 +189,11 @@ exec client -addr $ADDR set glob '*' -1 1.5
 ! stdout .
 `,
 		want: console(
-			"$ ./client set k 'a value with spaces'",
-			"$ ./client set empty ''",
-			`$ ./client set q 'it'\''s'`,
-			"$ ./client zquery z 1 '' 0 10",
-			"$ ./client set glob '*' -1 1.5",
+			"$ bin/client set k 'a value with spaces'",
+			"$ bin/client set empty ''",
+			`$ bin/client set q 'it'\''s'`,
+			"$ bin/client zquery z 1 '' 0 10",
+			"$ bin/client set glob '*' -1 1.5",
 		),
 	}}
 	for _, tt := range tests {
@@ -219,7 +219,7 @@ func TestRenderSessionErrors(t *testing.T) {
 		{"placeholder without a name", "exec client get k\ncmpvary -text stdout '(int) «=1»'\n", "malformed placeholder"},
 		{"placeholder with a bad regexp", "exec client get k\ncmpvary -text stdout '(int) «ms=(»'\n", "placeholder ms"},
 		{"unknown cmpvary flag", "exec client get k\ncmpvary -x stdout f\n", "unknown flag"},
-		{"only a pattern check", "exec client -addr $ADDR get k\nstdout '^\\(nil\\)$'\n", `line 1: "./client get k": no full comparison`},
+		{"only a pattern check", "exec client -addr $ADDR get k\nstdout '^\\(nil\\)$'\n", `line 1: "bin/client get k": no full comparison`},
 		{"no check at all", "exec client -addr $ADDR get k\nexec client -addr $ADDR set k v\n! stdout .\n", "session incomplete"},
 		{"waitfor pattern only", "waitfor '^\\(nil\\)$' client get k\n", "no full comparison"},
 		{"failing client, stderr by pattern", "! exec client -x\n! stdout .\nstderr usage\n", "stderr is not compared in full"},
