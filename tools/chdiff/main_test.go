@@ -105,7 +105,7 @@ func TestCheckDocsFailsWhenStaleAndPassesAfterDocs(t *testing.T) {
 		"startserver\nexec client -addr $ADDR get k\ncmp stdout nx.out\nstopserver\n-- nx.out --\n(nil)\n")
 	dir := filepath.Join(root, "docs")
 	readme := filepath.Join(dir, "README.md")
-	guide := filepath.Join(dir, "ch02_two.md")
+	guide := filepath.Join(dir, "two.md")
 	write(t, readme, "# Docs\n\n<!-- chapter map -->\n<!-- end chapter map -->\n")
 	write(t, guide, "# ch02\n\n<!-- session: ch02_two/testdata/script/s.txtar -->\n<!-- end session -->\n")
 
@@ -148,7 +148,7 @@ func TestCheckDocsFailsWhenStaleAndPassesAfterDocs(t *testing.T) {
 func TestDocsErrorOnMissingScript(t *testing.T) {
 	root := fixture(t)
 	dir := filepath.Join(root, "docs")
-	guide := filepath.Join(dir, "ch02_two.md")
+	guide := filepath.Join(dir, "two.md")
 	write(t, guide, "<!-- session: ch02_two/testdata/script/nope.txtar -->\n<!-- end session -->\n")
 	for _, flag := range []string{"-docs", "-check-docs"} {
 		code, _, stderr := chdiff("-root", root, flag, dir)
