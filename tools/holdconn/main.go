@@ -6,7 +6,7 @@
 // the server hanging up on an idle connection.
 //
 //	go run ./tools/holdconn                       # 127.0.0.1:1234, silent
-//	go run ./tools/holdconn -send 3 -for 10s      # 3 bytes of a length prefix
+//	go run ./tools/holdconn -send 3 -for 10s      # 3 of a length prefix's 4 bytes
 package main
 
 import (
@@ -24,7 +24,7 @@ import (
 const usage = `usage: holdconn [-addr host:port] [-send N] [-for duration]
 
 Connects to the server, sends N zero bytes (default none: an idle client;
-fewer than 4 is half of a length prefix), then waits until the server closes
+fewer than 4 is part of a length prefix), then waits until the server closes
 the connection, -for has passed, or Ctrl-C. Prints one line when connected
 and one when done. Exit status: 0 when done, 1 if the connection failed,
 2 on bad usage.
