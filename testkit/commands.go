@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -115,5 +116,98 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("after 10s, %s still prints %q (error %v), not matching %q", args[1], out, err, args[0])
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// cmdCmpVary is the script command
+//
+//	cmpvary [-unordered] [-text] stdout|stderr FILE|TEXT
+//
+// It compares the whole of the last command's stdout or stderr with FILE
+// (or, with -text, with the one line TEXT; an empty TEXT means no output).
+// In the expected text, «name=regexp» stands for a part that differs from
+// run to run (a TTL, a port): it matches what regexp matches within the
+// line, and the guides show it as <name>. With -unordered the lines may
+// come in any order, for replies whose order the server does not promise.
+// "! cmpvary" succeeds when the output does not match.
+func cmdCmpVary(ts *testscript.TestScript, neg bool, args []string) {
+	usage := "usage: cmpvary [-unordered] [-text] stdout|stderr FILE|TEXT"
+	unordered, inline := false, false
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-unordered":
+			unordered = true
+		case "-text":
+			inline = true
+		default:
+			ts.Fatalf("%s", usage)
+		}
+		args = args[1:]
+	}
+	if len(args) != 2 || args[0] != "stdout" && args[0] != "stderr" {
+		ts.Fatalf("%s", usage)
+	}
+	want := args[1]
+	if inline && want != "" {
+		want += "\n"
+	} else if !inline {
+		want = ts.ReadFile(args[1])
+	}
+	got := ts.ReadFile(args[0])
+	// Each expected line becomes an anchored regexp: literal text quoted,
+	// placeholders spliced in as groups.
+	lines := func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	}
+	var res []*regexp.Regexp
+	for _, line := range lines(want) {
+		var expr strings.Builder
+		expr.WriteString("^")
+		for {
+			start := strings.Index(line, "«")
+			if start < 0 {
+				break
+			}
+			end := strings.Index(line[start:], "»")
+			if end < 0 {
+				ts.Fatalf("%s: unclosed placeholder in %q (want «name=regexp»)", args[1], line)
+			}
+			name, pattern, ok := strings.Cut(line[start+len("«"):start+end], "=")
+			if !ok || name == "" {
+				ts.Fatalf("%s: malformed placeholder in %q (want «name=regexp»)", args[1], line)
+			}
+			if _, err := regexp.Compile(pattern); err != nil {
+				ts.Fatalf("%s: placeholder %s: %v", args[1], name, err)
+			}
+			expr.WriteString(regexp.QuoteMeta(line[:start]) + "(?:" + pattern + ")")
+			line = line[start+end+len("»"):]
+		}
+		expr.WriteString(regexp.QuoteMeta(line) + "$")
+		re, err := regexp.Compile(expr.String())
+		if err != nil {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		res = append(res, re)
+	}
+	gotLines := lines(got)
+	ok := len(gotLines) == len(res) && (got == "" || strings.HasSuffix(got, "\n"))
+	used := make([]bool, len(res))
+	for i := 0; ok && i < len(gotLines); i++ {
+		ok = false
+		for j, re := range res {
+			if !used[j] && (unordered || j == i) && re.MatchString(gotLines[i]) {
+				used[j], ok = true, true
+				break
+			}
+		}
+	}
+	switch {
+	case !ok && !neg:
+		ts.Fatalf("%s does not match %s:\n--- got\n%s--- want\n%s", args[0], args[1], got, want)
+	case ok && neg:
+		ts.Fatalf("%s matches %s, unexpectedly", args[0], args[1])
 	}
 }

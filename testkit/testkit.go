@@ -53,6 +53,7 @@ var Commands = map[string]ScriptCmd{
 	"startserver": cmdStartServer,
 	"stopserver":  cmdStopServer,
 	"waitlog":     cmdWaitLog,
+	"cmpvary":     cmdCmpVary,
 	"waitfor":     cmdWaitFor,
 }
 

@@ -4,8 +4,9 @@
 // subtree's height: comparing the heights of the two children tells whether a
 // node is out of balance, and the tree keeps them within one of each other by
 // rotating. Cnt is the subtree's size: balancing does not need it, but it lets
-// chapter 11 move from a node to the one k places before or after it by rank
-// in O(log n) steps instead of walking k nodes.
+// a caller (the sorted set's range queries) move from a node to the one k
+// places before or after it by rank in O(log n) steps instead of walking k
+// nodes.
 //
 // The package only links and rebalances nodes; it never compares keys. The
 // caller walks down from the root to find an empty slot, attaches the new node

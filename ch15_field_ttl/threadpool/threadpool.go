@@ -7,14 +7,14 @@
 // long as it takes, so the book detaches a big key from the key space and
 // queues its destruction here instead; small values are destroyed inline,
 // because handing work to another thread has a cost too. (In Go the garbage
-// collector already frees memory off the event loop; the chapter README
+// collector already frees memory off the event loop; chapter 14's README
 // measures what the pool still buys.)
 //
 // In everyday Go a buffered channel read by N goroutines would be the natural
 // way to build this, since the channel already is a locked queue with
 // blocking receive. This package deliberately spells out the mutex and the
 // "not empty" condition variable instead, so that it maps one to one onto the
-// pthread design the chapter teaches (lock, wait in a loop, pop, unlock, run).
+// pthread design the book teaches (lock, wait in a loop, pop, unlock, run).
 package threadpool
 
 import "sync"
