@@ -87,6 +87,20 @@ func Start(root string, ex Exercise, dir string) ([]string, error) {
 	return stubbed, nil
 }
 
+// Solution writes the chapter of ex into dir like Start, but with nothing
+// cut: the marker lines go, the solution stays. It lets a test run an
+// exercise's tests against the solution in the same standalone layout the
+// learner gets.
+func Solution(root string, ex Exercise, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if _, err := copyChapter(filepath.Join(root, ex.Chapter), dir, ""); err != nil {
+		return err
+	}
+	return vendorRepoModules(root, dir)
+}
+
 // copyChapter copies the chapter tree src into dst, cutting exercise id
 // from its Go files and dropping every marker line. The chapter's README
 // becomes CHAPTER.md (README.md is the learner's); its LESSON file, which
