@@ -67,7 +67,8 @@ var Catalog = []Exercise{
 			{".", "^TestBadInput$"},
 		},
 		Hint: "Check that 4 bytes are there before reading each length, and that the length " +
-			"fits in what is left; compare with subtraction so a huge length cannot overflow.",
+			"fits in what is left (compare by subtraction, so a huge length cannot overflow); " +
+			"once every string is read, nothing may be left over.",
 	},
 	{
 		ID: "ch08-progressive-resize", Chapter: "ch08_hashtable", Title: "progressive resizing",

@@ -26,7 +26,11 @@ func GoTest(ctx context.Context, dir string, args ...string) (string, bool) {
 }
 
 // stubPanic matches the message of a stub that is still in place.
-var stubPanic = regexp.MustCompile(`exercise (ch[0-9]{2}-[a-z0-9-]+): implement ([^"\n]+)`)
+var stubPanic = regexp.MustCompile(`exercise (ch[0-9]{2}-[a-z0-9-]+): implement ((?:the marked part of )?[\w.]+)`)
+
+// stackLine matches the lines of a goroutine dump, which say little to a
+// learner next to the panic message and the failing test's own lines.
+var stackLine = regexp.MustCompile(`^\s*(goroutine \d+ \[|created by |[\w./*-]+\(.*\)$|/\S+\.go:\d+( \+0x[0-9a-f]+)?$|\S*_testmain\.go:)`)
 
 // Check runs an exercise directory's tests (the exercise's own first, then
 // all), then the conformance stage of its chapter against the learner's
@@ -63,6 +67,10 @@ func Check(ctx context.Context, root, dir string, w io.Writer) (bool, error) {
 		step(name, ok, out)
 	}
 	out, ok := GoTest(ctx, dir, "-timeout", "10m", "./...")
+	if !ownOK {
+		// The same failures again, mostly: keep it short.
+		out = excerpt(out, 8)
+	}
 	step("go test ./... (every test of the chapter)", ok, out)
 
 	conformOK := runConform(ctx, root, dir, meta, w, step)
@@ -127,7 +135,12 @@ func runConform(ctx context.Context, root, dir string, meta Meta, w io.Writer, s
 // excerpt keeps the lines of go test output that say what went wrong: the
 // failing tests, panics and the lines just after them, at most max lines.
 func excerpt(out string, max int) string {
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if !stackLine.MatchString(l) {
+			lines = append(lines, l)
+		}
+	}
 	var keep []string
 	follow := 0
 	for _, l := range lines {

@@ -377,7 +377,7 @@ func writeReadme(dir string, ex Exercise, stubbed []string) error {
 	for _, s := range stubbed {
 		fmt.Fprintf(&b, "- %s\n", s)
 	}
-	b.WriteString("\nEverything else in the chapter works; read the code that calls yours,\nand the doc comment above each function.\n\n")
+	b.WriteString("\nEverything else in the chapter works; read the code that calls yours,\nand the doc comment above each function. Imports that only the cut code\nused are gone too: add back what your code needs.\n\n")
 	b.WriteString("## Check your work\n\nThe tests that exercise your code first:\n\n")
 	for _, t := range ex.Tests {
 		fmt.Fprintf(&b, "    go test -run '%s' %s\n", t.Run, t.Pkg)
