@@ -169,3 +169,48 @@ func TestCatalogMatchesMarkers(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckReportsStubAndSolution(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	saved := Catalog
+	Catalog = append(Catalog[:len(Catalog):len(Catalog)], demo)
+	t.Cleanup(func() { Catalog = saved })
+	root := fakeRepo(t)
+	dir := filepath.Join(t.TempDir(), "ex")
+	if _, err := Start(root, demo, dir); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	var report strings.Builder
+	ok, err := Check(ctx, root, dir, &report)
+	if err != nil || ok {
+		t.Fatalf("Check of the stub = %v, %v; want a failure", ok, err)
+	}
+	for _, want := range []string{
+		"FAIL  go test -run '^TestQuad$' ./calc",
+		"SKIP  conformance: this repository has no tools/conform yet",
+		"0 passed, 2 failed",
+		"hint: a stub is still in place: Quad (exercise ch01-quad)",
+	} {
+		if !strings.Contains(report.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, report.String())
+		}
+	}
+
+	// The learner writes the function.
+	calc := filepath.Join(dir, "calc", "calc.go")
+	src, _ := os.ReadFile(calc)
+	fixed := strings.Replace(string(src), `panic("exercise ch01-quad: implement Quad")`, "return 4 * n", 1)
+	if err := os.WriteFile(calc, []byte(fixed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report.Reset()
+	ok, err = Check(ctx, root, dir, &report)
+	if err != nil || !ok || !strings.Contains(report.String(), "2 passed, 0 failed") {
+		t.Errorf("Check of a solved exercise = %v, %v:\n%s", ok, err, report.String())
+	}
+}
