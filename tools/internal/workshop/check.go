@@ -30,7 +30,7 @@ var stubPanic = regexp.MustCompile(`exercise (ch[0-9]{2}-[a-z0-9-]+): implement 
 
 // stackLine matches the lines of a goroutine dump, which say little to a
 // learner next to the panic message and the failing test's own lines.
-var stackLine = regexp.MustCompile(`^\s*(goroutine \d+ \[|created by |[\w./*-]+\(.*\)$|/\S+\.go:\d+( \+0x[0-9a-f]+)?$|\S*_testmain\.go:)`)
+var stackLine = regexp.MustCompile(`^\s*(goroutine \d+ \[|created by |[\w./*\[\]-]+\(.*\)$|/\S+\.go:\d+( \+0x[0-9a-f]+)?$|\S*_testmain\.go:)`)
 
 // Check runs an exercise directory's tests (the exercise's own first, then
 // all), then the conformance stage of its chapter against the learner's
