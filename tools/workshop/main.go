@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"example.com/byor/tools/internal/workshop"
 )
@@ -132,7 +133,11 @@ func check(dir string, stdout, stderr io.Writer) int {
 	if err != nil {
 		root = "" // the conformance step says it is skipped
 	}
-	ok, err := workshop.Check(context.Background(), root, dir, stdout)
+	// Generous: the tests have their own timeouts; this only ends a
+	// check that hangs for another reason.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	ok, err := workshop.Check(ctx, root, dir, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "workshop: %v\n", err)
 		return 1

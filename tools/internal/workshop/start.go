@@ -61,6 +61,14 @@ func Start(root string, ex Exercise, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	absSrc, err1 := filepath.Abs(src)
+	absDir, err2 := filepath.Abs(dir)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	if absDir == absSrc || strings.HasPrefix(absDir, absSrc+string(filepath.Separator)) {
+		return nil, fmt.Errorf("%s is inside the chapter it would copy; pick a directory outside %s", dir, src)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

@@ -102,6 +102,14 @@ func TestStartRefusesANonEmptyDirectory(t *testing.T) {
 	}
 }
 
+func TestStartRefusesADirectoryInsideTheChapter(t *testing.T) {
+	root := fakeRepo(t)
+	dir := filepath.Join(root, "ch01_demo", "mine")
+	if _, err := Start(root, demo, dir); err == nil || !strings.Contains(err.Error(), "inside the chapter") {
+		t.Fatalf("Start into the chapter itself: err = %v", err)
+	}
+}
+
 func TestStartWithoutMarkersFails(t *testing.T) {
 	root := fakeRepo(t)
 	ex := demo
