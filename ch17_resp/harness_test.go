@@ -25,11 +25,12 @@ type serverProcess struct {
 	waitErr error
 }
 
-// startServer starts the server on 127.0.0.1:0 with extra flags and waits
+// startServer starts the server on 127.0.0.1:0 (RESP too) with extra flags and waits
 // until it reports the address it is listening on.
 func startServer(args ...string) (*serverProcess, error) {
 	p := &serverProcess{exited: make(chan struct{})}
-	p.cmd = exec.Command("server", append([]string{"-addr", "127.0.0.1:0"}, args...)...)
+	// Both listeners on free ports: tests run side by side.
+	p.cmd = exec.Command("server", append([]string{"-addr", "127.0.0.1:0", "-resp-addr", "127.0.0.1:0"}, args...)...)
 	p.cmd.Stdout = &p.stdout
 	p.cmd.Stderr = &p.stderr
 	if err := p.cmd.Start(); err != nil {

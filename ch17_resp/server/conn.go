@@ -55,6 +55,9 @@ type Conn struct {
 	// When the connection was last active, and its place in gData.idleList.
 	idleStart uint64
 	idleList  dlist.DList[Conn]
+	// A connection of the RESP listener speaks Redis's protocol: set,
+	// it reads and parses requests its own way (see resp_conn.go).
+	resp *respState
 }
 
 // newConn makes the state of a new connection on fd, ready to read.
@@ -99,6 +102,10 @@ func connectionIO(conn *Conn, events uint32) {
 
 // tryFillBuffer reads what the socket has into rbuf.
 func tryFillBuffer(conn *Conn) {
+	if conn.resp != nil {
+		respFillBuffer(conn)
+		return
+	}
 	// Make room: move the bytes not yet handled (by now at most part of
 	// one request) to the front. Doing it once per read, rather than after
 	// every request, spares a read that brought many pipelined requests
@@ -166,6 +173,9 @@ func serveRequests(conn *Conn) {
 // tryOneRequest handles the request at the front of rbuf, if it is all
 // there, appending its reply to wbuf, and reports whether it did.
 func tryOneRequest(conn *Conn) bool {
+	if conn.resp != nil {
+		return respOneRequest(conn)
+	}
 	avail := conn.rbuf[conn.rbufStart:conn.rbufEnd]
 	if len(avail) < 4 {
 		return false // wait for the rest of the header

@@ -1,4 +1,5 @@
-// Package server is chapter 16's server: chapter 15's server, made fast
+// Package server is chapter 17's server: chapter 16's, which also speaks
+// Redis's own protocol (RESP) on a second listener. Chapter 16 made it fast
 // (epoll, batched reads and writes, TCP_NODELAY, no allocation per
 // request) and frugal (bounded output per client, smaller entries).
 package server
@@ -28,11 +29,12 @@ const DefaultAddr = "127.0.0.1:1234"
 func Main(args []string) int {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	addr := fs.String("addr", DefaultAddr, "`host:port` to listen on (port 0 picks a free port)")
+	respAddr := fs.String("resp-addr", DefaultRESPAddr, "`host:port` to speak Redis's protocol (RESP) on; \"\" for none")
 	idle := fs.Duration("idle-timeout", 5*time.Second, "close connections idle for this `long`")
 	gcPercent := fs.Int("gc-percent", 25, "let the heap grow this `percent` past the live data between garbage collections (as GOGC; Go's default is 100)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to `file` until the server exits (for go tool pprof)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-idle-timeout duration] [-gc-percent n] [-cpuprofile file]")
+		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-resp-addr host:port] [-idle-timeout duration] [-gc-percent n] [-cpuprofile file]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -46,6 +48,12 @@ func Main(args []string) int {
 	sa, err := sock.ParseAddr(*addr)
 	if err != nil {
 		msg("server: %v", err)
+		fs.Usage()
+		return 2
+	}
+	respSA, err := parseRESPAddr(*respAddr)
+	if err != nil {
+		msg("server: -resp-addr: %v", err)
 		fs.Usage()
 		return 2
 	}
@@ -74,6 +82,11 @@ func Main(args []string) int {
 	}
 	bound, err := sock.LocalAddr(fd)
 	if err != nil {
+		msg("server: %v", err)
+		return 1
+	}
+	// Redis's protocol, on a second listener of the same event loop.
+	if err := respListen(respSA); err != nil {
 		msg("server: %v", err)
 		return 1
 	}
@@ -154,6 +167,9 @@ func serve(fd int) error {
 	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		return os.NewSyscallError("epoll_ctl", err)
 	}
+	if err := respRegister(epfd); err != nil {
+		return err
+	}
 
 	events := make([]unix.EpollEvent, kMaxEvents)
 	for {
@@ -166,10 +182,14 @@ func serve(fd int) error {
 			return os.NewSyscallError("epoll_wait", err)
 		}
 
-		listenerReady := false
+		listenerReady, respListenerReady := false, false
 		for _, ev := range events[:n] {
 			if int(ev.Fd) == fd {
 				listenerReady = true
+				continue
+			}
+			if int(ev.Fd) == respListenFd {
+				respListenerReady = true
 				continue
 			}
 			conn := gData.fd2conn[ev.Fd]
@@ -187,6 +207,9 @@ func serve(fd int) error {
 
 		if listenerReady {
 			acceptNewConn(fd)
+		}
+		if respListenerReady {
+			acceptNewConn(respListenFd)
 		}
 	}
 }
@@ -263,6 +286,9 @@ func acceptNewConn(fd int) {
 		return
 	}
 	conn := newConn(connfd)
+	if fd == respListenFd {
+		conn.resp = newRESPState()
+	}
 	// Register the connection once; connWatch changes its events later.
 	conn.events = connEvents(conn)
 	ev := unix.EpollEvent{Events: conn.events, Fd: int32(connfd)}
