@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -156,7 +157,7 @@ func respOneRequest(conn *Conn) bool {
 		return false
 	}
 	if err != nil {
-		respProtocolError(conn, err.(*resp.ProtocolError).Msg)
+		respProtocolError(conn, strings.TrimPrefix(err.Error(), "Protocol error: "))
 		return false
 	}
 	gData.args = cmd
