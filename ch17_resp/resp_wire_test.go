@@ -125,3 +125,21 @@ func TestRESPErrorsChangeNothing(t *testing.T) {
 	respExchange(t, c, r, "SELECT 1\r\n", "-ERR DB index is out of range\r\n")
 	respExchange(t, c, r, "DBSIZE\r\n", ":1\r\n")
 }
+
+// TestRESPLargeValues: a request far larger than the book's 4 KiB messages
+// grows the connection's buffer and goes through whole; a reply over the
+// RESP reply cap is refused with an error, and the connection goes on.
+func TestRESPLargeValues(t *testing.T) {
+	p := startTestServer(t)
+	c := respDial(t, p)
+	r := bufio.NewReader(c)
+	big := strings.Repeat("abcdefgh", 50_000) // 400,000 bytes
+	respExchange(t, c, r, "*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$400000\r\n"+big+"\r\n", "+OK\r\n")
+	respExchange(t, c, r, "GET big\r\nSTRLEN_IS_NOT_HERE\r\n",
+		"$400000\r\n"+big+"\r\n-ERR unknown command 'STRLEN_IS_NOT_HERE', with args beginning with: \r\n")
+	// Two values of 400,000 bytes in one hash: HGETALL's reply is over
+	// 512 KiB.
+	respExchange(t, c, r, "*4\r\n$4\r\nHSET\r\n$1\r\nh\r\n$1\r\na\r\n$400000\r\n"+big+"\r\n", ":1\r\n")
+	respExchange(t, c, r, "*4\r\n$4\r\nHSET\r\n$1\r\nh\r\n$1\r\nb\r\n$400000\r\n"+big+"\r\n", ":1\r\n")
+	respExchange(t, c, r, "HGETALL h\r\nPING\r\n", "-ERR response is too big\r\n+PONG\r\n")
+}

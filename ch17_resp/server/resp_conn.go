@@ -171,6 +171,9 @@ func respOneRequest(conn *Conn) bool {
 	if len(conn.wbuf)-start > kRESPMaxReply {
 		conn.wbuf = resp.AppendError(conn.wbuf[:start], "ERR response is too big")
 	}
+	if cap(st.scratch) > kRESPBufSize {
+		st.scratch = nil // do not keep a large reply's memory per connection
+	}
 	return true
 }
 
