@@ -25,8 +25,8 @@ type serverProcess struct {
 	waitErr error
 }
 
-// startServer starts the server on 127.0.0.1:0 (RESP too) with extra flags and waits
-// until it reports the address it is listening on.
+// startServer starts the server on 127.0.0.1:0, its RESP listener too, with
+// extra flags and waits until it reports the address it is listening on.
 func startServer(args ...string) (*serverProcess, error) {
 	p := &serverProcess{exited: make(chan struct{})}
 	// Both listeners on free ports: tests run side by side.
