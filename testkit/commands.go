@@ -211,3 +211,10 @@ func cmdCmpVary(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s matches %s, unexpectedly", args[0], args[1])
 	}
 }
+
+// ScriptServer returns the server the script's startserver started, or nil
+// if none is running. A chapter's own script commands use it to learn more
+// about the server than $ADDR says.
+func ScriptServer(ts *testscript.TestScript) *Server {
+	return state(ts).server
+}

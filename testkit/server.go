@@ -26,11 +26,18 @@ type Server struct {
 	waitErr error
 }
 
-// StartServer starts the server on 127.0.0.1:0 with extra flags and waits
-// until it reports the address it is listening on.
+// ServerArgs are flags given to every server StartServer starts, before the
+// caller's. A chapter whose server opens more listeners than -addr sets
+// them in its TestMain so that those listeners take free ports too, and
+// tests can run side by side.
+var ServerArgs []string
+
+// StartServer starts the server on 127.0.0.1:0 with ServerArgs and then
+// args as flags, and waits until it reports the address it is listening on.
 func StartServer(args ...string) (*Server, error) {
 	p := &Server{exited: make(chan struct{})}
-	p.cmd = exec.Command(ServerProgram, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
+	argv := append([]string{"-addr", "127.0.0.1:0"}, ServerArgs...)
+	p.cmd = exec.Command(ServerProgram, append(argv, args...)...)
 	p.cmd.Stdout = &p.stdout
 	p.cmd.Stderr = &p.stderr
 	if err := p.cmd.Start(); err != nil {

@@ -95,7 +95,8 @@ type step struct {
 
 // RenderSession turns a testscript archive into a fenced console block:
 // each client command the script runs against its server becomes a line
-// "$ bin/client ARGS...", followed by everything it prints. Only full
+// "$ bin/client ARGS..." (or "$ redis-cli ARGS..." for Redis's client),
+// followed by everything it prints. Only full
 // comparisons tell what that is: "cmp stdout FILE", the harness's
 // "cmpvary ... stdout FILE|TEXT" (whose «name=regexp» placeholders show as
 // <name>, and whose -unordered adds "# lines in any order" to the command),
@@ -150,6 +151,9 @@ func RenderSession(archive []byte) (string, error) {
 		switch name := ws[0].val; {
 		case name == "exec" && len(args) > 0 && args[0].val == "client":
 			cur = &step{line: n + 1, comments: above, command: clientCommand(args[1:]), negated: negated}
+			steps = append(steps, cur)
+		case name == "exec" && len(args) > 0 && args[0].val == "redis-cli":
+			cur = &step{line: n + 1, comments: above, command: redisCLICommand(args[1:]), negated: negated}
 			steps = append(steps, cur)
 		case name == "waitfor" && len(args) > 1 && args[1].val == "client":
 			cur = &step{line: n + 1, comments: above, command: clientCommand(args[2:])}
@@ -325,6 +329,31 @@ func clientCommand(args []word) string {
 	parts := []string{ClientPath}
 	for i := 0; i < len(args); i++ {
 		if args[i].val == "-addr" && i+1 < len(args) && args[i+1].val == "$ADDR" {
+			i++
+			continue
+		}
+		parts = append(parts, shellQuote(args[i]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// RESPPort is the port a redis-cli session is shown talking to: the
+// default of the server's -resp-addr, where scripts use a free port.
+const RESPPort = "6380"
+
+// redisCLICommand renders the arguments of "exec redis-cli" as a reader
+// would type them against a server started with its defaults: the
+// script's free port becomes RESPPort, and -h $RESP_HOST (loopback,
+// redis-cli's default anyway) is left out.
+func redisCLICommand(args []word) string {
+	parts := []string{"redis-cli"}
+	for i := 0; i < len(args); i++ {
+		if i+1 < len(args) && args[i].val == "-h" && args[i+1].val == "$RESP_HOST" {
+			i++
+			continue
+		}
+		if i+1 < len(args) && args[i].val == "-p" && args[i+1].val == "$RESP_PORT" {
+			parts = append(parts, "-p", RESPPort)
 			i++
 			continue
 		}

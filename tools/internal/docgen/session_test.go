@@ -40,6 +40,27 @@ server says: [2]
 			"(arr) end",
 		),
 	}, {
+		name: "redis-cli is shown on the default RESP port",
+		script: `startserver
+exec redis-cli -p $RESP_PORT set k 'a b'
+cmpvary -text stdout 'OK'
+exec redis-cli -3 -h $RESP_HOST -p $RESP_PORT get k
+cmp stdout get.out
+exec client -addr $ADDR get k
+cmpvary -text stdout '(str) a b'
+
+-- get.out --
+a b
+`,
+		want: console(
+			"$ redis-cli -p 6380 set k 'a b'",
+			"OK",
+			"$ redis-cli -3 -p 6380 get k",
+			"a b",
+			"$ bin/client get k",
+			"(str) a b",
+		),
+	}, {
 		name: "cmpvary shows placeholders as <name>, pattern checks add nothing",
 		script: `startserver
 exec client -addr $ADDR zscore z n
