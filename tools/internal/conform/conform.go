@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +54,11 @@ type Config struct {
 	SkipSlow bool
 	// Out receives the report; nil means os.Stdout.
 	Out io.Writer
+	// Match, if set, runs only the checks whose name contains it.
+	Match string
+	// MaxCheckTime, if set, caps every check's time limit (tests use it
+	// to make a server that hangs fail quickly).
+	MaxCheckTime time.Duration
 	// StartTimeout bounds how long a started server may take to accept
 	// connections; 0 means 60 s.
 	StartTimeout time.Duration
@@ -212,6 +216,9 @@ func runStage(cfg *Config, st *Stage, sum *Summary) (bool, error) {
 	defer tg.stop()
 	failed := false
 	for _, ck := range st.Checks(cfg) {
+		if cfg.Match != "" && !strings.Contains(ck.Name, cfg.Match) {
+			continue
+		}
 		r := Result{Stage: st.ID, Check: ck.Name}
 		switch {
 		case ck.Slow && cfg.SkipSlow:
@@ -249,6 +256,9 @@ func runCheck(cfg *Config, st *Stage, ck Check, tg *target) Result {
 	if timeout == 0 {
 		timeout = 30 * time.Second
 	}
+	if cfg.MaxCheckTime > 0 && timeout > cfg.MaxCheckTime {
+		timeout = cfg.MaxCheckTime
+	}
 	e := &Env{
 		Addr:     tg.addr(),
 		stage:    st,
@@ -270,6 +280,14 @@ func runCheck(cfg *Config, st *Stage, ck Check, tg *target) Result {
 	}
 	err := ck.Run(e)
 	close(done)
+	if err != nil && tg.proc != nil {
+		// A connection may see the server's death before the watcher.
+		select {
+		case <-tg.proc.Exited():
+			e.serverDied()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 	e.closeAll()
 	if err == nil {
 		if len(e.warnings) > 0 {
@@ -364,22 +382,5 @@ func FindRoot() string {
 			return ""
 		}
 		dir = parent
-	}
-}
-
-// waitAccepting waits until addr accepts a connection (for -addr with a
-// server the caller started).
-func waitAccepting(addr string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -265,7 +265,14 @@ func (e *Env) Res(status uint32, data string) []byte {
 	return append(le32(status), data...)
 }
 
-func (e *Env) tags() wire.Tags { return e.stage.Tags }
+// tags is the stage's tag numbering; the newer edition numbers arrays 5
+// and doubles 4 from chapter 09 on.
+func (e *Env) tags() wire.Tags {
+	if e.newer() {
+		return wire.Tags11
+	}
+	return e.stage.Tags
+}
 
 // Nil, Err, Str, Int, Dbl and Arr are serialized reply bodies (chapter 09
 // on), with the stage's tag numbering.

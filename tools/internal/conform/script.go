@@ -427,4 +427,3 @@ func readAll(c *Conn, buf []byte) (int, error) {
 	}
 	return n, nil
 }
-
