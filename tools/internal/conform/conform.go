@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,6 +144,13 @@ func Run(cfg Config, ids []string, stopAtFailure bool) (*Summary, error) {
 			return nil, fmt.Errorf("unknown stage %q (known: %s)", id, strings.Join(StageIDs(), " "))
 		}
 		stages = append(stages, st)
+	}
+	if len(cfg.Server) == 0 {
+		c, err := net.DialTimeout("tcp", cfg.Addr, 10*time.Second)
+		if err != nil {
+			return nil, fmt.Errorf("no server accepts connections on %s (%v); start one, or give -server", cfg.Addr, err)
+		}
+		c.Close()
 	}
 	sum := &Summary{}
 	for _, st := range stages {

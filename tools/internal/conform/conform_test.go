@@ -189,6 +189,30 @@ func TestFaults(t *testing.T) {
 			t.Errorf("a dead server was noticed only after %v", d)
 		}
 	})
+	t.Run("the book's pipelining hang is a warning", func(t *testing.T) {
+		t.Parallel()
+		cfg := Config{Server: fakeServer("bookhang"), Match: "pipelining: 2000"}
+		sum, out := run(t, cfg, "ch09")
+		if sum.Failed || sum.Count(Warned) != 1 || !strings.Contains(out, "pipelining hang") {
+			t.Errorf("without -strict, want one warning and no failure:\n%s", out)
+		}
+		cfg.Strict = true
+		if sum, out := run(t, cfg, "ch09"); !sum.Failed || !strings.Contains(out, "WARNING") {
+			t.Errorf("with -strict, want the warning to fail:\n%s", out)
+		}
+	})
+	t.Run("a command without {addr} is waited for on Addr", func(t *testing.T) {
+		t.Parallel()
+		addr, err := serverproc.FreeAddr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := server(t, "ch07")
+		sum, out := run(t, Config{Server: []string{cmd[0], "-addr", addr}, Addr: addr, Match: "set, get, del"}, "ch07")
+		if sum.Failed || sum.Count(OK) != 1 {
+			t.Errorf("server started on a fixed -addr:\n%s", out)
+		}
+	})
 	t.Run("plain addr skips fresh checks", func(t *testing.T) {
 		t.Parallel()
 		buildServers(t)

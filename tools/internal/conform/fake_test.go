@@ -30,6 +30,9 @@ import (
 //	notimeout  2023 edition without the idle timeout
 //	hang       2023 edition that never answers keys
 //	crash      2023 edition that exits on keys
+//	bookhang   2023 edition with the book's pipelining hang, roughly: after
+//	           500 replies it leaves the requests it has buffered alone
+//	           until more bytes arrive
 
 type fake struct {
 	mode    string
@@ -70,6 +73,10 @@ func fakeMain() bool {
 
 func (f *fake) serve(c net.Conn) {
 	defer c.Close()
+	if f.mode == "bookhang" {
+		f.serveBookHang(c)
+		return
+	}
 	r := bufio.NewReader(c)
 	idle := f.mode != "notimeout"
 	for {
@@ -233,4 +240,46 @@ func (f *fake) do(args []string) []byte {
 		return wire.AppendErr(nil, 2, "Unknown cmd")
 	}
 	return wire.AppendErr(nil, 1, "Unknown cmd")
+}
+
+// serveBookHang answers requests from its own buffer like the book's loop,
+// but after its 500th reply it leaves the requests it holds alone until a
+// read brings new bytes after a silence (the client has sent everything
+// and waits), as the book's code does after a write that would block.
+func (f *fake) serveBookHang(c net.Conn) {
+	var buf []byte
+	tmp := make([]byte, 64<<10)
+	replies := 0
+	hung := false
+	for {
+		start := time.Now()
+		n, err := c.Read(tmp)
+		if err != nil {
+			return
+		}
+		buf = append(buf, tmp[:n]...)
+		if hung && time.Since(start) < time.Second {
+			continue
+		}
+		hung = false
+		for len(buf) >= 4 && !hung {
+			l := int(binary.LittleEndian.Uint32(buf))
+			if l > f.maxMsg {
+				return
+			}
+			if len(buf) < 4+l {
+				break
+			}
+			args, err := parseArgs(buf[4 : 4+l])
+			if err != nil {
+				return
+			}
+			buf = buf[4+l:]
+			if _, err := c.Write(wire.AppendFrame(nil, f.do(args))); err != nil {
+				return
+			}
+			replies++
+			hung = replies == 500
+		}
+	}
 }
