@@ -206,10 +206,14 @@ func framingChecks(st *Stage) []Check {
 // echoChecks are the checks of the framed text protocol (ch04, ch06).
 func echoChecks(st *Stage, cfg *Config) []Check {
 	newerMsg := cfg.Edition == EditionNewer && st.Num >= 6
+	maxName, maxHint := "a message of k_max_msg (4096) bytes is served", "k_max_msg bounds the body, not counting the 4-byte length"
+	if newerMsg {
+		maxName, maxHint = "a message above 4096 bytes is served (newer edition: k_max_msg is 32 MiB)", "the newer edition raises k_max_msg to 32 MiB from chapter 06"
+	}
 	out := []Check{
 		{
-			Name: "a message of k_max_msg bytes is served",
-			Hint: "k_max_msg bounds the body, not counting the 4-byte length",
+			Name: maxName,
+			Hint: maxHint,
 			Run: func(e *Env) error {
 				c, err := e.Dial()
 				if err != nil {
@@ -466,10 +470,16 @@ func commandChecks(st *Stage, cfg *Config) []Check {
 			},
 		})
 	}
+	maxName, maxHint := "a request of exactly k_max_msg (4096) bytes is served", "k_max_msg bounds the request body, not counting its 4-byte length"
+	argsHint := "k_max_args (1024) bounds nstr; a 4096-byte message holds at most 1023 empty strings"
+	if newer {
+		maxName, maxHint = "a request above 4096 bytes is served (newer edition: k_max_msg is 32 MiB)", "the newer edition raises k_max_msg to 32 MiB from chapter 06"
+		argsHint = "the newer edition's k_max_args is 200000"
+	}
 	out = append(out,
 		Check{
-			Name: "a request of exactly k_max_msg bytes is served",
-			Hint: "k_max_msg (4096) bounds the request body, not counting its 4-byte length",
+			Name: maxName,
+			Hint: maxHint,
 			Run: func(e *Env) error {
 				c, err := e.Dial()
 				if err != nil {
@@ -497,7 +507,7 @@ func commandChecks(st *Stage, cfg *Config) []Check {
 		},
 		Check{
 			Name:       "the argument limit: the most strings a message holds are parsed (an unknown command)",
-			Hint:       "k_max_args bounds nstr; with 4096-byte messages at most 1023 empty strings fit",
+			Hint:       argsHint,
 			Unverified: newer,
 			Run: func(e *Env) error {
 				c, err := e.Dial()

@@ -357,14 +357,14 @@ func runClient(e *Env, st step) (out string, req, raw []byte, err error) {
 	defer c.Close()
 	switch e.stage.Kind {
 	case kindHello:
-		// Say hello, print what comes back (one read of up to 64 bytes
-		// in the book; here everything until the server hangs up).
+		// Say hello and print what one read of up to 64 bytes brings,
+		// as the book's client does.
 		req = []byte("hello")
 		if err := c.Send(req); err != nil {
 			return "", req, nil, err
 		}
 		buf := make([]byte, 64)
-		n, rerr := readAll(c, buf)
+		n, rerr := c.c.Read(buf)
 		if n == 0 {
 			return "", req, nil, c.readErr("reading the reply", rerr)
 		}
@@ -415,17 +415,4 @@ func runClient(e *Env, st step) (out string, req, raw []byte, err error) {
 		s = fmt.Sprintf("undecodable reply (%v): %x\n", rerr, clip(body))
 	}
 	return s, req, body, nil
-}
-
-// readAll reads into buf until it is full or the peer stops sending.
-func readAll(c *Conn, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := c.c.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
