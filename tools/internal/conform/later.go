@@ -531,3 +531,70 @@ func outputChecks(st *Stage, cfg *Config) []Check {
 		},
 	}}
 }
+
+// resizeChecks: chapter 08's hashtable resizes progressively; every key
+// must stay reachable while it does.
+func resizeChecks(st *Stage, cfg *Config) []Check {
+	return []Check{{
+		Name:    "20000 keys set, read back, half deleted: every key stays reachable while the table resizes",
+		Hint:    "during progressive resizing, lookups and deletes must search both tables",
+		Timeout: 120 * time.Second,
+		Run: func(e *Env) error {
+			c, err := e.Dial()
+			if err != nil {
+				return err
+			}
+			const n, batch = 20000, 1000
+			key := func(i int) string { return fmt.Sprintf("conform:many:%d", i) }
+			pass := func(what string, req func(i int) []string, want func(i int) []byte) error {
+				for start := 0; start < n; start += batch {
+					var all []byte
+					for i := start; i < start+batch; i++ {
+						all = append(all, e.Req(req(i)...)...)
+					}
+					if err := c.Send(all); err != nil {
+						return err
+					}
+					for i := start; i < start+batch; i++ {
+						if err := c.Expect(e.Req(req(i)...), want(i)); err != nil {
+							return fmt.Errorf("%s, key %d: %v", what, i, err)
+						}
+					}
+				}
+				return nil
+			}
+			if err := pass("set", func(i int) []string { return []string{"set", key(i), fmt.Sprint(i)} },
+				func(int) []byte { return e.okSet() }); err != nil {
+				return err
+			}
+			if err := pass("get", func(i int) []string { return []string{"get", key(i)} },
+				func(i int) []byte { return e.value(fmt.Sprint(i)) }); err != nil {
+				return err
+			}
+			if err := pass("del even", func(i int) []string {
+				if i%2 == 0 {
+					return []string{"del", key(i)}
+				}
+				return []string{"get", key(i)}
+			}, func(i int) []byte {
+				if i%2 == 0 {
+					return e.deleted(true)
+				}
+				return e.value(fmt.Sprint(i))
+			}); err != nil {
+				return err
+			}
+			if err := pass("get after del", func(i int) []string { return []string{"get", key(i)} },
+				func(i int) []byte {
+					if i%2 == 0 {
+						return e.missing()
+					}
+					return e.value(fmt.Sprint(i))
+				}); err != nil {
+				return err
+			}
+			return pass("del odd", func(i int) []string { return []string{"del", key(i)} },
+				func(i int) []byte { return e.deleted(i%2 == 1) })
+		},
+	}}
+}

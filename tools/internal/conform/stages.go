@@ -59,7 +59,7 @@ var stages = []*Stage{
 	{ID: "ch04", Num: 4, Dir: "ch04_protocol", Title: "length-prefixed messages", Section: "04. Protocol Parsing", Kind: kindEcho},
 	{ID: "ch06", Num: 6, Dir: "ch06_eventloop", Title: "the event loop", Section: "06. The Event Loop Implementation", Kind: kindEcho, Pipelined: true},
 	{ID: "ch07", Num: 7, Dir: "ch07_basic", Title: "get, set, del", Section: "07. Basic Server: get, set, del", Kind: kindStatus, Pipelined: true},
-	{ID: "ch08", Num: 8, Dir: "ch08_hashtable", Title: "the hashtable", Section: "08. Data Structure: Hashtables", Kind: kindStatus, Pipelined: true},
+	{ID: "ch08", Num: 8, Dir: "ch08_hashtable", Title: "the hashtable", Section: "08. Data Structure: Hashtables", Kind: kindStatus, Pipelined: true, extra: resizeChecks},
 	{ID: "ch09", Num: 9, Dir: "ch09_serialize", Title: "serialized replies", Section: "09. Data Serialization", Kind: kindSer, Pipelined: true, Tags: wire.Tags09},
 	{ID: "ch10", Num: 10, Dir: "ch10_avl", Title: "the AVL tree (no wire change)", Section: "10. The AVL Tree: Implementation & Testing", Kind: kindSer, Pipelined: true, Tags: wire.Tags09},
 	{ID: "ch11", Num: 11, Dir: "ch11_zset", Title: "sorted sets", Section: "11. The AVL Tree and the Sorted Set", Kind: kindSer, Pipelined: true, Tags: wire.Tags11, extra: zsetChecks},
