@@ -3,8 +3,11 @@ module example.com/byor/ch03_hello
 go 1.26.0
 
 require (
-	github.com/rogpeppe/go-internal v1.16.0
+	example.com/byor/testkit v0.0.0
 	golang.org/x/sys v0.49.0
 )
 
-require golang.org/x/tools v0.26.0 // indirect
+require (
+	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
+)

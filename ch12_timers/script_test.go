@@ -1,11 +1,10 @@
 package chapter_test
 
 import (
-	"os"
+	"regexp"
 	"testing"
-	"time"
 
-	"github.com/rogpeppe/go-internal/testscript"
+	"example.com/byor/testkit"
 
 	"example.com/byor/ch12_timers/client"
 	"example.com/byor/ch12_timers/server"
@@ -14,25 +13,23 @@ import (
 // TestMain lets the test binary double as the chapter's server and client,
 // so scripts run the real programs as "exec server" and "exec client".
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"server": func() { os.Exit(server.Main(os.Args[1:])) },
-		"client": func() { os.Exit(client.Main(os.Args[1:])) },
-	})
+	testkit.Main(m, testkit.Programs{"server": server.Main, "client": client.Main})
 }
 
 // TestScripts replays the sessions in testdata/script: each starts the
 // server, runs the client and compares what both print with the book.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
-		// A client stuck waiting for a reply is killed, and its script
-		// failed, after this rather than at the end of go test's timeout.
-		Deadline:            time.Now().Add(2 * time.Minute),
-		RequireExplicitExec: true,
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"startserver": cmdStartServer,
-			"stopserver":  cmdStopServer,
-			"waitlog":     cmdWaitLog,
-		},
-	})
+	testkit.Run(t, "testdata/script")
 }
+
+// startTestServer starts the chapter's server for a Go test that talks to
+// it over a socket, and stops it when the test ends.
+func startTestServer(t *testing.T, args ...string) testServer {
+	return testServer{testkit.StartTestServer(t, args...)}
+}
+
+// testServer is a running server, with the lower-case waitLog the chapter's
+// older tests call.
+type testServer struct{ *testkit.Server }
+
+func (s testServer) waitLog(re *regexp.Regexp) error { return s.WaitLog(re) }

@@ -27,8 +27,8 @@ func TestIdleTimeout(t *testing.T) {
 	expectClosed(t, silent)
 	expectClosed(t, truncated)
 	removed := regexp.MustCompile(`(?m)^removing idle connection: \d+$`)
-	if got := len(removed.FindAllString(srv.stdout.String(), -1)); got != 2 {
-		t.Errorf("server reported %d idle connections removed, want 2:\n%s", got, srv.stdout.String())
+	if got := len(removed.FindAllString(srv.Stdout(), -1)); got != 2 {
+		t.Errorf("server reported %d idle connections removed, want 2:\n%s", got, srv.Stdout())
 	}
 	exchange(t, chatty, serStr("v"), "get", "k")
 }

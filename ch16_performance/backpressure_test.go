@@ -67,7 +67,7 @@ func raceEnabled() bool {
 // set here well above the time the client stalls.
 func TestNeverReadingClient(t *testing.T) {
 	srv := startTestServer(t, "-idle-timeout", "60s")
-	pid := srv.cmd.Process.Pid
+	pid := srv.Pid()
 	val := strings.Repeat("v", 4000)
 	other := dialRaw(t, srv.Addr)
 	exchange(t, other, serNil(), "set", "big", val)

@@ -36,7 +36,7 @@ func TestMemoryPerKey(t *testing.T) {
 	}
 	const keys, limit = 1_000_000, 160
 	srv := startTestServer(t, "-idle-timeout", "60s")
-	pid := srv.cmd.Process.Pid
+	pid := srv.Pid()
 	c := dialRaw(t, srv.Addr)
 	c.SetDeadline(time.Now().Add(2 * time.Minute))
 	base := vmRSS(t, pid)

@@ -20,7 +20,7 @@ func TestAcceptedSocketsHaveNoDelay(t *testing.T) {
 	srv := startTestServer(t)
 	c := dialRaw(t, srv.Addr)
 	exchange(t, c, serNil(), "set", "k", "v") // the connection is accepted
-	pid := srv.cmd.Process.Pid
+	pid := srv.Pid()
 
 	pidfd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {

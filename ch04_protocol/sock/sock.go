@@ -122,6 +122,7 @@ func Write(fd int, buf []byte) (int, error) {
 // returns io.EOF if the peer closed before sending anything, and
 // io.ErrUnexpectedEOF if it closed part-way.
 func ReadFull(fd int, buf []byte) error {
+	// exercise: ch04-framing
 	for got := 0; got < len(buf); {
 		n, err := Read(fd, buf[got:])
 		if err != nil {
@@ -136,10 +137,12 @@ func ReadFull(fd int, buf []byte) error {
 		got += n
 	}
 	return nil
+	// end exercise: ch04-framing
 }
 
 // WriteAll writes all of buf, looping over short writes.
 func WriteAll(fd int, buf []byte) error {
+	// exercise: ch04-framing
 	for len(buf) > 0 {
 		n, err := Write(fd, buf)
 		if err != nil {
@@ -148,4 +151,5 @@ func WriteAll(fd int, buf []byte) error {
 		buf = buf[n:]
 	}
 	return nil
+	// end exercise: ch04-framing
 }

@@ -63,6 +63,7 @@ func handleStateReq(conn *Conn) {
 // tryFillBuffer reads what the socket has into rbuf and handles every
 // complete request in it. It reports whether to keep reading.
 func tryFillBuffer(conn *Conn) bool {
+	// exercise: ch06-state-machine
 	n, err := sock.Read(conn.fd, conn.rbuf[conn.rbufSize:])
 	if errors.Is(err, unix.EAGAIN) {
 		return false // drained the socket; poll() says when there is more
@@ -88,11 +89,13 @@ func tryFillBuffer(conn *Conn) bool {
 	for tryOneRequest(conn) {
 	}
 	return conn.state == stateReq
+	// end exercise: ch06-state-machine
 }
 
 // tryOneRequest handles the request at the front of rbuf, if it is all
 // there, and reports whether to look for another.
 func tryOneRequest(conn *Conn) bool {
+	// exercise: ch06-state-machine
 	if conn.rbufSize < 4 {
 		return false // wait for the rest of the header
 	}
@@ -121,6 +124,7 @@ func tryOneRequest(conn *Conn) bool {
 	conn.state = stateRes
 	handleStateRes(conn)
 	return conn.state == stateReq
+	// end exercise: ch06-state-machine
 }
 
 func handleStateRes(conn *Conn) {
@@ -131,6 +135,7 @@ func handleStateRes(conn *Conn) {
 // tryFlushBuffer writes what it can of wbuf and reports whether to try
 // again. Once the response is all sent the connection reads again.
 func tryFlushBuffer(conn *Conn) bool {
+	// exercise: ch06-state-machine
 	n, err := sock.Write(conn.fd, conn.wbuf[conn.wbufSent:conn.wbufSize])
 	if errors.Is(err, unix.EAGAIN) {
 		return false // the socket buffer is full; poll() says when it drains
@@ -148,4 +153,5 @@ func tryFlushBuffer(conn *Conn) bool {
 		return false
 	}
 	return true
+	// end exercise: ch06-state-machine
 }

@@ -1,5 +1,5 @@
-// Package client is chapter 07's client: it sends the command given on its
-// command line, such as "set k v", and prints the reply's status and data.
+// Package client sends the command given on its command line, such as
+// "set k v", as one request and prints the reply's status and data.
 package client
 
 import (

@@ -38,6 +38,7 @@ func EncodeReq(cmd []string) []byte {
 // exactly nstr strings: too many, one running past the end, or bytes left
 // over are all errors, and the server drops the connection.
 func ParseReq(data []byte) ([]string, error) {
+	// exercise: ch07-parse-request
 	if len(data) < 4 {
 		return nil, ErrTruncated
 	}
@@ -62,4 +63,5 @@ func ParseReq(data []byte) ([]string, error) {
 		return nil, ErrTrailing
 	}
 	return out, nil
+	// end exercise: ch07-parse-request
 }

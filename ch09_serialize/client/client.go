@@ -1,6 +1,6 @@
-// Package client is chapter 09's client: it sends the command given on its
-// command line, such as "set k v", and prints the serialized reply, one
-// line per value, as (nil), (err), (str), (int) or (arr).
+// Package client sends the command given on its command line, such as
+// "set k v", as one request and prints the serialized reply, one line per
+// value, as (nil), (err), (str), (int) or (arr).
 package client
 
 import (

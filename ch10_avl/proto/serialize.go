@@ -25,33 +25,43 @@ const (
 
 // OutNil appends a nil.
 func OutNil(out []byte) []byte {
+	// exercise: ch09-serialize
 	return append(out, SerNil)
+	// end exercise: ch09-serialize
 }
 
 // OutStr appends a string.
 func OutStr(out []byte, val string) []byte {
+	// exercise: ch09-serialize
 	out = append(out, SerStr)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(val)))
 	return append(out, val...)
+	// end exercise: ch09-serialize
 }
 
 // OutInt appends a 64-bit integer.
 func OutInt(out []byte, val int64) []byte {
+	// exercise: ch09-serialize
 	out = append(out, SerInt)
 	return binary.LittleEndian.AppendUint64(out, uint64(val))
+	// end exercise: ch09-serialize
 }
 
 // OutErr appends an error code and message.
 func OutErr(out []byte, code int32, msg string) []byte {
+	// exercise: ch09-serialize
 	out = append(out, SerErr)
 	out = binary.LittleEndian.AppendUint32(out, uint32(code))
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(msg)))
 	return append(out, msg...)
+	// end exercise: ch09-serialize
 }
 
 // OutArr appends the header of an array of n values; the caller appends
 // the values after it.
 func OutArr(out []byte, n uint32) []byte {
+	// exercise: ch09-serialize
 	out = append(out, SerArr)
 	return binary.LittleEndian.AppendUint32(out, n)
+	// end exercise: ch09-serialize
 }

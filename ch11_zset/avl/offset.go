@@ -7,6 +7,7 @@ package avl
 // until the target lies in a subtree it can see the size of, then descends
 // into it, so it takes O(log n) steps however large offset is.
 func Offset[T any](node *AVLNode[T], offset int64) *AVLNode[T] {
+	// exercise: ch11-avl-offset
 	var pos int64 // rank of node relative to the starting node
 	for pos != offset {
 		switch {
@@ -36,4 +37,5 @@ func Offset[T any](node *AVLNode[T], offset int64) *AVLNode[T] {
 		}
 	}
 	return node
+	// end exercise: ch11-avl-offset
 }

@@ -1,6 +1,6 @@
-// Package client is chapter 11's client: it sends the command given on its
-// command line, such as "zadd z 1 n", and prints the serialized reply, one
-// line per value, as (nil), (err), (str), (int), (dbl) or (arr).
+// Package client sends the command given on its command line, such as
+// "zadd z 1 n", as one request and prints the serialized reply, one line per
+// value, as (nil), (err), (str), (int), (dbl) or (arr).
 package client
 
 import (

@@ -239,6 +239,7 @@ func doZScore(cmd []string, out []byte) []byte {
 // or after (score, name), moves offset places by rank, and replies a flat
 // array of name, score, name, score, ... holding at most limit elements.
 func doZQuery(cmd []string, out []byte) []byte {
+	// exercise: ch11-zquery
 	score, ok := str2dbl(cmd[2])
 	if !ok {
 		return proto.OutErr(out, proto.ErrArg, "expect fp number")
@@ -273,4 +274,5 @@ func doZQuery(cmd []string, out []byte) []byte {
 	}
 	proto.OutUpdateArr(out[arr:], n)
 	return out
+	// end exercise: ch11-zquery
 }

@@ -42,17 +42,21 @@ func (d *DList[T]) Next() *DList[T] {
 // the book's version it does not reset d's own links; d may be linked again
 // with InsertBefore, which overwrites them. d must currently be in a list.
 func (d *DList[T]) Detach() {
+	// exercise: ch12-dlist
 	p, n := d.prev, d.next
 	p.next = n
 	n.prev = p
+	// end exercise: ch12-dlist
 }
 
 // InsertBefore links rookie into the list immediately before d. With d being
 // the head, this appends rookie at the back of the list. rookie must not be
 // in a list (new, or detached).
 func (d *DList[T]) InsertBefore(rookie *DList[T]) {
+	// exercise: ch12-dlist
 	p := d.prev
 	rookie.prev, rookie.next = p, d
 	p.next = rookie
 	d.prev = rookie
+	// end exercise: ch12-dlist
 }

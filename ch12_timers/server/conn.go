@@ -42,9 +42,11 @@ type Conn struct {
 func connectionIO(conn *Conn) {
 	// Activity restarts the idle timer: move the connection to the back of
 	// the list, which therefore stays ordered by last activity.
+	// exercise: ch12-idle-timers
 	conn.idleStart = getMonotonicUsec()
 	conn.idleList.Detach()
 	gData.idleList.InsertBefore(&conn.idleList)
+	// end exercise: ch12-idle-timers
 
 	switch conn.state {
 	case stateReq:

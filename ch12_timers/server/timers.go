@@ -23,6 +23,7 @@ func getMonotonicUsec() uint64 {
 // is due. The idle list is ordered by last activity, so its first
 // connection's timer is the nearest.
 func nextTimerMs() int {
+	// exercise: ch12-idle-timers
 	if gData.idleList.Empty() {
 		return 10000 // no timers; any timeout will do
 	}
@@ -33,10 +34,12 @@ func nextTimerMs() int {
 		return 0 // already due
 	}
 	return int((nextUs - nowUs) / 1000)
+	// end exercise: ch12-idle-timers
 }
 
 // processTimers closes every connection whose idle timer is due.
 func processTimers() {
+	// exercise: ch12-idle-timers
 	nowUs := getMonotonicUsec()
 	for !gData.idleList.Empty() {
 		next := gData.idleList.Next().Owner
@@ -49,4 +52,5 @@ func processTimers() {
 		fmt.Printf("removing idle connection: %d\n", next.fd)
 		connDone(next)
 	}
+	// end exercise: ch12-idle-timers
 }

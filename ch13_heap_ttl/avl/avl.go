@@ -4,8 +4,9 @@
 // subtree's height: comparing the heights of the two children tells whether a
 // node is out of balance, and the tree keeps them within one of each other by
 // rotating. Cnt is the subtree's size: balancing does not need it, but it lets
-// chapter 11 move from a node to the one k places before or after it by rank
-// in O(log n) steps instead of walking k nodes.
+// a caller (the sorted set's range queries) move from a node to the one k
+// places before or after it by rank in O(log n) steps instead of walking k
+// nodes.
 //
 // The package only links and rebalances nodes; it never compares keys. The
 // caller walks down from the root to find an empty slot, attaches the new node
@@ -76,6 +77,7 @@ func update[T any](node *AVLNode[T]) {
 //	    / \      /  \
 //	   b   c    a    b
 func rotLeft[T any](node *AVLNode[T]) *AVLNode[T] {
+	// exercise: ch10-avl-rotate
 	r := node.Right
 	inner := r.Left
 	if inner != nil {
@@ -89,10 +91,12 @@ func rotLeft[T any](node *AVLNode[T]) *AVLNode[T] {
 	update(node)
 	update(r)
 	return r
+	// end exercise: ch10-avl-rotate
 }
 
 // rotRight is the mirror image of rotLeft: node's left child takes its place.
 func rotRight[T any](node *AVLNode[T]) *AVLNode[T] {
+	// exercise: ch10-avl-rotate
 	l := node.Left
 	inner := l.Right
 	if inner != nil {
@@ -105,26 +109,31 @@ func rotRight[T any](node *AVLNode[T]) *AVLNode[T] {
 	update(node)
 	update(l)
 	return l
+	// end exercise: ch10-avl-rotate
 }
 
 // fixLeft rebalances a subtree whose left side is two levels deeper than its
 // right side and returns the subtree's new root.
 func fixLeft[T any](root *AVLNode[T]) *AVLNode[T] {
+	// exercise: ch10-avl-rotate
 	// If the left child leans right, a single right rotation would only move
 	// the excess to the other side; straighten the child first.
 	if depth(root.Left.Left) < depth(root.Left.Right) {
 		root.Left = rotLeft(root.Left)
 	}
 	return rotRight(root)
+	// end exercise: ch10-avl-rotate
 }
 
 // fixRight rebalances a subtree whose right side is two levels deeper than
 // its left side and returns the subtree's new root.
 func fixRight[T any](root *AVLNode[T]) *AVLNode[T] {
+	// exercise: ch10-avl-rotate
 	if depth(root.Right.Right) < depth(root.Right.Left) {
 		root.Right = rotRight(root.Right)
 	}
 	return rotLeft(root)
+	// end exercise: ch10-avl-rotate
 }
 
 // Fix restores Depth, Cnt and the balance of every node from node up to the
@@ -132,6 +141,7 @@ func fixRight[T any](root *AVLNode[T]) *AVLNode[T] {
 // a node was removed below it. It returns the root of the tree, which
 // rotations may have changed.
 func Fix[T any](node *AVLNode[T]) *AVLNode[T] {
+	// exercise: ch10-avl-fix
 	for {
 		update(node)
 		l, r := depth(node.Left), depth(node.Right)
@@ -157,12 +167,14 @@ func Fix[T any](node *AVLNode[T]) *AVLNode[T] {
 		*from = node
 		node = node.Parent
 	}
+	// end exercise: ch10-avl-fix
 }
 
 // Del detaches node from its tree and returns the tree's new root (nil once
 // the tree is empty). The detached node's links are left stale; call Init
 // before inserting it again.
 func Del[T any](node *AVLNode[T]) *AVLNode[T] {
+	// exercise: ch10-avl-delete
 	if node.Right == nil {
 		// No right subtree: the left subtree (possibly empty) takes node's
 		// place.
@@ -212,4 +224,5 @@ func Del[T any](node *AVLNode[T]) *AVLNode[T] {
 		parent.Right = victim
 	}
 	return root
+	// end exercise: ch10-avl-delete
 }

@@ -31,6 +31,7 @@ const kMaxWorks = 2000
 // connection's timer is the nearest idle timer; the heap's root is the
 // nearest TTL.
 func nextTimerMs() int {
+	// exercise: ch13-expiry
 	nowUs := getMonotonicUsec()
 	nextUs := uint64(math.MaxUint64)
 	if !gData.idleList.Empty() {
@@ -47,11 +48,13 @@ func nextTimerMs() int {
 		return 0 // already due
 	}
 	return int(min((nextUs-nowUs)/1000, math.MaxInt32))
+	// end exercise: ch13-expiry
 }
 
 // processTimers closes every connection whose idle timer is due, and
 // removes keys whose TTL is due, at most kMaxWorks of them.
 func processTimers() {
+	// exercise: ch13-expiry
 	// poll() counts in whole milliseconds and may wake up to 1 ms early,
 	// so a timer less than 1 ms away counts as due.
 	nowUs := getMonotonicUsec() + 1000
@@ -70,6 +73,7 @@ func processTimers() {
 		gData.db.Pop(&ent.node, hnodeSame)
 		entryDel(ent)
 	}
+	// end exercise: ch13-expiry
 }
 
 // hnodeSame matches a node only with itself: the expiring entry is already

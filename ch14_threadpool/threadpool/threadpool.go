@@ -7,14 +7,14 @@
 // long as it takes, so the book detaches a big key from the key space and
 // queues its destruction here instead; small values are destroyed inline,
 // because handing work to another thread has a cost too. (In Go the garbage
-// collector already frees memory off the event loop; the chapter README
+// collector already frees memory off the event loop; chapter 14's README
 // measures what the pool still buys.)
 //
 // In everyday Go a buffered channel read by N goroutines would be the natural
 // way to build this, since the channel already is a locked queue with
 // blocking receive. This package deliberately spells out the mutex and the
 // "not empty" condition variable instead, so that it maps one to one onto the
-// pthread design the chapter teaches (lock, wait in a loop, pop, unlock, run).
+// pthread design the book teaches (lock, wait in a loop, pop, unlock, run).
 package threadpool
 
 import "sync"
@@ -72,6 +72,7 @@ func New(numThreads int) *ThreadPool {
 // Queue panics if called after Close, like sending on a closed channel: the
 // workers are gone, so the work would otherwise be dropped without notice.
 func (tp *ThreadPool) Queue(f func()) {
+	// exercise: ch14-pool-queue
 	tp.mu.Lock()
 	defer tp.mu.Unlock()
 	if tp.closed {
@@ -79,6 +80,7 @@ func (tp *ThreadPool) Queue(f func()) {
 	}
 	tp.queue = append(tp.queue, f)
 	tp.notEmpty.Signal()
+	// end exercise: ch14-pool-queue
 }
 
 // Close stops accepting work, lets the workers finish everything already
@@ -103,6 +105,7 @@ func (tp *ThreadPool) Close() {
 // the pool is closed and drained), pop one task, release the lock, run it.
 // The task runs without the lock so that other workers, and Queue, proceed.
 func (tp *ThreadPool) worker() {
+	// exercise: ch14-pool-queue
 	defer tp.workers.Done()
 	for {
 		tp.mu.Lock()
@@ -121,10 +124,12 @@ func (tp *ThreadPool) worker() {
 		tp.mu.Unlock()
 		w()
 	}
+	// end exercise: ch14-pool-queue
 }
 
 // pop removes and returns the front of a non-empty queue. tp.mu must be held.
 func (tp *ThreadPool) pop() Work {
+	// exercise: ch14-pool-queue
 	w := tp.queue[tp.head]
 	// Drop the queue's reference: the closure may hold a huge value whose
 	// memory should be reclaimable as soon as the task finishes.
@@ -145,4 +150,5 @@ func (tp *ThreadPool) pop() Work {
 		tp.head = 0
 	}
 	return w
+	// end exercise: ch14-pool-queue
 }

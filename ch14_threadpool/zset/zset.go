@@ -171,6 +171,7 @@ func (z *ZSet) Pop(name string) *ZNode {
 // order, or nil if every member sorts before it. It is the search half of the
 // book's zset_query; Offset is the other half. A NaN score matches nothing.
 func (z *ZSet) SeekGE(score float64, name string) *ZNode {
+	// exercise: ch11-zquery
 	if math.IsNaN(score) {
 		return nil
 	}
@@ -188,6 +189,7 @@ func (z *ZSet) SeekGE(score float64, name string) *ZNode {
 		return nil
 	}
 	return found.Owner
+	// end exercise: ch11-zquery
 }
 
 // Offset returns the member offset places after node in order (before it,

@@ -103,6 +103,7 @@ type HMap[T any] struct {
 // helpResizing moves a bounded number of nodes from ht2 to ht1 and drops
 // ht2 once it is empty.
 func (m *HMap[T]) helpResizing() {
+	// exercise: ch08-progressive-resize
 	if m.ht2.tab == nil {
 		return
 	}
@@ -120,17 +121,20 @@ func (m *HMap[T]) helpResizing() {
 	if m.ht2.size == 0 {
 		m.ht2 = HTab[T]{}
 	}
+	// end exercise: ch08-progressive-resize
 }
 
 // startResizing retires ht1 to ht2 and replaces it with an empty table of
 // twice as many buckets. The nodes move later, a few at a time.
 func (m *HMap[T]) startResizing() {
+	// exercise: ch08-progressive-resize
 	if m.ht2.tab != nil {
 		panic("hashtable: resize already in progress")
 	}
 	m.ht2 = m.ht1
 	m.ht1.init(len(m.ht2.tab) * 2)
 	m.resizingPos = 0
+	// end exercise: ch08-progressive-resize
 }
 
 // Lookup returns the node equal to key according to eq, or nil. The caller

@@ -31,6 +31,7 @@ func right(i int) int  { return 2*i + 2 }
 // The item is held aside and parents slide down into the hole, so each
 // level costs one copy instead of a swap.
 func up[T any](a []HeapItem[T], pos int) {
+	// exercise: ch13-heap
 	t := a[pos]
 	for pos > 0 {
 		p := parent(pos)
@@ -43,12 +44,14 @@ func up[T any](a []HeapItem[T], pos int) {
 	}
 	a[pos] = t
 	*a[pos].Ref = pos
+	// end exercise: ch13-heap
 }
 
 // down moves the item at pos towards the leaves, within the first n items,
 // while a child is smaller, always following the smaller child so that the
 // one moved up is no bigger than its new sibling.
 func down[T any](a []HeapItem[T], pos, n int) {
+	// exercise: ch13-heap
 	t := a[pos]
 	for {
 		c := left(pos)
@@ -67,6 +70,7 @@ func down[T any](a []HeapItem[T], pos, n int) {
 	}
 	a[pos] = t
 	*a[pos].Ref = pos
+	// end exercise: ch13-heap
 }
 
 // Update restores the heap order after the item at pos was changed or put

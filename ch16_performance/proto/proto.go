@@ -21,6 +21,7 @@ var ErrTooLong = errors.New("too long")
 
 // WriteMsg sends body as one length-prefixed message.
 func WriteMsg(fd int, body []byte) error {
+	// exercise: ch04-framing
 	if len(body) > KMaxMsg {
 		return ErrTooLong
 	}
@@ -28,12 +29,14 @@ func WriteMsg(fd int, body []byte) error {
 	binary.LittleEndian.PutUint32(wbuf, uint32(len(body)))
 	copy(wbuf[4:], body)
 	return sock.WriteAll(fd, wbuf)
+	// end exercise: ch04-framing
 }
 
 // ReadMsg reads one length-prefixed message into rbuf, which must hold
 // KMaxMsg bytes, and returns the body. It returns io.EOF if the peer closed
 // cleanly between messages and io.ErrUnexpectedEOF if it closed inside one.
 func ReadMsg(fd int, rbuf []byte) ([]byte, error) {
+	// exercise: ch04-framing
 	var header [4]byte
 	if err := sock.ReadFull(fd, header[:]); err != nil {
 		return nil, err
@@ -50,4 +53,5 @@ func ReadMsg(fd int, rbuf []byte) ([]byte, error) {
 		return nil, err
 	}
 	return body, nil
+	// end exercise: ch04-framing
 }

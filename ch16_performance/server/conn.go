@@ -103,10 +103,12 @@ func tryFillBuffer(conn *Conn) {
 	// one request) to the front. Doing it once per read, rather than after
 	// every request, spares a read that brought many pipelined requests
 	// from moving the rest of the buffer once for each of them.
+	// exercise: ch16-read-offset
 	if conn.rbufStart > 0 {
 		conn.rbufEnd = copy(conn.rbuf[:], conn.rbuf[conn.rbufStart:conn.rbufEnd])
 		conn.rbufStart = 0
 	}
+	// end exercise: ch16-read-offset
 	n, err := sock.Read(conn.fd, conn.rbuf[conn.rbufEnd:])
 	if errors.Is(err, unix.EAGAIN) {
 		return // nothing there after all; epoll says when there is
@@ -141,6 +143,7 @@ func stopReading(conn *Conn) {
 // replies with one write. A client may send many requests without waiting
 // for replies (pipelining), so one read can bring many requests.
 func serveRequests(conn *Conn) {
+	// exercise: ch16-batched-replies
 	for sent := true; ; {
 		// Answer requests while the output allows. Any left over wait in
 		// rbuf, and the connection is not read until they are answered, so
@@ -161,6 +164,7 @@ func serveRequests(conn *Conn) {
 		// socket to drain.
 		sent = tryFlushBuffer(conn)
 	}
+	// end exercise: ch16-batched-replies
 }
 
 // tryOneRequest handles the request at the front of rbuf, if it is all
@@ -209,7 +213,9 @@ func tryOneRequest(conn *Conn) bool {
 	conn.wbuf = out
 
 	// Consume the request: only the start offset moves.
+	// exercise: ch16-read-offset
 	conn.rbufStart += 4 + n
+	// end exercise: ch16-read-offset
 	return true
 }
 

@@ -7,7 +7,7 @@
 //
 // Run it from the repository root:
 //
-//	go run ./tools/chdiff [-stat] A B
+//	go run ./tools/chdiff [-stat] [-code] A B
 //	go run ./tools/chdiff -write docs/diffs
 //	go run ./tools/chdiff -check-diffs docs/diffs
 //	go run ./tools/chdiff -lineage
@@ -26,7 +26,8 @@ import (
 )
 
 const usage = `usage:
-  chdiff [-stat] A B          diff chapter directory A against B
+  chdiff [-stat] [-code] A B  diff chapter directory A against B; -code leaves out
+                              tests, test data, docs and the LESSON file
   chdiff -write DIR           write DIR/A..B.diff for each pair of neighbouring chapters,
                               removing .diff files for pairs that no longer exist
   chdiff -check-diffs DIR     fail if DIR differs from what -write would produce
@@ -38,8 +39,9 @@ const usage = `usage:
                               <!-- end chapter map --> in DIR/*.md, and write DIR/diffs
   chdiff -check-docs DIR      fail if -docs would change DIR/*.md or DIR/diffs
 
-Module paths are folded to ` + chapters.Placeholder + ` in .go files and go.mod;
-go.sum files are left out. Chapters are the chNN_name directories with a go.mod.
+Each chapter's module path is folded to ` + chapters.Placeholder + `, and its name
+to ` + chapters.NamePlaceholder + `, in its text files; go.sum files are left out, and so are files
+git ignores. Chapters are the chNN_name directories with a go.mod.
 
 flags:
 `
@@ -59,6 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	root := fs.String("root", ".", "repository `dir`ectory holding the chapters")
 	stat := fs.Bool("stat", false, "print changed-line counts per file instead of the diff")
+	code := fs.Bool("code", false, "diff only code: no tests, test data, docs or LESSON")
 	write := fs.String("write", "", "write the neighbouring-chapter diffs into `dir`")
 	check := fs.String("check-diffs", "", "check the diffs in `dir` are up to date")
 	lineage := fs.Bool("lineage", false, "check each chapter against the previous one")
@@ -75,7 +78,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			modes++
 		}
 	}
-	if modes != 1 || (fs.NArg() > 0 && fs.NArg() != 2) || (*stat && fs.NArg() == 0) {
+	if modes != 1 || (fs.NArg() > 0 && fs.NArg() != 2) || ((*stat || *code) && fs.NArg() == 0) {
 		fs.Usage()
 		return 2
 	}
@@ -123,6 +126,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		var ds []chapters.FileDiff
 		ds, err = chapters.DiffChapters(*root, fs.Arg(0), fs.Arg(1))
+		if *code {
+			ds = chapters.CodeOnly(ds)
+		}
 		if err == nil && *stat {
 			err = chapters.WriteStat(stdout, ds)
 		} else if err == nil {

@@ -105,7 +105,7 @@ func TestCheckDocsFailsWhenStaleAndPassesAfterDocs(t *testing.T) {
 		"startserver\nexec client -addr $ADDR get k\ncmp stdout nx.out\nstopserver\n-- nx.out --\n(nil)\n")
 	dir := filepath.Join(root, "docs")
 	readme := filepath.Join(dir, "README.md")
-	guide := filepath.Join(dir, "ch02_two.md")
+	guide := filepath.Join(dir, "two.md")
 	write(t, readme, "# Docs\n\n<!-- chapter map -->\n<!-- end chapter map -->\n")
 	write(t, guide, "# ch02\n\n<!-- session: ch02_two/testdata/script/s.txtar -->\n<!-- end session -->\n")
 
@@ -129,7 +129,7 @@ func TestCheckDocsFailsWhenStaleAndPassesAfterDocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "# ch02\n\n<!-- session: ch02_two/testdata/script/s.txtar -->\n" +
-		"```console\n$ ./client get k\n(nil)\n```\n<!-- end session -->\n"
+		"```console\n$ bin/client get k\n(nil)\n```\n<!-- end session -->\n"
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("guide after -docs (-want +got):\n%s", diff)
 	}
@@ -148,7 +148,7 @@ func TestCheckDocsFailsWhenStaleAndPassesAfterDocs(t *testing.T) {
 func TestDocsErrorOnMissingScript(t *testing.T) {
 	root := fixture(t)
 	dir := filepath.Join(root, "docs")
-	guide := filepath.Join(dir, "ch02_two.md")
+	guide := filepath.Join(dir, "two.md")
 	write(t, guide, "<!-- session: ch02_two/testdata/script/nope.txtar -->\n<!-- end session -->\n")
 	for _, flag := range []string{"-docs", "-check-docs"} {
 		code, _, stderr := chdiff("-root", root, flag, dir)
@@ -159,7 +159,7 @@ func TestDocsErrorOnMissingScript(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"ch01_one"}, {"-stat"}, {"-lineage", "a", "b"}, {"-docs", "d", "-lineage"}, {"-check-docs", "d", "a", "b"}} {
+	for _, args := range [][]string{nil, {"ch01_one"}, {"-stat"}, {"-code"}, {"-code", "-lineage"}, {"-lineage", "a", "b"}, {"-docs", "d", "-lineage"}, {"-check-docs", "d", "a", "b"}} {
 		if code, _, _ := chdiff(args...); code != 2 {
 			t.Errorf("chdiff %q: code %d, want 2", args, code)
 		}

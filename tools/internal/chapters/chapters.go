@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -100,13 +101,53 @@ func Fold(data []byte, module string) []byte {
 	return out.Bytes()
 }
 
+// NamePlaceholder replaces a chapter's own directory name in its text
+// files, as Placeholder replaces its module path: "go test
+// example.com/byor/ch12_timers/..." in ch12's README and the same line in
+// ch13's then compare equal. The module path folds to Placeholder either way.
+const NamePlaceholder = "CHAPTER"
+
+// FoldName replaces every occurrence of the chapter name in data that is a
+// whole name (not preceded or followed by a letter, digit, '_' or '-') with
+// NamePlaceholder. Inside a chapter's own files such a name can only be
+// the chapter naming itself.
+func FoldName(data []byte, name string) []byte {
+	if name == "" || !bytes.Contains(data, []byte(name)) {
+		return data
+	}
+	var out bytes.Buffer
+	rest := data
+	prevByte := byte(' ')
+	for {
+		i := bytes.Index(rest, []byte(name))
+		if i < 0 {
+			break
+		}
+		end := i + len(name)
+		before := prevByte
+		if i > 0 {
+			before = rest[i-1]
+		}
+		if isPathByte(before) || end < len(rest) && isPathByte(rest[end]) {
+			out.Write(rest[:end])
+		} else {
+			out.Write(rest[:i])
+			out.WriteString(NamePlaceholder)
+		}
+		prevByte = rest[end-1]
+		rest = rest[end:]
+	}
+	out.Write(rest)
+	return out.Bytes()
+}
+
 func isPathByte(c byte) bool {
 	return c == '_' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // File is one file of a chapter tree.
 type File struct {
-	Data []byte // contents, with the module path folded in .go files and go.mod
+	Data []byte // contents, with the module path and the chapter's name folded in text files
 	Skip string // why the file is not diffed (binary or too large), or ""
 }
 
@@ -117,9 +158,12 @@ type Tree struct {
 	Files  map[string]*File // keyed by slash-separated path relative to the chapter
 }
 
-// Load reads the chapter directory root/name, leaving out .git directories,
-// go.sum files (they only record checksums) and anything that is not a
-// regular file.
+// Load reads the chapter directory root/name, leaving out go.sum files
+// (they only record checksums) and anything that is not a regular file.
+// Inside a git work tree it reads only the files git would commit (tracked,
+// or new and not ignored), so that a build output or profile left in a
+// chapter never shows up in a diff or breaks the lineage check; elsewhere
+// it reads the whole directory, minus any .git.
 func Load(root, name string) (*Tree, error) {
 	dir := filepath.Join(root, name)
 	info, err := os.Stat(dir)
@@ -134,7 +178,60 @@ func Load(root, name string) (*Tree, error) {
 		return nil, err
 	}
 	t := &Tree{Name: name, Module: mod, Files: map[string]*File{}}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	rels, err := gitFiles(dir)
+	if err != nil {
+		rels, err = walkFiles(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, rel := range rels {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		info, err := os.Lstat(p)
+		if os.IsNotExist(err) {
+			continue // deleted in the work tree, not yet in git
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !info.Mode().IsRegular() || path.Base(rel) == "go.sum" {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		t.Files[rel] = newFile(rel, data, mod, name)
+	}
+	return t, nil
+}
+
+// gitFiles lists, slash-separated and relative to dir, the files under dir
+// that git tracks or would add (untracked but not ignored). It fails when
+// dir is not in a git work tree or git is not installed.
+func gitFiles(dir string) ([]string, error) {
+	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ".")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var rels []string
+	for _, rel := range strings.Split(string(out), "\x00") {
+		if rel != "" && !seen[rel] {
+			seen[rel] = true
+			rels = append(rels, rel)
+		}
+	}
+	return rels, nil
+}
+
+// walkFiles lists every file under dir outside .git directories,
+// slash-separated and relative to dir.
+func walkFiles(dir string) ([]string, error) {
+	var rels []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -144,36 +241,25 @@ func Load(root, name string) (*Tree, error) {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || d.Name() == "go.sum" {
-			return nil
-		}
 		rel, err := filepath.Rel(dir, p)
 		if err != nil {
 			return err
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		t.Files[rel] = newFile(rel, data, mod)
+		rels = append(rels, filepath.ToSlash(rel))
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
+	return rels, err
 }
 
-func newFile(rel string, data []byte, module string) *File {
+func newFile(rel string, data []byte, module, name string) *File {
 	f := &File{Data: data}
 	switch {
 	case len(data) > MaxFileSize:
 		f.Skip = "larger than 1 MiB"
 	case bytes.IndexByte(data, 0) >= 0:
 		f.Skip = "binary (contains NUL bytes)"
-	case path.Ext(rel) == ".go" || path.Base(rel) == "go.mod":
-		f.Data = Fold(data, module)
+	default:
+		f.Data = FoldName(Fold(data, module), name)
 	}
 	return f
 }

@@ -2,7 +2,9 @@ package chapters
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -162,5 +164,76 @@ func TestLineageBadDeclarations(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
+func TestFoldNameFoldsOnlyTheWholeName(t *testing.T) {
+	in := "# ch12_timers: x\ngo test example.com/byor/ch12_timers/...\n./ch12_timers/cmd ch12_timers2 xch12_timers ch12_timers-b ch11_zset\n"
+	want := "# CHAPTER: x\ngo test example.com/byor/CHAPTER/...\n./CHAPTER/cmd ch12_timers2 xch12_timers ch12_timers-b ch11_zset\n"
+	if got := string(FoldName([]byte(in), "ch12_timers")); got != want {
+		t.Errorf("FoldName:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestReadmeNamingItselfIsNotAChange(t *testing.T) {
+	root := twoChapters(t, map[string]string{
+		"ch01_one/README.md": "# ch01_one\n\n    go test example.com/byor/ch01_one/...\n",
+		"ch02_two/README.md": "# ch02_two\n\n    go test example.com/byor/ch02_two/...\n",
+	})
+	ds, err := DiffChapters(root, "ch01_one", "ch02_two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 0 {
+		t.Errorf("diff of chapters differing only in self-names: %+v, want none", ds)
+	}
+}
+
+func TestCodeOnly(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"server/server.go": true, "go.mod": true, "cmd/server/main.go": true,
+		"server/server_test.go": false, "testdata/script/a.txtar": false,
+		"avl/testdata/x": false, "README.md": false, "LESSON": false,
+	} {
+		if got := IsCode(rel); got != want {
+			t.Errorf("IsCode(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}
+
+// TestLoadSkipsWhatGitIgnores puts a chapter in a git work tree with an
+// ignored profile and an untracked new file: only the latter is read.
+func TestLoadSkipsWhatGitIgnores(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := twoChapters(t, map[string]string{
+		".gitignore":             "*.prof\n/ch02_two/bin/\n",
+		"ch02_two/cpu.prof":      "\x00binary",
+		"ch02_two/bin/server":    "\x00binary",
+		"ch02_two/server/new.go": "package server\n",
+	})
+	for _, args := range [][]string{{"init", "-q"}, {"add", "ch01_one", ".gitignore"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	tree, err := Load(root, "ch02_two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for p := range tree.Files {
+		got = append(got, p)
+	}
+	sort.Strings(got)
+	want := []string{"go.mod", "main.go", "server/new.go", "server/server.go"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("files loaded (-want +got):\n%s", diff)
+	}
+	if _, problems, err := CheckLineage(root); err != nil || len(problems) != 0 {
+		t.Errorf("lineage with ignored files: %v, %v; want no problems", problems, err)
 	}
 }

@@ -79,6 +79,31 @@ func countChanges(text []byte) (added, removed int) {
 	return added, removed
 }
 
+// IsCode reports whether a chapter file is program code rather than a test,
+// test data, documentation or the chapter's manifest: what "chdiff -code"
+// keeps.
+func IsCode(rel string) bool {
+	switch {
+	case strings.HasSuffix(rel, "_test.go"),
+		rel == "testdata" || strings.HasPrefix(rel, "testdata/") || strings.Contains(rel, "/testdata/"),
+		strings.HasSuffix(rel, ".md"),
+		rel == ManifestName:
+		return false
+	}
+	return true
+}
+
+// CodeOnly returns the diffs of ds whose files are code (see IsCode).
+func CodeOnly(ds []FileDiff) []FileDiff {
+	var out []FileDiff
+	for _, d := range ds {
+		if IsCode(d.Path) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // DiffChapters loads root/a and root/b and diffs them.
 func DiffChapters(root, a, b string) ([]FileDiff, error) {
 	old, err := Load(root, a)

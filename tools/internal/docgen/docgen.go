@@ -197,7 +197,9 @@ func Write(root, dir string) error {
 }
 
 // Check compares dir with what Write would produce and returns one problem
-// per markdown file whose blocks are stale and per stale file of dir/diffs.
+// per markdown file whose blocks are stale and per stale file of dir/diffs,
+// plus what lint finds in each markdown file: commands shown without
+// output, and guides missing a required section.
 // A file that cannot be regenerated is an error, not a problem.
 func Check(root, dir string) ([]string, error) {
 	files, err := render(root, dir)
@@ -209,6 +211,7 @@ func Check(root, dir string) ([]string, error) {
 		if !bytes.Equal(f.old, f.new) {
 			problems = append(problems, f.path+" has stale generated blocks")
 		}
+		problems = append(problems, lint(f.path, f.new)...)
 	}
 	ps, err := chapters.CheckDiffs(root, filepath.Join(dir, DiffsDir))
 	if err != nil {

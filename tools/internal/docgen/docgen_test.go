@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // writeTree creates files under root; keys are slash-separated paths.
@@ -29,7 +30,7 @@ func chapter(name, adds string) map[string]string {
 		name + "/go.mod":                  "module example.com/byor/" + name + "\n",
 		name + "/README.md":               "# " + name + ": " + adds + "\n\nMore text.\n",
 		name + "/cmd/server/main.go":      "package main\n\nfunc main() {}\n",
-		name + "/testdata/script/s.txtar": "startserver\nexec client -addr $ADDR get " + name + "\nstdout '^\\(nil\\)$'\nstopserver\n",
+		name + "/testdata/script/s.txtar": "startserver\nexec client -addr $ADDR get " + name + "\ncmpvary -text stdout '(nil)'\nstopserver\n",
 	}
 }
 
@@ -100,13 +101,13 @@ func TestRegenerateFillsBlocksAndKeepsTheRest(t *testing.T) {
 		"<!-- end session -->\n"
 	want := "# Guide\n\n" +
 		"<!-- session: ch03_hello/testdata/script/s.txtar -->\n" +
-		console("$ ./client get ch03_hello", "(nil)") +
+		console("$ bin/client get ch03_hello", "(nil)") +
 		"<!-- end session -->\n" +
 		"Text between.\n\n" +
 		"```markdown\n<!-- session: nowhere.txtar -->\n```\n" +
 		"    <!-- chapter map -->\n" +
 		"<!-- session: ch06_eventloop/testdata/script/s.txtar -->\n" +
-		console("$ ./client get ch06_eventloop", "(nil)") +
+		console("$ bin/client get ch06_eventloop", "(nil)") +
 		"<!-- end session -->\n"
 	got, err := g.regenerate("guide.md", []byte(in))
 	if err != nil {
@@ -194,7 +195,7 @@ func TestWriteThenCheck(t *testing.T) {
 	}
 
 	// A new guide changes the map's guide column, so README.md is stale.
-	writeTree(t, dir, map[string]string{"ch03_hello.md": "# guide\n"})
+	writeTree(t, dir, map[string]string{"ch03_hello.md": skeleton})
 	problems, err = Check(root, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -221,5 +222,71 @@ func TestWriteLeavesEverythingOnError(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "diffs")); !os.IsNotExist(err) {
 		t.Errorf("diffs directory after failed Write: %v; want none", err)
+	}
+}
+
+// TestCheckRefusesIncompleteSession runs the CI check on a fixture
+// repository whose guide shows a session with a command checked only by a
+// pattern: the check must fail, naming the command, rather than show the
+// command with part of its output.
+func TestCheckRefusesIncompleteSession(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "incomplete.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	files := map[string]string{}
+	for _, f := range ar.Files {
+		files[f.Name] = string(f.Data)
+	}
+	writeTree(t, root, files)
+	dir := filepath.Join(root, "docs")
+	for name, check := range map[string]func() error{
+		"Check": func() error { _, err := Check(root, dir); return err },
+		"Write": func() error { return Write(root, dir) },
+	} {
+		err := check()
+		if err == nil || !strings.Contains(err.Error(), "session incomplete") || !strings.Contains(err.Error(), `"bin/client keys"`) {
+			t.Errorf("%s on an incomplete session: error %v, want one naming bin/client keys", name, err)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "ch03_hello.md")); err != nil || string(got) != files["docs/ch03_hello.md"] {
+		t.Errorf("guide after the failed Write = %q, %v; want it untouched", got, err)
+	}
+}
+
+// skeleton is a chapter guide with every required section and nothing else.
+var skeleton = "# guide\n\n## " + strings.Join(GuideSections, "\n\n## ") + "\n"
+
+func TestLint(t *testing.T) {
+	tests := []struct {
+		name, path, text string
+		want             []string
+	}{
+		{"skeleton passes", "docs/ch03_hello.md", skeleton, nil},
+		{"extra sections and picture variants pass", "docs/ch11_zset.md",
+			strings.Replace(skeleton, "## Picture", "## A note\n\n## Pictures", 1), nil},
+		{"missing section", "docs/ch03_hello.md", strings.Replace(skeleton, "## Exercises\n", "", 1),
+			[]string{`docs/ch03_hello.md: no section "Exercises"`}},
+		{"out of order", "docs/ch03_hello.md", strings.Replace(strings.Replace(skeleton, "## Try it", "## X", 1), "## Links", "## Links\n\n## Try it", 1),
+			[]string{`docs/ch03_hello.md: section "Exercises" out of order`, `docs/ch03_hello.md: section "Picture" out of order`, `docs/ch03_hello.md: section "Links" out of order`}},
+		{"other files need no sections", "docs/README.md", "# docs\n", nil},
+		{"commands without output", "docs/x.md", "```console\n$ bin/client set k v\n$ bin/client get k\n(str) v\n$ bin/client del k\n\n# c\n$ bin/client keys\n```\n",
+			[]string{`docs/x.md:2: "$ bin/client set k v" shows no output`, `docs/x.md:5: "$ bin/client del k" shows no output`, `docs/x.md:8: "$ bin/client keys" shows no output`}},
+		{"only console blocks count", "docs/x.md", "```\n$ make\n```\n\n    $ go build\n", nil},
+		{"a heading in a code block is not a section", "docs/ch03_hello.md", "```\n## What this chapter adds\n```\n" + skeleton, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := lint(tt.path, []byte(tt.text))
+			if len(got) != len(tt.want) {
+				t.Fatalf("lint = %q, want %d problems like %q", got, len(tt.want), tt.want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tt.want[i]) {
+					t.Errorf("problem %d = %q, want it to start with %q", i, got[i], tt.want[i])
+				}
+			}
+		})
 	}
 }

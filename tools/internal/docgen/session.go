@@ -6,8 +6,6 @@ package docgen
 import (
 	"fmt"
 	"regexp"
-	"regexp/syntax"
-	"strconv"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -83,47 +81,33 @@ func shellQuote(w word) string {
 	return "'" + strings.ReplaceAll(w.val, "'", `'\''`) + "'"
 }
 
-// literalLine returns the text a testscript stdout/stderr pattern stands
-// for when the pattern matches exactly one fixed line (or run of lines):
-// anchored at both ends, literal characters in between, no case folding.
-// Anything else (alternatives, classes, repeats, unanchored substrings)
-// reports false, since printing it would show output the program does not
-// necessarily print.
-func literalLine(pattern string) (string, bool) {
-	// testscript compiles patterns in multi-line mode.
-	re, err := syntax.Parse("(?m)"+pattern, syntax.Perl)
-	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 2 {
-		return "", false
-	}
-	first, last := re.Sub[0].Op, re.Sub[len(re.Sub)-1].Op
-	if first != syntax.OpBeginLine && first != syntax.OpBeginText ||
-		last != syntax.OpEndLine && last != syntax.OpEndText {
-		return "", false
-	}
-	var text strings.Builder
-	for _, sub := range re.Sub[1 : len(re.Sub)-1] {
-		if sub.Op != syntax.OpLiteral || sub.Flags&syntax.FoldCase != 0 {
-			return "", false
-		}
-		text.WriteString(string(sub.Rune))
-	}
-	return text.String(), true
-}
-
-// step is one client command of a session with what the script expects
-// it to print.
+// step is one client command of a session with what the script proves it
+// prints.
 type step struct {
-	comments []string // the script's comment lines just before the command
-	command  string   // as typed: "./client get k"
-	output   []string // expected lines, in the order the script checks them
+	line      int      // the script line of the command, for errors
+	comments  []string // the script's comment lines just before the command
+	command   string   // as typed: "bin/client get k"
+	negated   bool     // the command is expected to fail
+	unordered bool     // its stdout's lines may come in any order
+	stdout    []string // stdout as compared in full; nil until then
+	stderr    []string // likewise for stderr
 }
 
 // RenderSession turns a testscript archive into a fenced console block:
 // each client command the script runs against its server becomes a line
-// "$ ./client ARGS...", followed by the output the script checks for it.
-// Server commands, waits and checks of anything but the client are left
-// out. It fails when the script runs no client command, when a cmp names a
-// file the archive lacks, or when a line cannot be parsed.
+// "$ bin/client ARGS..." (or "$ redis-cli ARGS..." for Redis's client),
+// followed by everything it prints. Only full
+// comparisons tell what that is: "cmp stdout FILE", the harness's
+// "cmpvary ... stdout FILE|TEXT" (whose «name=regexp» placeholders show as
+// <name>, and whose -unordered adds "# lines in any order" to the command),
+// and "! stdout ." for no output; likewise for stderr. Pattern checks
+// (stdout REGEXP, waitfor's pattern) prove part of the output only, so they
+// show nothing. It fails unless every client command's stdout is compared in
+// full, and its stderr too when the command is expected to fail: a guide
+// never shows a command with part of its output. It also fails when the
+// script runs no client command, when a comparison names a file the archive
+// lacks, or when a line cannot be parsed. Server commands, waits and checks
+// of anything but the client are left out.
 func RenderSession(archive []byte) (string, error) {
 	ar := txtar.Parse(archive)
 	files := map[string]string{}
@@ -166,19 +150,15 @@ func RenderSession(archive []byte) (string, error) {
 		args := ws[1:]
 		switch name := ws[0].val; {
 		case name == "exec" && len(args) > 0 && args[0].val == "client":
-			cur = &step{comments: above, command: clientCommand(args[1:])}
+			cur = &step{line: n + 1, comments: above, command: clientCommand(args[1:]), negated: negated}
+			steps = append(steps, cur)
+		case name == "exec" && len(args) > 0 && args[0].val == "redis-cli":
+			cur = &step{line: n + 1, comments: above, command: redisCLICommand(args[1:]), negated: negated}
 			steps = append(steps, cur)
 		case name == "waitfor" && len(args) > 1 && args[1].val == "client":
-			cur = &step{comments: above, command: clientCommand(args[2:])}
-			if text, ok := literalLine(args[0].val); ok {
-				cur.output = append(cur.output, text)
-			}
+			cur = &step{line: n + 1, comments: above, command: clientCommand(args[2:])}
 			steps = append(steps, cur)
-		case (name == "stdout" || name == "stderr") && !negated:
-			if cur != nil {
-				cur.output = append(cur.output, matchOutput(args)...)
-			}
-		case name == "cmp" && !negated && len(args) == 2 && (args[0].val == "stdout" || args[0].val == "stderr"):
+		case name == "cmp" && !negated && len(args) == 2 && isStream(args[0].val):
 			if cur == nil {
 				continue
 			}
@@ -186,11 +166,24 @@ func RenderSession(archive []byte) (string, error) {
 			if !ok {
 				return "", fmt.Errorf("script line %d: cmp names %s, which the archive does not hold", n+1, args[1].val)
 			}
-			if data != "" {
-				cur.output = append(cur.output, strings.Split(strings.TrimSuffix(data, "\n"), "\n")...)
+			cur.set(args[0].val, splitLines(data))
+		case name == "cmpvary" && !negated:
+			if cur == nil {
+				continue
 			}
-		case name == "stdout" || name == "stderr" || name == "cmp" || name == "cmpenv":
-			// A check this renderer cannot show; it still concerns cur.
+			stream, out, unordered, err := cmpVary(args, files)
+			if err != nil {
+				return "", fmt.Errorf("script line %d: %v", n+1, err)
+			}
+			cur.set(stream, out)
+			cur.unordered = cur.unordered || unordered && stream == "stdout"
+		case (name == "stdout" || name == "stderr") && negated && len(args) == 1 && args[0].val == ".":
+			// "! stdout ." proves there is no output at all.
+			if cur != nil {
+				cur.set(name, []string{})
+			}
+		case name == "stdout" || name == "stderr" || name == "cmp" || name == "cmpenv" || name == "cmpvary":
+			// A check that proves part of the output; it still concerns cur.
 		default:
 			// Any other command replaces stdout and stderr, so checks
 			// after it no longer describe the client.
@@ -199,6 +192,18 @@ func RenderSession(archive []byte) (string, error) {
 	}
 	if len(steps) == 0 {
 		return "", fmt.Errorf("script runs no client command")
+	}
+	var incomplete []string
+	for _, s := range steps {
+		switch {
+		case s.stdout == nil:
+			incomplete = append(incomplete, fmt.Sprintf("script line %d: %q: no full comparison of its stdout (cmp, cmpvary or ! stdout .)", s.line, s.command))
+		case s.negated && s.stderr == nil:
+			incomplete = append(incomplete, fmt.Sprintf("script line %d: %q fails but its stderr is not compared in full", s.line, s.command))
+		}
+	}
+	if len(incomplete) > 0 {
+		return "", fmt.Errorf("session incomplete, the guide would show part of the output:\n\t%s", strings.Join(incomplete, "\n\t"))
 	}
 	var b strings.Builder
 	b.WriteString("```console\n")
@@ -209,8 +214,12 @@ func RenderSession(archive []byte) (string, error) {
 		for _, c := range s.comments {
 			b.WriteString(c + "\n")
 		}
-		b.WriteString("$ " + s.command + "\n")
-		for _, o := range s.output {
+		b.WriteString("$ " + s.command)
+		if s.unordered {
+			b.WriteString("  " + UnorderedNote)
+		}
+		b.WriteString("\n")
+		for _, o := range append(s.stdout, s.stderr...) {
 			b.WriteString(o + "\n")
 		}
 	}
@@ -218,11 +227,106 @@ func RenderSession(archive []byte) (string, error) {
 	return b.String(), nil
 }
 
+// UnorderedNote follows a command whose output lines may come in any
+// order; being a shell comment, the line can still be pasted as it is.
+const UnorderedNote = "# lines in any order"
+
+func isStream(s string) bool { return s == "stdout" || s == "stderr" }
+
+// set records the full output of one stream.
+func (s *step) set(stream string, lines []string) {
+	if lines == nil {
+		lines = []string{}
+	}
+	if stream == "stdout" {
+		s.stdout = lines
+	} else {
+		s.stderr = lines
+	}
+}
+
+// splitLines splits text into lines, without the final newline's empty one.
+func splitLines(text string) []string {
+	if text == "" {
+		return []string{}
+	}
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+}
+
+// cmpVary reads the arguments of the harness's command
+// "cmpvary [-unordered] [-text] stdout|stderr FILE|TEXT" and returns the
+// stream it compares and the expected lines as a guide shows them.
+func cmpVary(args []word, files map[string]string) (stream string, lines []string, unordered bool, err error) {
+	inline := false
+	for len(args) > 0 && strings.HasPrefix(args[0].val, "-") {
+		switch args[0].val {
+		case "-unordered":
+			unordered = true
+		case "-text":
+			inline = true
+		default:
+			return "", nil, false, fmt.Errorf("cmpvary: unknown flag %s", args[0].val)
+		}
+		args = args[1:]
+	}
+	if len(args) != 2 || !isStream(args[0].val) {
+		return "", nil, false, fmt.Errorf("cmpvary: want [-unordered] [-text] stdout|stderr FILE|TEXT")
+	}
+	text := args[1].val
+	if inline && text != "" {
+		text += "\n"
+	} else if !inline {
+		data, ok := files[text]
+		if !ok {
+			return "", nil, false, fmt.Errorf("cmpvary names %s, which the archive does not hold", text)
+		}
+		text = data
+	}
+	lines = splitLines(text)
+	for i, l := range lines {
+		if lines[i], err = ShowPlaceholders(l); err != nil {
+			return "", nil, false, fmt.Errorf("cmpvary %s: %v", args[1].val, err)
+		}
+	}
+	return args[0].val, lines, unordered, nil
+}
+
+// ShowPlaceholders renders one expected line of cmpvary for a reader: each
+// «name=regexp» (a part that varies from run to run) becomes <name>. It
+// fails on a placeholder the harness would refuse.
+func ShowPlaceholders(line string) (string, error) {
+	var b strings.Builder
+	for {
+		start := strings.Index(line, "«")
+		if start < 0 {
+			break
+		}
+		end := strings.Index(line[start:], "»")
+		if end < 0 {
+			return "", fmt.Errorf("unclosed placeholder in %q (want «name=regexp»)", line)
+		}
+		name, pattern, ok := strings.Cut(line[start+len("«"):start+end], "=")
+		if !ok || name == "" {
+			return "", fmt.Errorf("malformed placeholder in %q (want «name=regexp»)", line)
+		}
+		if _, err := regexp.Compile(pattern); err != nil {
+			return "", fmt.Errorf("placeholder %s: %v", name, err)
+		}
+		b.WriteString(line[:start] + "<" + name + ">")
+		line = line[start+end+len("»"):]
+	}
+	return b.String() + line, nil
+}
+
+// ClientPath is where the guides have the reader build the chapter's
+// client ("go build -o bin/ ./chNN_name/cmd/..." at the repository root).
+const ClientPath = "bin/client"
+
 // clientCommand writes the client's arguments as a reader would type them,
 // leaving out the "-addr $ADDR" that points the script's client at its
 // server on a free port (the reader's server listens on the default one).
 func clientCommand(args []word) string {
-	parts := []string{"./client"}
+	parts := []string{ClientPath}
 	for i := 0; i < len(args); i++ {
 		if args[i].val == "-addr" && i+1 < len(args) && args[i+1].val == "$ADDR" {
 			i++
@@ -233,24 +337,27 @@ func clientCommand(args []word) string {
 	return strings.Join(parts, " ")
 }
 
-// matchOutput renders the arguments of a stdout or stderr check: the line
-// its pattern stands for, or nothing when the pattern is not literal or
-// counts matches other than exactly one.
-func matchOutput(args []word) []string {
-	if len(args) > 0 {
-		if count, ok := strings.CutPrefix(args[0].val, "-count="); ok {
-			if n, err := strconv.Atoi(count); err != nil || n != 1 {
-				return nil
-			}
-			args = args[1:]
+// RESPPort is the port a redis-cli session is shown talking to: the
+// default of the server's -resp-addr, where scripts use a free port.
+const RESPPort = "6380"
+
+// redisCLICommand renders the arguments of "exec redis-cli" as a reader
+// would type them against a server started with its defaults: the
+// script's free port becomes RESPPort, and -h $RESP_HOST (loopback,
+// redis-cli's default anyway) is left out.
+func redisCLICommand(args []word) string {
+	parts := []string{"redis-cli"}
+	for i := 0; i < len(args); i++ {
+		if i+1 < len(args) && args[i].val == "-h" && args[i+1].val == "$RESP_HOST" {
+			i++
+			continue
 		}
+		if i+1 < len(args) && args[i].val == "-p" && args[i+1].val == "$RESP_PORT" {
+			parts = append(parts, "-p", RESPPort)
+			i++
+			continue
+		}
+		parts = append(parts, shellQuote(args[i]))
 	}
-	if len(args) != 1 {
-		return nil
-	}
-	text, ok := literalLine(args[0].val)
-	if !ok {
-		return nil
-	}
-	return strings.Split(text, "\n")
+	return strings.Join(parts, " ")
 }

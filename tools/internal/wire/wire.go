@@ -249,7 +249,69 @@ func AppendValue(dst []byte, v Value) []byte {
 // used. Bytes after the value are left alone. Malformed or truncated input
 // yields an error, never a panic.
 func Decode(b []byte) (Value, int, error) {
-	return decode(b, 0, 0)
+	return Tags11.Decode(b)
+}
+
+// Tags says which byte stands for which kind of value, since the numbering
+// changed between chapters: Tags09 for chapters 09-10 (no doubles, arrays
+// are 4), Tags11 from chapter 11 on (doubles 4, arrays 5). Nil, err, str
+// and int are 0-3 throughout.
+type Tags struct {
+	Arr    byte
+	Dbl    byte
+	HasDbl bool
+}
+
+// The two numberings the book uses.
+var (
+	Tags09 = Tags{Arr: 4}
+	Tags11 = Tags{Arr: 5, Dbl: 4, HasDbl: true}
+)
+
+// kind maps a tag byte to the Tag it stands for under t.
+func (t Tags) kind(b byte) (Tag, bool) {
+	switch {
+	case b == t.Arr:
+		return TagArr, true
+	case t.HasDbl && b == t.Dbl:
+		return TagDbl, true
+	case b <= byte(TagInt):
+		return Tag(b), true
+	}
+	return 0, false
+}
+
+// byteOf is the tag byte written for a value of kind tag under t.
+func (t Tags) byteOf(tag Tag) byte {
+	switch tag {
+	case TagArr:
+		return t.Arr
+	case TagDbl:
+		return t.Dbl
+	}
+	return byte(tag)
+}
+
+// Decode is the package-level Decode under numbering t; Value.Tag holds
+// the kind, whatever byte stood for it.
+func (t Tags) Decode(b []byte) (Value, int, error) {
+	return decode(b, 0, 0, t)
+}
+
+// AppendValue appends v serialized under numbering t.
+func (t Tags) AppendValue(dst []byte, v Value) []byte {
+	if v.Tag != TagArr {
+		n := len(dst)
+		dst = AppendValue(dst, v)
+		dst[n] = t.byteOf(v.Tag)
+		return dst
+	}
+	dst = append(dst, t.Arr)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(v.Arr)))
+	for _, e := range v.Arr {
+		dst = t.AppendValue(dst, e)
+	}
+	return dst
 }
 
 // DecodeReply parses a reply body, which must hold exactly one value.
@@ -266,14 +328,18 @@ func DecodeReply(body []byte) (Value, error) {
 
 // decode parses the value starting at b[off:]; off is only used to report
 // where a problem lies.
-func decode(b []byte, off, depth int) (Value, int, error) {
+func decode(b []byte, off, depth int, t Tags) (Value, int, error) {
 	truncated := func(at int) (Value, int, error) {
 		return Value{}, 0, fmt.Errorf("%w at offset %d", ErrTruncated, off+at)
 	}
 	if len(b) < 1 {
 		return truncated(0)
 	}
-	v := Value{Tag: Tag(b[0])}
+	kind, ok := t.kind(b[0])
+	if !ok {
+		return Value{}, 0, fmt.Errorf("%w %d at offset %d", ErrBadTag, b[0], off)
+	}
+	v := Value{Tag: kind}
 	switch v.Tag {
 	case TagNil:
 		return v, 1, nil
@@ -326,7 +392,7 @@ func decode(b []byte, off, depth int) (Value, int, error) {
 		}
 		v.Arr = make([]Value, 0, n)
 		for range n {
-			e, used, err := decode(b[pos:], off+pos, depth+1)
+			e, used, err := decode(b[pos:], off+pos, depth+1, t)
 			if err != nil {
 				return Value{}, 0, err
 			}

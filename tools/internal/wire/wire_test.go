@@ -228,3 +228,22 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestTags09: under chapter 09's numbering 4 is an array and 5 is no tag,
+// and encoding writes the same bytes back.
+func TestTags09(t *testing.T) {
+	in := []byte{4, 1, 0, 0, 0, 3, 7, 0, 0, 0, 0, 0, 0, 0}
+	v, n, err := Tags09.Decode(in)
+	if err != nil || n != len(in) || v.Tag != TagArr || len(v.Arr) != 1 || v.Arr[0].Int != 7 {
+		t.Fatalf("Tags09.Decode = %v, %d, %v", v, n, err)
+	}
+	if got := Tags09.AppendValue(nil, v); string(got) != string(in) {
+		t.Fatalf("Tags09.AppendValue = %x, want %x", got, in)
+	}
+	if _, _, err := Tags09.Decode([]byte{5, 0, 0, 0, 0}); !errors.Is(err, ErrBadTag) {
+		t.Fatalf("tag 5 under Tags09: %v, want ErrBadTag", err)
+	}
+	if v, _, err := Decode(in); err != nil || v.Tag != TagDbl {
+		t.Fatalf("the same bytes under Tags11 = %v, %v; want a double", v, err)
+	}
+}

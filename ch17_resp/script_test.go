@@ -1,0 +1,37 @@
+package chapter_test
+
+import (
+	"regexp"
+	"testing"
+
+	"example.com/byor/testkit"
+
+	"example.com/byor/ch17_resp/client"
+	"example.com/byor/ch17_resp/server"
+)
+
+// TestMain lets the test binary double as the chapter's server and client,
+// so scripts run the real programs as "exec server" and "exec client".
+func TestMain(m *testing.M) {
+	// The RESP listener takes a free port too, so tests run side by side.
+	testkit.ServerArgs = []string{"-resp-addr", "127.0.0.1:0"}
+	testkit.Main(m, testkit.Programs{"server": server.Main, "client": client.Main})
+}
+
+// TestScripts replays the sessions in testdata/script: each starts the
+// server, runs the client and compares what both print with the book.
+func TestScripts(t *testing.T) {
+	testkit.Run(t, "testdata/script")
+}
+
+// startTestServer starts the chapter's server for a Go test that talks to
+// it over a socket, and stops it when the test ends.
+func startTestServer(t *testing.T, args ...string) testServer {
+	return testServer{testkit.StartTestServer(t, args...)}
+}
+
+// testServer is a running server, with the lower-case waitLog the chapter's
+// older tests call.
+type testServer struct{ *testkit.Server }
+
+func (s testServer) waitLog(re *regexp.Regexp) error { return s.WaitLog(re) }

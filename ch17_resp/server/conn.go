@@ -1,0 +1,278 @@
+package server
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"golang.org/x/sys/unix"
+
+	"example.com/byor/ch17_resp/dlist"
+	"example.com/byor/ch17_resp/proto"
+	"example.com/byor/ch17_resp/sock"
+)
+
+// A connection is always in one of these states. While it serves requests
+// it reads and writes independently: epoll watches it for input whenever
+// it may take more requests, and for room to write whenever replies wait.
+const (
+	stateReq   = iota // serving: reading requests, sending replies
+	stateClose        // done reading: send the replies made, then close
+	stateEnd          // done: the event loop closes it
+)
+
+const (
+	// kWBufSize is the usual capacity of a connection's write buffer: room
+	// for the replies to many pipelined requests, which go out in one
+	// write. A buffer grown past it for a backlog is given back once the
+	// backlog is sent.
+	kWBufSize = 16 << 10
+	// kMaxOutput bounds the replies a connection may have unsent. A
+	// client that sends requests without reading the replies is answered
+	// until it owes this much, then no longer read (its requests wait in
+	// the kernel's buffers, and its own writes eventually block) until it
+	// reads. Memory stays bounded and other clients are served meanwhile.
+	kMaxOutput = 1 << 20
+)
+
+// Conn is one client connection. A nonblocking read or write can stop
+// anywhere, so the bytes received but not yet handled, and the bytes of the
+// replies not yet sent, wait here until the socket is ready again.
+type Conn struct {
+	fd    int
+	state int
+	// The events epoll is watching for on fd (see connWatch).
+	events uint32
+	// rbuf[rbufStart:rbufEnd] holds received bytes not yet handled.
+	// Handling a request only moves rbufStart past it; the bytes left
+	// are moved to the front once, just before the next read.
+	rbufStart int
+	rbufEnd   int
+	rbuf      [4 + proto.KMaxMsg]byte
+	// wbuf[wbufSent:] holds the replies still to send. The buffer is
+	// reused from one batch to the next.
+	wbuf     []byte
+	wbufSent int
+	// When the connection was last active, and its place in gData.idleList.
+	idleStart uint64
+	idleList  dlist.DList[Conn]
+	// A connection of the RESP listener speaks Redis's protocol: set,
+	// it reads and parses requests its own way (see resp_conn.go).
+	resp *respState
+}
+
+// newConn makes the state of a new connection on fd, ready to read.
+func newConn(fd int) *Conn {
+	conn := &Conn{fd: fd, state: stateReq, wbuf: make([]byte, 0, kWBufSize)}
+	conn.idleList.Owner = conn
+	return conn
+}
+
+// pending returns how many reply bytes wait to be sent.
+func (conn *Conn) pending() int {
+	return len(conn.wbuf) - conn.wbufSent
+}
+
+// canAnswer reports whether the connection may answer one more request:
+// it is still serving, and a reply of any size keeps it within kMaxOutput.
+func (conn *Conn) canAnswer() bool {
+	return conn.state == stateReq && conn.pending()+4+proto.KMaxMsg <= kMaxOutput
+}
+
+// connectionIO advances a connection whose socket epoll reported ready
+// with events: one read if it has input, then as many requests as can be
+// answered, then one write. A socket that still has data, or room, after
+// that is reported again by the next epoll_wait (it is level-triggered),
+// so there is no need to call read or write until it fails with EAGAIN,
+// which would cost one more syscall per wakeup.
+func connectionIO(conn *Conn, events uint32) {
+	// Activity restarts the idle timer: move the connection to the back of
+	// the list, which therefore stays ordered by last activity.
+	conn.idleStart = getMonotonicUsec()
+	conn.idleList.Detach()
+	gData.idleList.InsertBefore(&conn.idleList)
+
+	// Read only while requests can be answered; past kMaxOutput the input
+	// waits in the kernel. An error or hang-up is found by the read or the
+	// write that follows.
+	if events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 && conn.canAnswer() {
+		tryFillBuffer(conn)
+	}
+	serveRequests(conn)
+}
+
+// tryFillBuffer reads what the socket has into rbuf.
+func tryFillBuffer(conn *Conn) {
+	if conn.resp != nil {
+		respFillBuffer(conn)
+		return
+	}
+	// Make room: move the bytes not yet handled (by now at most part of
+	// one request) to the front. Doing it once per read, rather than after
+	// every request, spares a read that brought many pipelined requests
+	// from moving the rest of the buffer once for each of them.
+	// exercise: ch16-read-offset
+	if conn.rbufStart > 0 {
+		conn.rbufEnd = copy(conn.rbuf[:], conn.rbuf[conn.rbufStart:conn.rbufEnd])
+		conn.rbufStart = 0
+	}
+	// end exercise: ch16-read-offset
+	n, err := sock.Read(conn.fd, conn.rbuf[conn.rbufEnd:])
+	if errors.Is(err, unix.EAGAIN) {
+		return // nothing there after all; epoll says when there is
+	}
+	if err != nil {
+		msg("%v", err)
+		conn.state = stateEnd
+		return
+	}
+	if n == 0 {
+		if conn.rbufEnd > conn.rbufStart {
+			msg("unexpected EOF")
+		} else {
+			msg("EOF")
+		}
+		stopReading(conn)
+		return
+	}
+	conn.rbufEnd += n
+}
+
+// stopReading ends a connection that will send no more requests (it hung
+// up, or broke the protocol) once the replies already made are sent.
+func stopReading(conn *Conn) {
+	conn.state = stateClose
+	if conn.pending() == 0 {
+		conn.state = stateEnd
+	}
+}
+
+// serveRequests answers the complete requests in rbuf and sends the
+// replies with one write. A client may send many requests without waiting
+// for replies (pipelining), so one read can bring many requests.
+func serveRequests(conn *Conn) {
+	// exercise: ch16-batched-replies
+	for sent := true; ; {
+		// Answer requests while the output allows. Any left over wait in
+		// rbuf, and the connection is not read until they are answered, so
+		// a read finds at most part of one request there.
+		for conn.canAnswer() && tryOneRequest(conn) {
+		}
+		if !sent || conn.pending() == 0 {
+			// Nothing to send; or the socket is full (epoll reports when it
+			// has room again) or the write failed.
+			return
+		}
+		// One write for all the replies. Then go round: the room it made
+		// lets requests left over be answered now, since a client that has
+		// sent them all will send nothing more to wake us. (The book's code
+		// misses this case, and a pipelining client whose replies fill the
+		// socket buffer then waits forever.) If everything was sent, their
+		// replies are written on the next round; if not, they wait for the
+		// socket to drain.
+		sent = tryFlushBuffer(conn)
+	}
+	// end exercise: ch16-batched-replies
+}
+
+// tryOneRequest handles the request at the front of rbuf, if it is all
+// there, appending its reply to wbuf, and reports whether it did.
+func tryOneRequest(conn *Conn) bool {
+	if conn.resp != nil {
+		return respOneRequest(conn)
+	}
+	avail := conn.rbuf[conn.rbufStart:conn.rbufEnd]
+	if len(avail) < 4 {
+		return false // wait for the rest of the header
+	}
+	n := int(binary.LittleEndian.Uint32(avail[:4]))
+	if n > proto.KMaxMsg {
+		msg("too long")
+		stopReading(conn)
+		return false
+	}
+	if 4+n > len(avail) {
+		return false // wait for the rest of the body
+	}
+	body := avail[4 : 4+n]
+
+	// Parse the request into slices of rbuf, reusing the slice of the
+	// previous request. A malformed one ends the connection, once the
+	// requests before it are answered.
+	cmd, err := proto.SplitReq(body, gData.args)
+	if err != nil {
+		msg("bad req: %v", err)
+		stopReading(conn)
+		return false
+	}
+	gData.args = cmd
+
+	// Run it, serializing the reply straight into wbuf after 4 bytes kept
+	// for its length. wbuf has room for any reply that can be sent, so
+	// this does not allocate.
+	wbufReserve(conn)
+	start := len(conn.wbuf)
+	out := doRequest(cmd, conn.wbuf[:start+4])
+	clear(cmd) // keep no pointers into this connection's buffer
+	if len(out)-start > proto.KMaxMsg {
+		// 4+len(reply) > KMaxMsg: too big for one message. An error
+		// replaces it, in wbuf's own array (a reply that outgrew wbuf was
+		// built in a new one, which is dropped).
+		out = proto.OutErr(conn.wbuf[:start+4], proto.Err2Big, "response is too big")
+	}
+	binary.LittleEndian.PutUint32(out[start:], uint32(len(out)-start-4))
+	conn.wbuf = out
+
+	// Consume the request: only the start offset moves.
+	// exercise: ch16-read-offset
+	conn.rbufStart += 4 + n
+	// end exercise: ch16-read-offset
+	return true
+}
+
+// wbufReserve makes room in wbuf for one more reply of the largest size
+// that can be sent. Unsent replies move to the front first; only a
+// backlog that still leaves no room grows the buffer, by doubling, up to
+// kMaxOutput (which canAnswer guarantees is enough).
+func wbufReserve(conn *Conn) {
+	const room = 4 + proto.KMaxMsg
+	if cap(conn.wbuf)-len(conn.wbuf) >= room {
+		return
+	}
+	size := max(cap(conn.wbuf), kWBufSize)
+	for size-conn.pending() < room {
+		size *= 2
+	}
+	buf := conn.wbuf[:0]
+	if size > cap(conn.wbuf) {
+		buf = make([]byte, 0, min(size, kMaxOutput))
+	}
+	conn.wbuf = append(buf, conn.wbuf[conn.wbufSent:]...) // copy handles the overlap
+	conn.wbufSent = 0
+}
+
+// tryFlushBuffer writes what it can of the unsent replies and reports
+// whether all of them went. A short write means the socket buffer is
+// full; epoll reports when it has room again.
+func tryFlushBuffer(conn *Conn) bool {
+	n, err := sock.Write(conn.fd, conn.wbuf[conn.wbufSent:])
+	if err != nil && !errors.Is(err, unix.EAGAIN) {
+		msg("%v", err)
+		conn.state = stateEnd
+		return false
+	}
+	conn.wbufSent += n
+	if conn.pending() > 0 {
+		return false
+	}
+	// All sent: the next replies start at the front again, in a buffer of
+	// the usual size (one grown for a backlog is not kept).
+	conn.wbufSent = 0
+	conn.wbuf = conn.wbuf[:0]
+	if cap(conn.wbuf) > kWBufSize {
+		conn.wbuf = make([]byte, 0, kWBufSize)
+	}
+	if conn.state == stateClose {
+		conn.state = stateEnd
+	}
+	return true
+}

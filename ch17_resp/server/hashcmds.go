@@ -1,0 +1,457 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+
+	"example.com/byor/ch17_resp/hashes"
+	"example.com/byor/ch17_resp/heap"
+	"example.com/byor/ch17_resp/proto"
+)
+
+// maxExpireMs is the latest expiry time accepted, as in Redis: 2^48-1
+// milliseconds after the epoch, some 8,900 years from now.
+const maxExpireMs = 1<<48 - 1
+
+// lookupHash finds key. It returns nil if there is no such key, and
+// wrongType if the key holds something other than a hash.
+func lookupHash(key string) (ent *Entry, wrongType bool) {
+	node := gData.db.Lookup(&lookupKey(key).node, entryEq)
+	if node == nil {
+		return nil, false
+	}
+	return node.Owner, node.Owner.typ() != tHash
+}
+
+// hashForWrite finds the hash at key, creating an empty one if the key is
+// new. hashDone removes it again if the command leaves it empty.
+func hashForWrite(key string) (ent *Entry, wrongType bool) {
+	k := lookupKey(key)
+	if node := gData.db.Lookup(&k.node, entryEq); node != nil {
+		return node.Owner, node.Owner.typ() != tHash
+	}
+	k.hash = &hashValue{timerIdx: -1}
+	gData.db.Insert(&k.node)
+	return k, false
+}
+
+// hashDone runs after every command that touched a hash: a hash with no
+// live field left is deleted, like a key whose last member goes, and the
+// hash's timer is moved to its earliest field expiry (any command may have
+// changed it, if only by reclaiming an expired field).
+func hashDone(ent *Entry, now uint64) {
+	if ent.hash.Len(now) == 0 {
+		gData.db.Pop(&ent.node, hnodeSame)
+		entryDel(ent)
+		return
+	}
+	hashTimerUpdate(ent)
+}
+
+// hashTimerUpdate keeps the hash's single item in gData.fieldHeap at the
+// hash's earliest field expiry, or removes it when no field has one, so
+// active expiry never visits a hash without volatile fields.
+func hashTimerUpdate(ent *Entry) {
+	at, ok := ent.hash.NextExpiry()
+	switch {
+	case ok:
+		heap.Upsert(&gData.fieldHeap, ent.hash.timerIdx, heap.HeapItem[Entry]{Val: at, Ref: &ent.hash.timerIdx, Owner: ent})
+	case ent.hash.timerIdx != -1:
+		heap.Delete(&gData.fieldHeap, ent.hash.timerIdx)
+	}
+}
+
+// conds maps the condition options of the HEXPIRE family.
+var conds = map[string]hashes.Cond{"NX": hashes.NX, "XX": hashes.XX, "GT": hashes.GT, "LT": hashes.LT}
+
+// hashOpts is what the options before FIELDS of one command said.
+type hashOpts struct {
+	cond    hashes.Cond // HEXPIRE family: NX, XX, GT or LT
+	fnx     bool        // HSETEX: set only if no field exists
+	fxx     bool        // HSETEX: set only if every field exists
+	at      uint64      // EX, PX, EXAT or PXAT, as unix milliseconds
+	hasAt   bool
+	keepTTL bool // HSETEX KEEPTTL
+	persist bool // HGETEX PERSIST
+	fields  []string
+}
+
+// parseHashArgs reads "[options] FIELDS numfields field ..." from args,
+// accepting the options named in allowed (upper case). With pairs, each
+// field is followed by its value. It returns the parsed options, or an
+// error message for the client.
+func parseHashArgs(args []string, allowed string, pairs bool, now uint64) (hashOpts, string) {
+	var o hashOpts
+	var cond, when, exist string // the option chosen from each exclusive group
+	for len(args) > 0 && !cmdIs(args[0], "FIELDS") {
+		opt := asciiUpper(args[0])
+		if !strings.Contains(" "+allowed+" ", " "+opt+" ") {
+			return o, "syntax error: unexpected " + args[0]
+		}
+		switch opt {
+		case "NX", "XX", "GT", "LT":
+			if cond != "" {
+				return o, "NX, XX, GT and LT are mutually exclusive"
+			}
+			cond = opt
+			o.cond = conds[opt]
+		case "FNX", "FXX":
+			if exist != "" {
+				return o, "FNX and FXX are mutually exclusive"
+			}
+			exist = opt
+			o.fnx, o.fxx = opt == "FNX", opt == "FXX"
+		case "KEEPTTL", "PERSIST", "EX", "PX", "EXAT", "PXAT":
+			if when != "" {
+				return o, when + " and " + opt + " are mutually exclusive"
+			}
+			when = opt
+			if opt == "KEEPTTL" || opt == "PERSIST" {
+				o.keepTTL, o.persist = opt == "KEEPTTL", opt == "PERSIST"
+				break
+			}
+			if len(args) < 2 {
+				return o, opt + " needs a time"
+			}
+			unit := uint64(1)
+			if opt == "EX" || opt == "EXAT" {
+				unit = 1000
+			}
+			at, msg := parseExpireTime(args[1], unit, opt == "EXAT" || opt == "PXAT", now)
+			if msg != "" {
+				return o, msg
+			}
+			o.at, o.hasAt = at, true
+			args = args[1:]
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return o, "missing FIELDS"
+	}
+	if len(args) < 2 {
+		return o, "FIELDS needs numfields"
+	}
+	n, ok := hashInt(args[1])
+	if !ok || n <= 0 {
+		return o, "numfields must be a positive integer"
+	}
+	per := int64(1)
+	if pairs {
+		per = 2
+	}
+	if n > int64(len(args)-2) || n*per != int64(len(args)-2) {
+		return o, "numfields does not match the number of fields given"
+	}
+	o.fields = args[2:]
+	return o, ""
+}
+
+// hashInt parses an integer argument of the hash commands: numfields and
+// times. These commands are not the book's, so they do not take strtoll's
+// leniencies (white space, "", clamping) as the book's commands do; like
+// Redis they want the whole argument to be a decimal int64 in range.
+// (Redis also refuses a + sign and leading zeros, which ParseInt allows.)
+func hashInt(s string) (int64, bool) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// asciiUpper upper-cases the ASCII letters of an option, so options match
+// as with Redis's strcasecmp; strings.ToUpper would also turn the long s
+// of "PER\u017fIST" into an S.
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - ('a' - 'A')
+		}
+	}
+	return string(b)
+}
+
+// parseExpireTime turns a time argument into unix milliseconds: an integer
+// count of unit (1 for ms, 1000 for seconds), from now or, if absolute,
+// from the epoch. Negative times and times past maxExpireMs are refused.
+func parseExpireTime(s string, unit uint64, absolute bool, now uint64) (uint64, string) {
+	n, ok := hashInt(s)
+	if !ok {
+		return 0, "invalid expire time: expect an integer"
+	}
+	if n < 0 {
+		return 0, "invalid expire time: must not be negative"
+	}
+	if uint64(n) > maxExpireMs/unit {
+		return 0, "invalid expire time: too large"
+	}
+	at := uint64(n) * unit
+	if !absolute {
+		at += now
+	}
+	if at > maxExpireMs {
+		return 0, "invalid expire time: too large"
+	}
+	return at, ""
+}
+
+// doHSet: hset key field value [field value ...]. Replies the number of
+// fields that were new. Setting a field clears its expiry.
+func doHSet(cmd []string, out []byte) []byte {
+	ent, wrongType := hashForWrite(cmd[1])
+	if wrongType {
+		return proto.OutErr(out, proto.ErrType, "expect hash")
+	}
+	now := getUnixMs()
+	added := int64(0)
+	for i := 2; i < len(cmd); i += 2 {
+		if ent.hash.Set(now, cmd[i], cmd[i+1]) {
+			added++
+		}
+	}
+	hashDone(ent, now)
+	return proto.OutInt(out, added)
+}
+
+// doHGet: hget key field. Replies the value, or nil.
+func doHGet(cmd []string, out []byte) []byte {
+	ent, wrongType := lookupHash(cmd[1])
+	if wrongType {
+		return proto.OutErr(out, proto.ErrType, "expect hash")
+	}
+	if ent == nil {
+		return proto.OutNil(out)
+	}
+	now := getUnixMs()
+	val, ok := ent.hash.Get(now, cmd[2])
+	hashDone(ent, now)
+	if !ok {
+		return proto.OutNil(out)
+	}
+	return proto.OutStr(out, val)
+}
+
+// doHDel: hdel key field [field ...]. Replies how many fields it removed.
+func doHDel(cmd []string, out []byte) []byte {
+	ent, wrongType := lookupHash(cmd[1])
+	if wrongType {
+		return proto.OutErr(out, proto.ErrType, "expect hash")
+	}
+	if ent == nil {
+		return proto.OutInt(out, 0)
+	}
+	now := getUnixMs()
+	removed := int64(0)
+	for _, f := range cmd[2:] {
+		if ent.hash.Delete(now, f) {
+			removed++
+		}
+	}
+	hashDone(ent, now)
+	return proto.OutInt(out, removed)
+}
+
+// doHLen: hlen key. Replies the number of live fields.
+func doHLen(cmd []string, out []byte) []byte {
+	ent, wrongType := lookupHash(cmd[1])
+	if wrongType {
+		return proto.OutErr(out, proto.ErrType, "expect hash")
+	}
+	if ent == nil {
+		return proto.OutInt(out, 0)
+	}
+	now := getUnixMs()
+	n := ent.hash.Len(now)
+	hashDone(ent, now)
+	return proto.OutInt(out, int64(n))
+}
+
+// doHExists: hexists key field. Replies 1 or 0.
+func doHExists(cmd []string, out []byte) []byte {
+	ent, wrongType := lookupHash(cmd[1])
+	if wrongType {
+		return proto.OutErr(out, proto.ErrType, "expect hash")
+	}
+	if ent == nil {
+		return proto.OutInt(out, 0)
+	}
+	now := getUnixMs()
+	ok := ent.hash.Exists(now, cmd[2])
+	hashDone(ent, now)
+	if !ok {
+		return proto.OutInt(out, 0)
+	}
+	return proto.OutInt(out, 1)
+}
+
+// doHGetAll: hgetall key. Replies field, value, field, value, ...
+func doHGetAll(cmd []string, out []byte) []byte {
+	ent, wrongType := lookupHash(cmd[1])
+	if wrongType {
+		return proto.OutErr(out, proto.ErrType, "expect hash")
+	}
+	if ent == nil {
+		return proto.OutArr(out, 0)
+	}
+	now := getUnixMs()
+	pairs := ent.hash.GetAll(now)
+	hashDone(ent, now)
+	out = proto.OutArr(out, uint32(2*len(pairs)))
+	for _, p := range pairs {
+		out = proto.OutStr(out, p.Name)
+		out = proto.OutStr(out, p.Value)
+	}
+	return out
+}
+
+// perField replies an array with one integer per field: what each says
+// for it, or -2 (no such field) for every field of a missing key.
+func perField(out []byte, key string, fields []string, now uint64, each func(h *hashes.Hash, field string) int64) []byte {
+	ent, wrongType := lookupHash(key)
+	if wrongType {
+		return proto.OutErr(out, proto.ErrType, "expect hash")
+	}
+	out = proto.OutArr(out, uint32(len(fields)))
+	for _, f := range fields {
+		v := int64(hashes.NoField)
+		if ent != nil {
+			v = each(&ent.hash.Hash, f)
+		}
+		out = proto.OutInt(out, v)
+	}
+	if ent != nil {
+		hashDone(ent, now)
+	}
+	return out
+}
+
+// doHExpire: hexpire / hpexpire / hexpireat / hpexpireat key time
+// [NX|XX|GT|LT] FIELDS numfields field ... Replies one code per field:
+// -2 no such field, 0 condition not met, 1 set, 2 deleted (time not in
+// the future).
+func doHExpire(cmd []string, out []byte) []byte {
+	name := strings.ToLower(cmd[0])
+	unit := uint64(1000) // hexpire, hexpireat: seconds
+	if strings.HasPrefix(name, "hp") {
+		unit = 1 // hpexpire, hpexpireat: milliseconds
+	}
+	now := getUnixMs()
+	at, msg := parseExpireTime(cmd[2], unit, strings.HasSuffix(name, "at"), now)
+	if msg != "" {
+		return proto.OutErr(out, proto.ErrArg, msg)
+	}
+	o, msg := parseHashArgs(cmd[3:], "NX XX GT LT", false, now)
+	if msg != "" {
+		return proto.OutErr(out, proto.ErrArg, msg)
+	}
+	return perField(out, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
+		return int64(h.Expire(now, f, at, o.cond))
+	})
+}
+
+// doHPersist: hpersist key FIELDS numfields field ... Replies one code per
+// field: -2 no such field, -1 no expiry, 1 expiry removed.
+func doHPersist(cmd []string, out []byte) []byte {
+	now := getUnixMs()
+	o, msg := parseHashArgs(cmd[2:], "", false, now)
+	if msg != "" {
+		return proto.OutErr(out, proto.ErrArg, msg)
+	}
+	return perField(out, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
+		return int64(h.Persist(now, f))
+	})
+}
+
+// doHTTL: httl / hpttl / hexpiretime / hpexpiretime key FIELDS numfields
+// field ... Replies one integer per field: -2 no such field, -1 no
+// expiry, else the time left (httl, hpttl) or the expiry as a unix time
+// (hexpiretime, hpexpiretime), in seconds rounded up or in milliseconds.
+func doHTTL(cmd []string, out []byte) []byte {
+	name := strings.ToLower(cmd[0])
+	now := getUnixMs()
+	o, msg := parseHashArgs(cmd[2:], "", false, now)
+	if msg != "" {
+		return proto.OutErr(out, proto.ErrArg, msg)
+	}
+	return perField(out, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
+		v := h.ExpireTime(now, f)
+		if strings.HasSuffix(name, "ttl") {
+			v = h.TTL(now, f)
+		}
+		if v >= 0 && !strings.HasPrefix(name, "hp") {
+			v = (v + 999) / 1000 // seconds, rounded up
+		}
+		return v
+	})
+}
+
+// doHSetEx: hsetex key [FNX|FXX] [EX s|PX ms|EXAT t|PXAT t|KEEPTTL] FIELDS
+// numfields field value ... Replies 1 if every field was set, 0 if none
+// was because FNX or FXX did not hold. Without KEEPTTL or a time, set
+// fields lose any expiry, as with hset.
+func doHSetEx(cmd []string, out []byte) []byte {
+	now := getUnixMs()
+	o, msg := parseHashArgs(cmd[2:], "FNX FXX EX PX EXAT PXAT KEEPTTL", true, now)
+	if msg != "" {
+		return proto.OutErr(out, proto.ErrArg, msg)
+	}
+	ent, wrongType := hashForWrite(cmd[1])
+	if wrongType {
+		return proto.OutErr(out, proto.ErrType, "expect hash")
+	}
+	for i := 0; i < len(o.fields) && (o.fnx || o.fxx); i += 2 {
+		if ent.hash.Exists(now, o.fields[i]) != o.fxx {
+			hashDone(ent, now)
+			return proto.OutInt(out, 0)
+		}
+	}
+	for i := 0; i < len(o.fields); i += 2 {
+		f, v := o.fields[i], o.fields[i+1]
+		switch {
+		case o.keepTTL:
+			ent.hash.SetKeepTTL(now, f, v)
+		case o.hasAt:
+			ent.hash.SetExpireAt(now, f, v, o.at)
+		default:
+			ent.hash.Set(now, f, v)
+		}
+	}
+	hashDone(ent, now)
+	return proto.OutInt(out, 1)
+}
+
+// doHGetEx: hgetex key [EX s|PX ms|EXAT t|PXAT t|PERSIST] FIELDS numfields
+// field ... Replies the values (nil for missing fields) as they were, then
+// sets or removes the expiry of the fields that exist.
+func doHGetEx(cmd []string, out []byte) []byte {
+	now := getUnixMs()
+	o, msg := parseHashArgs(cmd[2:], "EX PX EXAT PXAT PERSIST", false, now)
+	if msg != "" {
+		return proto.OutErr(out, proto.ErrArg, msg)
+	}
+	ent, wrongType := lookupHash(cmd[1])
+	if wrongType {
+		return proto.OutErr(out, proto.ErrType, "expect hash")
+	}
+	out = proto.OutArr(out, uint32(len(o.fields)))
+	for _, f := range o.fields {
+		val, ok := "", false
+		if ent != nil {
+			val, ok = ent.hash.Get(now, f)
+		}
+		if !ok {
+			out = proto.OutNil(out)
+			continue
+		}
+		out = proto.OutStr(out, val)
+		switch {
+		case o.persist:
+			ent.hash.Persist(now, f)
+		case o.hasAt:
+			ent.hash.Expire(now, f, o.at, hashes.Always)
+		}
+	}
+	if ent != nil {
+		hashDone(ent, now)
+	}
+	return out
+}

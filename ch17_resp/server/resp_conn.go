@@ -1,0 +1,187 @@
+package server
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"example.com/byor/ch17_resp/resp"
+	"example.com/byor/ch17_resp/sock"
+)
+
+// DefaultRESPAddr is where the server speaks Redis's protocol unless told
+// otherwise: 6380, next to Redis's own 6379 rather than on it, so that the
+// server starts even where a real Redis is running (to compare the two,
+// say). redis-cli tries 6379 when given no port: run it as
+// redis-cli -p 6380.
+const DefaultRESPAddr = "127.0.0.1:6380"
+
+// respListenFd is the socket that accepts RESP connections, or -1 when
+// the server speaks only the book's protocol (-resp-addr "").
+var respListenFd = -1
+
+// parseRESPAddr checks the -resp-addr flag: an address, or "" for none.
+func parseRESPAddr(addr string) (*unix.SockaddrInet4, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	return sock.ParseAddr(addr)
+}
+
+// respListen opens the RESP listener on sa, if any, and logs where. The
+// event loop watches it beside the book's listener (see respRegister).
+func respListen(sa *unix.SockaddrInet4) error {
+	if sa == nil {
+		return nil
+	}
+	fd, err := sock.Listen(sa)
+	if err != nil {
+		return err
+	}
+	bound, err := sock.LocalAddr(fd)
+	if err != nil {
+		unix.Close(fd)
+		return err
+	}
+	if err := sock.SetNonblock(fd); err != nil {
+		unix.Close(fd)
+		return err
+	}
+	respListenFd = fd
+	msg("listening for RESP on %s", bound)
+	return nil
+}
+
+// respRegister adds the RESP listener, if any, to the epoll set.
+func respRegister(epfd int) error {
+	if respListenFd < 0 {
+		return nil
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(respListenFd)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, respListenFd, &ev); err != nil {
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	return nil
+}
+
+// respState is what a connection speaking RESP has beyond a Conn. Its
+// requests are not length-prefixed, so it reads into a buffer of its own
+// that grows, up to a bound, until a whole request is there; rbuf, sized
+// for the book's 4 KiB messages, is not used.
+type respState struct {
+	// The protocol version of the replies: resp.RESP2 until HELLO 3.
+	ver int
+	// buf[start:] holds received bytes not yet parsed.
+	buf   []byte
+	start int
+	// The connection's id and name, for CLIENT ID and CLIENT GETNAME.
+	id   int64
+	name string
+	// The command's reply in the book's serialization, before it is
+	// translated into RESP (see respTranslate); reused.
+	scratch []byte
+}
+
+const (
+	// kRESPBufSize is the usual size of a RESP connection's read buffer.
+	kRESPBufSize = 16 << 10
+	// kRESPMaxBuf bounds it: the largest request the parser accepts plus
+	// one header line. A request still incomplete at this size is over the
+	// parser's limits, which the parser reports first.
+	kRESPMaxBuf = resp.MaxRequest + resp.MaxInline + 64
+	// kRESPMaxReply bounds one reply. The book's protocol caps a reply at
+	// 4 KiB; RESP has no cap of its own, but a reply is built whole in the
+	// write buffer, so one (KEYS on a large key space) is capped at this.
+	kRESPMaxReply = 512 << 10
+)
+
+// respNextID numbers RESP connections for CLIENT ID.
+var respNextID int64
+
+func newRESPState() *respState {
+	respNextID++
+	return &respState{ver: resp.RESP2, buf: make([]byte, 0, kRESPBufSize), id: respNextID}
+}
+
+// respFillBuffer is tryFillBuffer for a RESP connection: one read into the
+// free end of its buffer, which is first compacted, and grown (doubling, up
+// to kRESPMaxBuf) only when a partial request already fills it.
+func respFillBuffer(conn *Conn) {
+	st := conn.resp
+	if st.start > 0 {
+		st.buf = st.buf[:copy(st.buf, st.buf[st.start:])]
+		st.start = 0
+	}
+	switch {
+	case len(st.buf) == 0 && cap(st.buf) > kRESPBufSize:
+		st.buf = make([]byte, 0, kRESPBufSize) // give back a grown buffer
+	case len(st.buf) == cap(st.buf):
+		if cap(st.buf) >= kRESPMaxBuf {
+			respProtocolError(conn, "request too big")
+			return
+		}
+		grown := make([]byte, len(st.buf), min(2*cap(st.buf), kRESPMaxBuf))
+		copy(grown, st.buf)
+		st.buf = grown
+	}
+	n, err := sock.Read(conn.fd, st.buf[len(st.buf):cap(st.buf)])
+	if errors.Is(err, unix.EAGAIN) {
+		return
+	}
+	if err != nil {
+		msg("%v", err)
+		conn.state = stateEnd
+		return
+	}
+	if n == 0 {
+		if len(st.buf) > 0 {
+			msg("unexpected EOF")
+		} else {
+			msg("EOF")
+		}
+		stopReading(conn)
+		return
+	}
+	st.buf = st.buf[:len(st.buf)+n]
+}
+
+// respOneRequest is tryOneRequest for a RESP connection: it answers the
+// request at the front of the buffer, if it is all there, and reports
+// whether it did.
+func respOneRequest(conn *Conn) bool {
+	st := conn.resp
+	cmd, n, err := resp.ParseRequest(st.buf[st.start:], gData.args)
+	if err == resp.ErrIncomplete {
+		return false
+	}
+	if err != nil {
+		respProtocolError(conn, strings.TrimPrefix(err.Error(), "Protocol error: "))
+		return false
+	}
+	gData.args = cmd
+	st.start += n
+	if len(cmd) == 0 {
+		return true // an empty line or array: nothing to answer
+	}
+	start := len(conn.wbuf)
+	conn.wbuf = respDo(conn, cmd, conn.wbuf)
+	clear(cmd) // keep no pointers into this connection's buffer
+	if len(conn.wbuf)-start > kRESPMaxReply {
+		conn.wbuf = resp.AppendError(conn.wbuf[:start], "ERR response is too big")
+	}
+	if cap(st.scratch) > kRESPBufSize {
+		st.scratch = nil // do not keep a large reply's memory per connection
+	}
+	return true
+}
+
+// respProtocolError answers a request that cannot be parsed, as Redis
+// does, and ends the connection once the replies before it are sent: the
+// rest of the input cannot be framed.
+func respProtocolError(conn *Conn, text string) {
+	msg("bad RESP request: %s", text)
+	conn.wbuf = resp.AppendError(conn.wbuf, "ERR Protocol error: "+text)
+	stopReading(conn)
+}

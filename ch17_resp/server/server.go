@@ -1,0 +1,303 @@
+// Package server is chapter 17's server: chapter 16's, which also speaks
+// Redis's own protocol (RESP) on a second listener. Chapter 16 made it fast
+// (epoll, batched reads and writes, TCP_NODELAY, no allocation per
+// request) and frugal (bounded output per client, smaller entries).
+package server
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"runtime/pprof"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"example.com/byor/ch17_resp/sock"
+	"example.com/byor/ch17_resp/threadpool"
+)
+
+// DefaultAddr is where the server listens unless told otherwise: the book's
+// port, on the loopback interface only.
+const DefaultAddr = "127.0.0.1:1234"
+
+// Main runs the server with command-line arguments args and returns the
+// process exit code. It logs to stderr; what a client says goes to stdout.
+func Main(args []string) int {
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	addr := fs.String("addr", DefaultAddr, "`host:port` to listen on (port 0 picks a free port)")
+	respAddr := fs.String("resp-addr", DefaultRESPAddr, "`host:port` to speak Redis's protocol (RESP) on; \"\" for none")
+	idle := fs.Duration("idle-timeout", 5*time.Second, "close connections idle for this `long`")
+	gcPercent := fs.Int("gc-percent", 25, "let the heap grow this `percent` past the live data between garbage collections (as GOGC; Go's default is 100)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to `file` until the server exits (for go tool pprof)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-resp-addr host:port] [-idle-timeout duration] [-gc-percent n] [-cpuprofile file]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		msg("server: unexpected argument %q", fs.Arg(0))
+		fs.Usage()
+		return 2
+	}
+	sa, err := sock.ParseAddr(*addr)
+	if err != nil {
+		msg("server: %v", err)
+		fs.Usage()
+		return 2
+	}
+	respSA, err := parseRESPAddr(*respAddr)
+	if err != nil {
+		msg("server: -resp-addr: %v", err)
+		fs.Usage()
+		return 2
+	}
+	if *idle < time.Millisecond {
+		msg("server: -idle-timeout must be at least 1ms")
+		fs.Usage()
+		return 2
+	}
+	idleTimeoutMs = uint64(idle.Milliseconds())
+	if *gcPercent < 1 {
+		msg("server: -gc-percent must be at least 1")
+		fs.Usage()
+		return 2
+	}
+	// The garbage collector lets the heap grow by this percentage of the
+	// live data before it collects again. Go's default, 100, lets a server
+	// holding 1 GiB of keys take 2 GiB. This server allocates next to
+	// nothing per request, so collections are rare whatever the setting,
+	// and a smaller headroom costs little CPU: it is the memory per key.
+	debug.SetGCPercent(*gcPercent)
+
+	fd, err := sock.Listen(sa)
+	if err != nil {
+		msg("server: %v", err)
+		return 1
+	}
+	bound, err := sock.LocalAddr(fd)
+	if err != nil {
+		msg("server: %v", err)
+		return 1
+	}
+	// Redis's protocol, on a second listener of the same event loop.
+	if err := respListen(respSA); err != nil {
+		msg("server: %v", err)
+		return 1
+	}
+	atExit := func() {}
+	if *cpuProfile != "" {
+		// The profile is written when the server exits, on SIGINT or
+		// SIGTERM: run a load, stop the server, then go tool pprof.
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			msg("server: %v", err)
+			return 1
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			msg("server: %v", err)
+			return 1
+		}
+		atExit = func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}
+	}
+	exitOnSignal(atExit)
+	msg("listening on %s", bound)
+	if err := serve(fd); err != nil {
+		msg("server: %v", err)
+		return 1
+	}
+	return 0
+}
+
+// msg logs one line to stderr, like the book's msg().
+func msg(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+}
+
+// exitOnSignal ends the process with status 0 on SIGINT or SIGTERM, after
+// calling atExit. The kernel closes every socket of an exiting process, so
+// there is nothing else to tear down by hand.
+func exitOnSignal(atExit func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		msg("%v: shutting down", <-sigs)
+		atExit()
+		os.Exit(0)
+	}()
+}
+
+// kMaxEvents is how many ready sockets one epoll_wait call reports at
+// most; any others are reported by the next call.
+const kMaxEvents = 256
+
+// serve is the event loop: wait with epoll until some sockets are ready,
+// then do on each only what will not block.
+//
+// poll() takes the whole list of sockets on every call, so each loop
+// iteration costs O(connections) in the server and in the kernel even when
+// one socket is ready. epoll keeps the set in the kernel instead: a socket
+// is registered once, its interest changed only when it changes, and
+// epoll_wait returns only the ready ones. It is level-triggered (the
+// default), like poll(): a socket is reported for as long as it is ready,
+// so a connection need not drain it in one go.
+func serve(fd int) error {
+	gData.idleList.Init()
+	gData.tp = threadpool.New(4)
+
+	if err := sock.SetNonblock(fd); err != nil {
+		return err
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return os.NewSyscallError("epoll_create1", err)
+	}
+	gData.epfd = epfd
+	// The listening socket is registered once, for reading (a pending
+	// connection makes it readable).
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	if err := respRegister(epfd); err != nil {
+		return err
+	}
+
+	events := make([]unix.EpollEvent, kMaxEvents)
+	for {
+		// Sleep no longer than until the nearest timer is due.
+		n, err := unix.EpollWait(epfd, events, nextTimerMs())
+		if err == unix.EINTR {
+			continue // a signal arrived; go round and recompute the timeout
+		}
+		if err != nil {
+			return os.NewSyscallError("epoll_wait", err)
+		}
+
+		listenerReady, respListenerReady := false, false
+		for _, ev := range events[:n] {
+			if int(ev.Fd) == fd {
+				listenerReady = true
+				continue
+			}
+			if int(ev.Fd) == respListenFd {
+				respListenerReady = true
+				continue
+			}
+			conn := gData.fd2conn[ev.Fd]
+			connectionIO(conn, ev.Events)
+			if conn.state == stateEnd {
+				// The client hung up or broke the protocol.
+				connDone(conn)
+			} else {
+				connWatch(conn)
+			}
+		}
+
+		// Fire the timers that are due.
+		processTimers()
+
+		if listenerReady {
+			acceptNewConn(fd)
+		}
+		if respListenerReady {
+			acceptNewConn(respListenFd)
+		}
+	}
+}
+
+// connEvents returns the epoll events a connection waits for: input while
+// it may answer more requests, room to write while replies are unsent.
+// EPOLLERR and EPOLLHUP need no asking; epoll always reports them, and the
+// next read or write finds the error.
+func connEvents(conn *Conn) uint32 {
+	var events uint32
+	if conn.canAnswer() {
+		events |= unix.EPOLLIN
+	}
+	if conn.pending() > 0 {
+		events |= unix.EPOLLOUT
+	}
+	return events
+}
+
+// connWatch tells epoll what the connection now waits for, with a syscall
+// only when that differs from what it waited for before: a client whose
+// replies go out in full at once only ever waits for input, and then
+// costs no epoll_ctl at all.
+func connWatch(conn *Conn) {
+	want := connEvents(conn)
+	if want == conn.events {
+		return
+	}
+	ev := unix.EpollEvent{Events: want, Fd: int32(conn.fd)}
+	if err := unix.EpollCtl(gData.epfd, unix.EPOLL_CTL_MOD, conn.fd, &ev); err != nil {
+		panic(os.NewSyscallError("epoll_ctl", err)) // the fd is registered; cannot fail
+	}
+	conn.events = want
+}
+
+// connPut stores conn at index conn.fd, growing the table as needed.
+func connPut(fd2conn *[]*Conn, conn *Conn) {
+	for len(*fd2conn) <= conn.fd {
+		*fd2conn = append(*fd2conn, nil)
+	}
+	(*fd2conn)[conn.fd] = conn
+}
+
+// connDone closes a connection and forgets it, timer included. Closing
+// the fd also takes it out of the epoll set: the kernel drops a socket from
+// every epoll set once its last file descriptor is closed, and nothing here
+// duplicates these fds (no dup, no fork), so no EPOLL_CTL_DEL is needed.
+func connDone(conn *Conn) {
+	gData.fd2conn[conn.fd] = nil
+	unix.Close(conn.fd)
+	conn.idleList.Detach()
+}
+
+// acceptNewConn accepts one connection and starts it reading requests.
+func acceptNewConn(fd int) {
+	connfd, err := sock.Accept(fd)
+	if err != nil {
+		msg("%v", err)
+		return
+	}
+	if err := sock.SetNonblock(connfd); err != nil {
+		msg("%v", err)
+		unix.Close(connfd)
+		return
+	}
+	// Send replies as soon as they are written. With Nagle's algorithm on,
+	// the kernel holds back a small segment while an earlier one is
+	// unacknowledged, and the client, which has nothing to send until it
+	// has all its replies, delays that acknowledgement (up to 40 ms on
+	// Linux): a pipelined batch answered in two writes stalls for it.
+	if err := sock.SetNoDelay(connfd); err != nil {
+		msg("%v", err)
+		unix.Close(connfd)
+		return
+	}
+	conn := newConn(connfd)
+	if fd == respListenFd {
+		conn.resp = newRESPState()
+	}
+	// Register the connection once; connWatch changes its events later.
+	conn.events = connEvents(conn)
+	ev := unix.EpollEvent{Events: conn.events, Fd: int32(connfd)}
+	if err := unix.EpollCtl(gData.epfd, unix.EPOLL_CTL_ADD, connfd, &ev); err != nil {
+		msg("%v", os.NewSyscallError("epoll_ctl", err))
+		unix.Close(connfd)
+		return
+	}
+	conn.idleStart = getMonotonicUsec()
+	gData.idleList.InsertBefore(&conn.idleList)
+	connPut(&gData.fd2conn, conn)
+}

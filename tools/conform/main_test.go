@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestUsageErrors: every flag error prints usage and exits 2.
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"-nosuchflag", "ch07"},
+		{"ch99"},
+		{"-upto", "ch99"},
+		{"-upto", "ch07", "ch09"},
+		{"-edition", "1999", "ch07"},
+		{"-server", "'unterminated", "ch07"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "usage: conform") {
+			t.Errorf("conform %q: exit %d, stderr %q; want 2 and usage", args, code, stderr.String())
+		}
+	}
+}
+
+// TestNoServer: nothing listening on -addr is a clear error, not a list
+// of failed checks.
+func TestNoServer(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"-addr", "127.0.0.1:1", "ch07"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "no server accepts connections on 127.0.0.1:1") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	got, err := splitCommand(`./server -addr {addr}  'two words' x''y`)
+	want := []string{"./server", "-addr", "{addr}", "two words", "xy"}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("splitCommand = %q, %v; want %q", got, err, want)
+	}
+}

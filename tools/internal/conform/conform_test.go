@@ -1,0 +1,336 @@
+package conform
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"example.com/byor/tools/internal/serverproc"
+)
+
+func TestMain(m *testing.M) {
+	if fakeMain() {
+		return
+	}
+	os.Exit(m.Run())
+}
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	built     = map[string]string{} // stage id -> server binary
+	clients   = map[string]string{} // stage id -> client binary
+	buildErr  = map[string]error{}
+)
+
+// buildServers builds every chapter's server once, two at a time.
+func buildServers(t *testing.T) {
+	t.Helper()
+	buildOnce.Do(func() {
+		root := FindRoot()
+		var err error
+		if binDir, err = os.MkdirTemp("", "conform-test"); err != nil {
+			panic(err)
+		}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 2)
+		for _, st := range Stages() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				srv, cli, err := serverproc.Build(filepath.Join(root, st.Dir), binDir)
+				mu.Lock()
+				defer mu.Unlock()
+				buildErr[st.ID] = err
+				built[st.ID], clients[st.ID] = srv, cli
+			}()
+		}
+		wg.Wait()
+	})
+	if FindRoot() == "" {
+		t.Skip("not inside the repository")
+	}
+}
+
+// server returns the -server command for chapter id's own server.
+func server(t *testing.T, id string) []string {
+	t.Helper()
+	buildServers(t)
+	if err := buildErr[id]; err != nil {
+		t.Fatal(err)
+	}
+	return []string{built[id], "-addr", "{addr}"}
+}
+
+// family returns the stages sharing stage id's wire format, up to id.
+func family(id string) []string {
+	var out []string
+	target := StageByID(id)
+	for _, st := range Stages() {
+		if st.Num > target.Num {
+			break
+		}
+		if st.Kind == target.Kind && st.Tags == target.Tags && st.Pipelined == target.Pipelined {
+			out = append(out, st.ID)
+		}
+	}
+	return out
+}
+
+// run runs stages against cmd and returns the summary and the report.
+func run(t *testing.T, cfg Config, ids ...string) (*Summary, string) {
+	t.Helper()
+	var out bytes.Buffer
+	cfg.Out = &out
+	sum, err := Run(cfg, ids, false)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	return sum, out.String()
+}
+
+// limit keeps the chapters' runs from all competing for the CPU at once.
+var limit = make(chan struct{}, 3)
+
+// TestChapters: every chapter's server passes its own stage, and the
+// earlier stages whose wire format it shares. (Only ch12's stage has the
+// slow idle-timeout check, so each chapter from ch12 on runs it once.)
+func TestChapters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs every chapter's server")
+	}
+	for _, st := range Stages() {
+		t.Run(st.ID, func(t *testing.T) {
+			t.Parallel()
+			cmd := server(t, st.ID)
+			limit <- struct{}{}
+			defer func() { <-limit }()
+			fam := family(st.ID)
+			sum, out := run(t, Config{Server: cmd}, st.ID)
+			if len(fam) > 1 {
+				s2, o2 := run(t, Config{Server: cmd}, fam[:len(fam)-1]...)
+				sum.Results = append(sum.Results, s2.Results...)
+				out += o2
+			}
+			if sum.Count(OK) < 1 || sum.Count(Failed) > 0 || sum.Count(Warned) > 0 || sum.Count(Unverified) > 0 {
+				t.Errorf("%s's server on stages %v:\n%s", st.Dir, fam, out)
+			}
+			for _, r := range sum.Results {
+				if r.Outcome == Skipped {
+					t.Errorf("%s %s skipped: %s", r.Stage, r.Check, r.Detail)
+				}
+			}
+		})
+	}
+}
+
+// expectFailure runs stage id (checks matching match) and wants check
+// failed with a detail containing want.
+func expectFailure(t *testing.T, cfg Config, id, match, want string) *Summary {
+	t.Helper()
+	cfg.Match = match
+	sum, out := run(t, cfg, id)
+	for _, r := range sum.Results {
+		if r.Outcome == Failed && strings.Contains(r.Check+"\n"+r.Detail, want) {
+			if !sum.Failed {
+				t.Errorf("summary not marked failed")
+			}
+			return sum
+		}
+	}
+	t.Errorf("stage %s, checks %q: no failure saying %q:\n%s", id, match, want, out)
+	return sum
+}
+
+func fakeServer(mode string) []string {
+	return []string{os.Args[0], "-fake", mode, "-addr", "{addr}"}
+}
+
+// TestFaults: servers with one deliberate fault fail with the message
+// that points at it.
+func TestFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs servers")
+	}
+	t.Run("ch09 tags on ch11", func(t *testing.T) {
+		t.Parallel()
+		expectFailure(t, Config{Server: server(t, "ch09")}, "ch11", "keys lists", "received: undecodable")
+	})
+	t.Run("ch07 status replies on ch09", func(t *testing.T) {
+		t.Parallel()
+		expectFailure(t, Config{Server: server(t, "ch07")}, "ch09", "set, get, del", "expected: (int) 0")
+	})
+	t.Run("wrong error code", func(t *testing.T) {
+		t.Parallel()
+		expectFailure(t, Config{Server: fakeServer("wrongcode")}, "ch11", "unknown command", "received: (err) 2 Unknown cmd")
+	})
+	t.Run("no idle timeout", func(t *testing.T) {
+		t.Parallel()
+		expectFailure(t, Config{Server: fakeServer("notimeout"), MaxCheckTime: 15 * time.Second}, "ch12", "idle", "stayed open")
+	})
+	t.Run("hang", func(t *testing.T) {
+		t.Parallel()
+		expectFailure(t, Config{Server: fakeServer("hang"), MaxCheckTime: 3 * time.Second}, "ch09", "keys lists", "no reply before the check's deadline")
+	})
+	t.Run("crash", func(t *testing.T) {
+		t.Parallel()
+		start := time.Now()
+		expectFailure(t, Config{Server: fakeServer("crash"), MaxCheckTime: 60 * time.Second}, "ch09", "keys lists", "the server process exited")
+		if d := time.Since(start); d > 30*time.Second {
+			t.Errorf("a dead server was noticed only after %v", d)
+		}
+	})
+	t.Run("the book's pipelining hang is a warning", func(t *testing.T) {
+		t.Parallel()
+		cfg := Config{Server: fakeServer("bookhang"), Match: "pipelining: 2000"}
+		sum, out := run(t, cfg, "ch09")
+		if sum.Failed || sum.Count(Warned) != 1 || !strings.Contains(out, "pipelining hang") {
+			t.Errorf("without -strict, want one warning and no failure:\n%s", out)
+		}
+		cfg.Strict = true
+		if sum, out := run(t, cfg, "ch09"); !sum.Failed || !strings.Contains(out, "WARNING") {
+			t.Errorf("with -strict, want the warning to fail:\n%s", out)
+		}
+	})
+	t.Run("a command without {addr} is waited for on Addr", func(t *testing.T) {
+		t.Parallel()
+		addr, err := serverproc.FreeAddr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := server(t, "ch07")
+		sum, out := run(t, Config{Server: []string{cmd[0], "-addr", addr}, Addr: addr, Match: "set, get, del"}, "ch07")
+		if sum.Failed || sum.Count(OK) != 1 {
+			t.Errorf("server started on a fixed -addr:\n%s", out)
+		}
+	})
+	t.Run("plain addr skips fresh checks", func(t *testing.T) {
+		t.Parallel()
+		buildServers(t)
+		cmd := server(t, "ch09")
+		// Start the server ourselves and point the runner at it.
+		p, addr := startPlain(t, cmd)
+		defer p.Process.Kill()
+		sum, out := run(t, Config{Addr: addr}, "ch09")
+		skipped := false
+		for _, r := range sum.Results {
+			if r.Outcome == Failed || r.Outcome == Warned {
+				t.Errorf("against a running ch09 server: %s", out)
+				break
+			}
+			if strings.HasPrefix(r.Check, "keys lists") && r.Outcome == Skipped && strings.Contains(r.Detail, "empty key space") {
+				skipped = true
+			}
+		}
+		if !skipped {
+			t.Errorf("keys order not skipped without a fresh server:\n%s", out)
+		}
+	})
+}
+
+// startPlain starts cmd on a free address, outside the runner.
+func startPlain(t *testing.T, cmd []string) (*exec.Cmd, string) {
+	t.Helper()
+	l, err := freeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := make([]string, len(cmd))
+	for i, w := range cmd {
+		argv[i] = strings.ReplaceAll(w, "{addr}", l)
+	}
+	c := exec.Command(argv[0], argv[1:]...)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		e := &Env{Addr: l, stage: StageByID("ch09"), deadline: time.Now().Add(time.Second)}
+		if conn, err := e.Dial(); err == nil {
+			conn.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			t.Fatalf("server on %s did not start", l)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return c, l
+}
+
+// TestNewerEdition: a fake server behaving like the newer edition passes
+// the newer profile, and a 2023 server does not.
+func TestNewerEdition(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs servers")
+	}
+	t.Run("newer fake passes", func(t *testing.T) {
+		t.Parallel()
+		sum, out := run(t, Config{Server: fakeServer("newer"), Edition: EditionNewer, SkipSlow: true}, "ch09", "ch11")
+		if sum.Failed || sum.Count(Unverified) > 0 || sum.Count(OK) < 10 {
+			t.Errorf("newer fake on the newer profile:\n%s", out)
+		}
+	})
+	t.Run("2023 server fails it", func(t *testing.T) {
+		t.Parallel()
+		sum := expectFailure(t, Config{Server: server(t, "ch11"), Edition: EditionNewer}, "ch11", "", "a request above 4096 bytes is served")
+		if sum.Count(Unverified) == 0 {
+			t.Errorf("no unverified results for the 2023 server's messages")
+		}
+	})
+}
+
+func freeAddr() (string, error) { return serverproc.FreeAddr() }
+
+// TestClientRefusesOversized: from ch07 on, each chapter's client checks
+// the message limit before sending anything. (Not a server check, so it
+// lives here rather than in the runner.)
+func TestClientRefusesOversized(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every chapter")
+	}
+	buildServers(t)
+	// A listener that accepts and never answers: the client must refuse
+	// before it sends anything.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	for _, st := range Stages() {
+		if st.Kind < kindStatus {
+			continue
+		}
+		t.Run(st.ID, func(t *testing.T) {
+			if err := buildErr[st.ID]; err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(clients[st.ID], "-addr", l.Addr().String(), "set", "k", strings.Repeat("x", 5000))
+			cmd.WaitDelay = time.Second
+			done := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+			out, err := cmd.CombinedOutput()
+			done.Stop()
+			if err == nil || !strings.Contains(string(out), "too long") {
+				t.Errorf("%s client with a 5000-byte value: %v, output %q; want a too long error", st.Dir, err, out)
+			}
+		})
+	}
+}

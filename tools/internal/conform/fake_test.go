@@ -1,0 +1,285 @@
+package conform
+
+import (
+	"bufio"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"example.com/byor/tools/internal/wire"
+)
+
+// The fake servers below are small stand-ins speaking the serialized
+// protocol (chapter 09 on), each with one deliberate difference from the
+// chapters' servers: the test binary runs them as "-fake MODE -addr ADDR"
+// so that the runner starts, restarts and stops them like any server.
+//
+// Modes:
+//
+//	newer      the book's newer edition as the newer profile describes it
+//	wrongcode  2023 edition, but unknown commands answer error code 2
+//	notimeout  2023 edition without the idle timeout
+//	hang       2023 edition that never answers keys
+//	crash      2023 edition that exits on keys
+//	bookhang   2023 edition with the book's pipelining hang, roughly: after
+//	           500 replies it leaves the requests it has buffered alone
+//	           until more bytes arrive
+
+type fake struct {
+	mode    string
+	mu      sync.Mutex
+	strs    map[string]string
+	order   []string // string keys in insertion order, for keys
+	zsets   map[string]map[string]float64
+	maxMsg  int
+	maxArgs int
+}
+
+// fakeMain runs a fake server if the test binary was started as one.
+func fakeMain() bool {
+	if len(os.Args) < 2 || os.Args[1] != "-fake" {
+		return false
+	}
+	fs := flag.NewFlagSet("fake", flag.ExitOnError)
+	mode := fs.String("fake", "", "mode")
+	addr := fs.String("addr", "127.0.0.1:1234", "address")
+	fs.Parse(os.Args[1:])
+	f := &fake{mode: *mode, strs: map[string]string{}, zsets: map[string]map[string]float64{}, maxMsg: 4096, maxArgs: 1024}
+	if f.mode == "newer" {
+		f.maxMsg, f.maxArgs = 32<<20, 200000
+	}
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			os.Exit(1)
+		}
+		go f.serve(c)
+	}
+}
+
+func (f *fake) serve(c net.Conn) {
+	defer c.Close()
+	if f.mode == "bookhang" {
+		f.serveBookHang(c)
+		return
+	}
+	r := bufio.NewReader(c)
+	idle := f.mode != "notimeout"
+	for {
+		if idle {
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		}
+		var hdr [4]byte
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			return
+		}
+		n := binary.LittleEndian.Uint32(hdr[:])
+		if int64(n) > int64(f.maxMsg) {
+			return
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return
+		}
+		if len(body) < 4 || int(binary.LittleEndian.Uint32(body)) > f.maxArgs {
+			return
+		}
+		args, err := parseArgs(body)
+		if err != nil {
+			return
+		}
+		out := f.do(args)
+		if out == nil {
+			select {} // hang: never answer
+		}
+		if 4+len(out) > f.maxMsg {
+			msg := "response is too big"
+			if f.mode == "newer" {
+				msg += "."
+			}
+			out = wire.AppendErr(nil, 2, msg)
+		}
+		if _, err := c.Write(wire.AppendFrame(nil, out)); err != nil {
+			return
+		}
+	}
+}
+
+func (f *fake) do(args []string) []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	newer := f.mode == "newer"
+	name := ""
+	if len(args) > 0 {
+		name = args[0]
+		if !newer {
+			name = strings.ToLower(name)
+		}
+	}
+	is := func(cmd string, n int) bool { return name == cmd && len(args) == n }
+	t := wire.Tags11
+	switch {
+	case is("get", 2):
+		if v, ok := f.strs[args[1]]; ok {
+			return wire.AppendStr(nil, v)
+		}
+		return wire.AppendNil(nil)
+	case is("set", 3):
+		if _, ok := f.strs[args[1]]; !ok {
+			f.order = append(f.order, args[1])
+		}
+		f.strs[args[1]] = args[2]
+		return wire.AppendNil(nil)
+	case is("del", 2):
+		_, a := f.strs[args[1]]
+		_, b := f.zsets[args[1]]
+		delete(f.strs, args[1])
+		for i, k := range f.order {
+			if k == args[1] {
+				f.order = append(f.order[:i], f.order[i+1:]...)
+				break
+			}
+		}
+		delete(f.zsets, args[1])
+		if a || b {
+			return wire.AppendInt(nil, 1)
+		}
+		return wire.AppendInt(nil, 0)
+	case is("keys", 1):
+		switch f.mode {
+		case "hang":
+			return nil
+		case "crash":
+			os.Exit(3)
+		}
+		v := wire.Value{Tag: wire.TagArr}
+		for _, k := range bookKeysOrder(f.order) {
+			v.Arr = append(v.Arr, wire.Value{Tag: wire.TagStr, Str: []byte(k)})
+		}
+		return t.AppendValue(nil, v)
+	case is("zadd", 4):
+		score, err := strconv.ParseFloat(args[2], 64)
+		if err != nil || math.IsNaN(score) {
+			msg := "expect fp number"
+			if newer {
+				msg = "expect float"
+			}
+			return wire.AppendErr(nil, 4, msg)
+		}
+		z := f.zsets[args[1]]
+		if z == nil {
+			z = map[string]float64{}
+			f.zsets[args[1]] = z
+		}
+		_, had := z[args[3]]
+		z[args[3]] = score
+		if had {
+			return wire.AppendInt(nil, 0)
+		}
+		return wire.AppendInt(nil, 1)
+	case is("zrem", 3), is("zscore", 3):
+		z, ok := f.zsets[args[1]]
+		if !ok && (name == "zscore" || !newer) {
+			return wire.AppendNil(nil)
+		}
+		s, had := z[args[2]]
+		if name == "zscore" {
+			if !had {
+				return wire.AppendNil(nil)
+			}
+			return wire.AppendDbl(nil, s)
+		}
+		delete(z, args[2])
+		if had {
+			return wire.AppendInt(nil, 1)
+		}
+		return wire.AppendInt(nil, 0)
+	case is("zquery", 6):
+		score, err1 := strconv.ParseFloat(args[2], 64)
+		off, err2 := strconv.ParseInt(args[4], 10, 64)
+		limit, err3 := strconv.ParseInt(args[5], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return wire.AppendErr(nil, 4, "expect number")
+		}
+		type pair struct {
+			n string
+			s float64
+		}
+		var ps []pair
+		for n, s := range f.zsets[args[1]] {
+			ps = append(ps, pair{n, s})
+		}
+		less := func(a pair, s float64, n string) bool { return a.s < s || (a.s == s && a.n < n) }
+		sort.Slice(ps, func(i, j int) bool { return less(ps[i], ps[j].s, ps[j].n) })
+		i := sort.Search(len(ps), func(i int) bool { return !less(ps[i], score, args[3]) })
+		i += int(off)
+		v := wire.Value{Tag: wire.TagArr}
+		for n := int64(0); i >= 0 && i < len(ps) && n < limit; i, n = i+1, n+2 {
+			v.Arr = append(v.Arr, wire.Value{Tag: wire.TagStr, Str: []byte(ps[i].n)}, wire.Value{Tag: wire.TagDbl, Dbl: ps[i].s})
+		}
+		return t.AppendValue(nil, v)
+	}
+	switch {
+	case newer:
+		return wire.AppendErr(nil, 1, "unknown command.")
+	case f.mode == "wrongcode":
+		return wire.AppendErr(nil, 2, "Unknown cmd")
+	}
+	return wire.AppendErr(nil, 1, "Unknown cmd")
+}
+
+// serveBookHang answers requests from its own buffer like the book's loop,
+// but after its 500th reply it leaves the requests it holds alone until a
+// read brings new bytes after a silence (the client has sent everything
+// and waits), as the book's code does after a write that would block.
+func (f *fake) serveBookHang(c net.Conn) {
+	var buf []byte
+	tmp := make([]byte, 64<<10)
+	replies := 0
+	hung := false
+	for {
+		start := time.Now()
+		n, err := c.Read(tmp)
+		if err != nil {
+			return
+		}
+		buf = append(buf, tmp[:n]...)
+		if hung && time.Since(start) < time.Second {
+			continue
+		}
+		hung = false
+		for len(buf) >= 4 && !hung {
+			l := int(binary.LittleEndian.Uint32(buf))
+			if l > f.maxMsg {
+				return
+			}
+			if len(buf) < 4+l {
+				break
+			}
+			args, err := parseArgs(buf[4 : 4+l])
+			if err != nil {
+				return
+			}
+			buf = buf[4+l:]
+			if _, err := c.Write(wire.AppendFrame(nil, f.do(args))); err != nil {
+				return
+			}
+			replies++
+			hung = replies == 500
+		}
+	}
+}

@@ -1,0 +1,418 @@
+package conform
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// Sessions are the chapters' testscript files read as data: each
+// "exec client -addr $ADDR args..." becomes one request sent over a raw
+// socket, its reply is printed as the chapter's client prints it, and the
+// "cmp stdout" / "stdout" lines that follow are checked against that text.
+// Lines about the server's own output, or about the programs' flags, are
+// left out: only the wire is checked.
+
+// step is one request of a session and what its printed reply must match.
+type step struct {
+	line    int
+	args    []string // the client's arguments after -addr $ADDR
+	noArgs  bool     // "exec client -addr $ADDR" with nothing after
+	waitFor *regexp.Regexp
+	checks  []outCheck
+}
+
+// outCheck is one assertion on the printed reply.
+type outCheck struct {
+	line   int
+	neg    bool
+	want   string         // cmp stdout: the whole text
+	re     *regexp.Regexp // stdout: a match
+	count  int            // stdout -count=N; 0 means "at least one"
+	isCmp  bool
+	source string
+}
+
+// session is one script's steps.
+type session struct {
+	name     string
+	comment  string
+	steps    []step
+	usesKeys bool     // calls keys, whose answer depends on the whole key space
+	keys     []string // the keys it touches (its commands' first argument)
+}
+
+// loadSessions reads the sessions of chapter dir (e.g. "ch07_basic").
+func loadSessions(root, dir string) ([]*session, error) {
+	files, err := filepath.Glob(filepath.Join(root, dir, "testdata", "script", "*.txtar"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var out []*session
+	for _, f := range files {
+		if filepath.Base(f) == "usage.txtar" {
+			continue // the programs' flags, not the wire
+		}
+		ar, err := txtar.ParseFile(f)
+		if err != nil {
+			return nil, err
+		}
+		s, err := parseSession(strings.TrimSuffix(filepath.Base(f), ".txtar"), ar)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
+		if len(s.steps) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func parseSession(name string, ar *txtar.Archive) (*session, error) {
+	s := &session{name: name}
+	files := map[string]string{}
+	for _, f := range ar.Files {
+		files[f.Name] = string(f.Data)
+	}
+	seen := map[string]bool{}
+	stopped := false
+	for i, raw := range strings.Split(string(ar.Comment), "\n") {
+		ln := i + 1
+		line := strings.TrimSpace(raw)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "#") {
+			if s.comment == "" {
+				s.comment = strings.TrimSpace(strings.TrimPrefix(line, "#"))
+			}
+			continue
+		}
+		words, err := splitWords(line)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %v", ln, err)
+		}
+		neg := false
+		if words[0] == "!" {
+			neg, words = true, words[1:]
+		}
+		last := func() *step {
+			if len(s.steps) == 0 {
+				return nil
+			}
+			return &s.steps[len(s.steps)-1]
+		}
+		switch words[0] {
+		case "startserver", "waitlog":
+		case "stopserver":
+			stopped = true
+		case "exec", "waitfor":
+			var re *regexp.Regexp
+			if words[0] == "waitfor" {
+				re, err = regexp.Compile("(?m)" + words[1])
+				if err != nil {
+					return nil, fmt.Errorf("line %d: %v", ln, err)
+				}
+				words = words[1:]
+			}
+			if neg || len(words) < 4 || words[1] != "client" || words[2] != "-addr" || words[3] != "$ADDR" {
+				return nil, fmt.Errorf("line %d: cannot replay %q", ln, line)
+			}
+			st := step{line: ln, args: words[4:], noArgs: len(words) == 4, waitFor: re}
+			s.steps = append(s.steps, st)
+			if len(st.args) > 0 && strings.EqualFold(st.args[0], "keys") {
+				s.usesKeys = true
+			}
+			if len(st.args) > 1 && !seen[st.args[1]] {
+				seen[st.args[1]] = true
+				s.keys = append(s.keys, st.args[1])
+			}
+		case "cmp":
+			if len(words) != 3 || words[1] != "stdout" {
+				return nil, fmt.Errorf("line %d: cannot replay %q", ln, line)
+			}
+			if stopped {
+				continue // the server's output, not a reply
+			}
+			want, ok := files[words[2]]
+			if !ok {
+				return nil, fmt.Errorf("line %d: no file %s", ln, words[2])
+			}
+			if st := last(); st != nil {
+				st.checks = append(st.checks, outCheck{line: ln, neg: neg, want: want, isCmp: true, source: line})
+			}
+		case "stdout":
+			if stopped {
+				continue
+			}
+			oc := outCheck{line: ln, neg: neg, source: line}
+			args := words[1:]
+			if len(args) == 2 && strings.HasPrefix(args[0], "-count=") {
+				n, err := strconv.Atoi(strings.TrimPrefix(args[0], "-count="))
+				if err != nil {
+					return nil, fmt.Errorf("line %d: %v", ln, err)
+				}
+				oc.count, args = n, args[1:]
+			}
+			if len(args) != 1 {
+				return nil, fmt.Errorf("line %d: cannot replay %q", ln, line)
+			}
+			oc.re, err = regexp.Compile("(?m)" + args[0])
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %v", ln, err)
+			}
+			if st := last(); st != nil {
+				st.checks = append(st.checks, oc)
+			}
+		case "stderr":
+			// The programs' error messages: not the wire.
+		default:
+			return nil, fmt.Errorf("line %d: cannot replay %q", ln, line)
+		}
+	}
+	return s, nil
+}
+
+// splitWords splits a script line as testscript does: blanks separate
+// words, single quotes group them (” inside quotes is one quote).
+func splitWords(line string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quoted && c == '\'' && i+1 < len(line) && line[i+1] == '\'':
+			cur.WriteByte('\'')
+			i++
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteByte(c)
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			quoted, inWord = true, true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if quoted {
+		return nil, errors.New("unterminated quote")
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, errors.New("empty line")
+	}
+	return words, nil
+}
+
+// sessionChecks turns chapter dir's scripts into checks.
+func sessionChecks(st *Stage, cfg *Config) []Check {
+	name := "sessions"
+	if cfg.Edition == EditionNewer {
+		return []Check{{Name: name, Skip: "the sessions are the 2023 edition's"}}
+	}
+	if cfg.Root == "" {
+		return []Check{{Name: name, Skip: "chNN_*/testdata/script not found: run from the repository"}}
+	}
+	ss, err := loadSessions(cfg.Root, st.Dir)
+	if err != nil {
+		return []Check{{Name: name, Run: func(*Env) error { return err }}}
+	}
+	var out []Check
+	for _, s := range ss {
+		s := s
+		ck := Check{
+			Name:          fmt.Sprintf("session %s: %s", s.name, strings.TrimSuffix(s.comment, ":")),
+			Section:       st.Section + " (" + filepath.Join(st.Dir, "testdata", "script", s.name+".txtar") + ")",
+			Hint:          "the script's comments say what the book expects here",
+			Fresh:         true,
+			FreshOptional: !s.usesKeys,
+			Timeout:       60 * time.Second,
+			Run:           func(e *Env) error { return runSession(e, s) },
+		}
+		if len(ck.Name) > 80 {
+			cut := strings.LastIndex(ck.Name[:77], " ")
+			ck.Name = strings.TrimRight(ck.Name[:cut], ",:;") + "..."
+		}
+		out = append(out, ck)
+	}
+	return out
+}
+
+// runSession replays s; each client run is a fresh connection, as it is
+// for the real client.
+func runSession(e *Env, s *session) error {
+	if !e.fresh && e.stage.Kind >= kindStatus {
+		// A shared server: clear the keys the session uses first.
+		c, err := e.Dial()
+		if err != nil {
+			return err
+		}
+		for _, k := range s.keys {
+			if err := c.Send(e.Req("del", k)); err != nil {
+				return err
+			}
+			if _, err := c.ReadReply(); err != nil {
+				return err
+			}
+		}
+		c.Close()
+	}
+	for _, st := range s.steps {
+		if st.waitFor != nil {
+			if err := waitFor(e, s, st); err != nil {
+				return err
+			}
+			continue
+		}
+		out, req, raw, err := runClient(e, st)
+		if err != nil {
+			return fmt.Errorf("%s.txtar line %d: %v", s.name, st.line, err)
+		}
+		for _, oc := range st.checks {
+			if msg := oc.fails(out); msg != "" {
+				return fmt.Errorf("%s.txtar line %d: %s\nrequest:  %s\nexpected: %s\nreceived: %s%s",
+					s.name, oc.line, oc.source, e.showRequest(req), msg, strings.ReplaceAll(strings.TrimSuffix(out, "\n"), "\n", " | "), e.hexNote(raw))
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Env) hexNote(raw []byte) string {
+	if !e.verbose {
+		return ""
+	}
+	return "\nreceived hex: " + hexOf(raw)
+}
+
+// fails returns "" if out passes the check, else what was expected.
+func (oc outCheck) fails(out string) string {
+	var ok bool
+	var want string
+	switch {
+	case oc.isCmp:
+		ok = out == oc.want
+		want = strings.ReplaceAll(strings.TrimSuffix(oc.want, "\n"), "\n", " | ")
+	case oc.count > 0:
+		ok = len(oc.re.FindAllString(out, -1)) == oc.count
+		want = fmt.Sprintf("%d lines matching %s", oc.count, oc.re)
+	default:
+		ok = oc.re.MatchString(out)
+		want = "a line matching " + oc.re.String()
+	}
+	if oc.neg {
+		ok = !ok
+		want = "no " + strings.TrimPrefix(want, "a ")
+	}
+	if ok {
+		return ""
+	}
+	return want
+}
+
+// waitFor repeats a step until its printed reply matches, for up to 10 s.
+func waitFor(e *Env, s *session, st step) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, req, _, err := runClient(e, st)
+		if err != nil {
+			return fmt.Errorf("%s.txtar line %d: %v", s.name, st.line, err)
+		}
+		if st.waitFor.MatchString(out) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s.txtar line %d: after 10 s, %s still answers %s, not matching %s",
+				s.name, st.line, e.showRequest(req), strings.TrimSpace(out), st.waitFor)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// runClient does what the chapter's client does for one run and returns
+// what it would print, the (last) request and the raw reply bytes.
+func runClient(e *Env, st step) (out string, req, raw []byte, err error) {
+	c, err := e.Dial()
+	if err != nil {
+		return "", nil, nil, err
+	}
+	defer c.Close()
+	switch e.stage.Kind {
+	case kindHello:
+		// Say hello and print what one read of up to 64 bytes brings,
+		// as the book's client does.
+		req = []byte("hello")
+		if err := c.Send(req); err != nil {
+			return "", req, nil, err
+		}
+		buf := make([]byte, 64)
+		n, rerr := c.c.Read(buf)
+		if n == 0 {
+			return "", req, nil, c.readErr("reading the reply", rerr)
+		}
+		raw = buf[:n]
+		s, _ := e.render(raw)
+		return s, req, raw, nil
+	case kindEcho:
+		msgs := []string{"hello1", "hello2", "hello3"}
+		var sb strings.Builder
+		if e.stage.Pipelined {
+			var all []byte
+			for _, m := range msgs {
+				all = append(all, Frame([]byte(m))...)
+			}
+			req = all
+			if err := c.Send(all); err != nil {
+				return "", req, nil, err
+			}
+		}
+		for _, m := range msgs {
+			if !e.stage.Pipelined {
+				req = Frame([]byte(m))
+				if err := c.Send(req); err != nil {
+					return "", req, nil, err
+				}
+			}
+			body, err := c.ReadReply()
+			if err != nil {
+				return sb.String(), req, nil, err
+			}
+			raw = body
+			s, _ := e.render(body)
+			sb.WriteString(s)
+		}
+		return sb.String(), req, raw, nil
+	}
+	req = e.Req(st.args...)
+	if err := c.Send(req); err != nil {
+		return "", req, nil, err
+	}
+	body, err := c.ReadReply()
+	if err != nil {
+		return "", req, nil, err
+	}
+	s, rerr := e.render(body)
+	if rerr != nil {
+		// Left to the step's checks, which then show what was expected.
+		s = fmt.Sprintf("undecodable reply (%v): %x\n", rerr, clip(body))
+	}
+	return s, req, body, nil
+}

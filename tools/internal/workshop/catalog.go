@@ -1,0 +1,259 @@
+package workshop
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Exercise is one piece of a chapter that a learner writes. Its code is
+// whatever the chapter marks with the exercise's id.
+type Exercise struct {
+	ID      string // "ch10-avl-rotate": the chapter number, then a name
+	Chapter string // chapter directory, e.g. "ch10_avl"
+	Title   string
+	Task    string // what to implement, for list and the learner's README
+	Minutes int    // rough time for someone who has read the chapter
+	Tests   []TestRef
+	Hint    string // shown when the exercise's tests fail
+}
+
+// TestRef names tests that exercise the code: a package of the chapter
+// (relative, "./avl" or ".") and a go test -run pattern.
+type TestRef struct {
+	Pkg string
+	Run string
+}
+
+// Catalog lists the exercises, in chapter order. Each one's tests must
+// fail with the stub and pass with the chapter's own code; tools/workshop's
+// tests check both.
+var Catalog = []Exercise{
+	{
+		ID: "ch04-framing", Chapter: "ch04_protocol", Title: "length-prefixed messages",
+		Task: "Write sock.ReadFull and sock.WriteAll (loop over short reads and writes; " +
+			"tell a clean EOF from one inside a message), then proto.WriteMsg and " +
+			"proto.ReadMsg on top of them: a 4-byte little-endian length, then the body, " +
+			"never more than KMaxMsg bytes.",
+		Minutes: 30,
+		Tests: []TestRef{
+			{"./proto", "^(TestRoundTrip|TestWriteMsgRefusesOversizedBody|TestReadMsgErrors)$"},
+			{".", "^(TestTooLong|TestTruncatedThenEOF|TestScripts)$"},
+		},
+		Hint: "read() and write() may move fewer bytes than asked: loop until the buffer is done. " +
+			"A read of 0 bytes is EOF: io.EOF before the first byte, io.ErrUnexpectedEOF after it.",
+	},
+	{
+		ID: "ch06-state-machine", Chapter: "ch06_eventloop", Title: "the connection state machine",
+		Task: "Write tryFillBuffer, tryOneRequest and tryFlushBuffer in server/conn.go: read what " +
+			"the nonblocking socket has into rbuf, answer every complete request in it (the " +
+			"reply echoes the request), and write the reply out, switching the connection " +
+			"between stateReq, stateRes and stateEnd.",
+		Minutes: 60,
+		Tests: []TestRef{
+			{"./server", "^TestLeftoverRequestsAfterBlockedReply$"},
+			{".", "^(TestPipelinedInOneWrite|TestPartialReads|TestPartialWrites|TestScripts)$"},
+		},
+		Hint: "EAGAIN means 'nothing more for now', not an error: stop and let poll() call again. " +
+			"A read may hold half a request or several: handle only complete ones and keep the rest.",
+	},
+	{
+		ID: "ch07-parse-request", Chapter: "ch07_basic", Title: "parsing a request",
+		Task: "Write proto.ParseReq: split a request body (a count, then that many strings, " +
+			"each a 4-byte length and its bytes) into its strings, rejecting too many " +
+			"strings, a string running past the end and trailing bytes.",
+		Minutes: 20,
+		Tests: []TestRef{
+			{"./proto", "^(TestParseReqRoundTrip|TestParseReqErrors)$"},
+			{".", "^TestBadInput$"},
+		},
+		Hint: "Check that 4 bytes are there before reading each length, and that the length " +
+			"fits in what is left (compare by subtraction, so a huge length cannot overflow); " +
+			"once every string is read, nothing may be left over.",
+	},
+	{
+		ID: "ch08-progressive-resize", Chapter: "ch08_hashtable", Title: "progressive resizing",
+		Task: "Write HMap.startResizing and HMap.helpResizing in hashtable/hashtable.go: when " +
+			"the load factor is reached, make the current table the old one and start a " +
+			"bigger one; then every operation moves a bounded number of nodes across.",
+		Minutes: 40,
+		Tests: []TestRef{
+			{"./hashtable", "^(TestRandomOps|TestOldTableMidResize|TestResizeSchedule|TestEmptyMap)$"},
+		},
+		Hint: "helpResizing must stop after a fixed amount of work and drop the old table once " +
+			"it is empty; Lookup and Pop must look in both tables while a resize is running.",
+	},
+	{
+		ID: "ch09-serialize", Chapter: "ch09_serialize", Title: "serializing replies",
+		Task: "Write OutNil, OutStr, OutInt, OutErr and OutArr in proto/serialize.go: append " +
+			"one tagged value (the type byte, then its little-endian fields) to the reply.",
+		Minutes: 20,
+		Tests: []TestRef{
+			{"./proto", "^TestOutLayout$"},
+			{".", "^TestScripts$"},
+		},
+		Hint: "Every value starts with its one-byte tag; strings and errors carry a 4-byte " +
+			"length before their bytes; integers are 8 bytes, little-endian.",
+	},
+	{
+		ID: "ch10-avl-rotate", Chapter: "ch10_avl", Title: "AVL rotations",
+		Task: "Write rotLeft and rotRight (keep parent links and update Depth and Cnt " +
+			"bottom-up) and fixLeft and fixRight (the single and double rotations that " +
+			"rebalance a subtree two levels out of balance).",
+		Minutes: 40,
+		Tests: []TestRef{
+			{"./avl", "^(TestSequentialInsert|TestRandomInsert|TestInsertEveryPosition|TestRandomDelete)$"},
+		},
+		Hint: "Three links change in a rotation, each in both directions (child and parent). " +
+			"Update the node that ends up lower before the one that ends up on top.",
+	},
+	{
+		ID: "ch10-avl-fix", Chapter: "ch10_avl", Title: "AVL rebalancing after an insert",
+		Task: "Write avl.Fix: walk from a node up to the root, updating each node and " +
+			"rebalancing it with fixLeft or fixRight, and return the (possibly new) root.",
+		Minutes: 25,
+		Tests: []TestRef{
+			{"./avl", "^(TestSingle|TestSequentialInsert|TestRandomInsert|TestInsertEveryPosition)$"},
+		},
+		Hint: "A rotation replaces the node with another one: remember which slot of the parent " +
+			"pointed at it before rotating, and point that slot at the result.",
+	},
+	{
+		ID: "ch10-avl-delete", Chapter: "ch10_avl", Title: "AVL delete",
+		Task: "Write avl.Del: detach a node, putting its in-order successor in its place " +
+			"when it has a right subtree, and rebalance up to the root.",
+		Minutes: 40,
+		Tests: []TestRef{
+			{"./avl", "^(TestRandomDelete|TestDeleteEveryPosition|TestDeleteRoot|TestReinsert)$"},
+		},
+		Hint: "Without a right child the left subtree takes the node's place. Otherwise detach the " +
+			"leftmost node of the right subtree (a recursive Del) and move it into the node's place.",
+	},
+	{
+		ID: "ch11-avl-offset", Chapter: "ch11_zset", Title: "rank offsets in the AVL tree",
+		Task: "Write avl.Offset: the node a given number of places after (or before) a node in " +
+			"sorted order, in O(log n) steps using the subtree sizes in Cnt.",
+		Minutes: 35,
+		Tests: []TestRef{
+			{"./avl", "^TestOffset$"},
+			{"./zset", "^(TestSeekGEOffset|TestOffsetNil)$"},
+		},
+		Hint: "Keep the rank of the current node relative to the start. Descend when the target " +
+			"is inside a child subtree (Cnt tells), otherwise climb to the parent and adjust the rank.",
+	},
+	{
+		ID: "ch11-zquery", Chapter: "ch11_zset", Title: "zquery",
+		Task: "Write ZSet.SeekGE (the first member at or after a (score, name) pair) and the " +
+			"zquery command in server/commands.go: seek, move by offset, then reply with up " +
+			"to limit (name, score) pairs.",
+		Minutes: 35,
+		Tests: []TestRef{
+			{"./zset", "^(TestSeekGEOffset|TestOrdering|TestNaN)$"},
+			{".", "^TestScripts$/^(zquery|zerrors)$"},
+		},
+		Hint: "SeekGE remembers the last node that is not less than the key while descending. " +
+			"zquery answers an array of 2*n items: the array header first, its count fixed at the end.",
+	},
+	{
+		ID: "ch12-dlist", Chapter: "ch12_timers", Title: "the intrusive list",
+		Task: "Write DList.Detach and DList.InsertBefore: unlink a node from its circular " +
+			"list, and link a node in front of another.",
+		Minutes: 15,
+		Tests: []TestRef{
+			{"./dlist", "^(TestInitEmpty|TestRandomAgainstSlice|TestReinsertDetached)$"},
+		},
+		Hint: "The list is a ring through its head: every node has a prev and a next, so no " +
+			"case needs a nil check.",
+	},
+	{
+		ID: "ch12-idle-timers", Chapter: "ch12_timers", Title: "idle timers on the list",
+		Task: "Keep connections on gData.idleList ordered by last activity (in connectionIO), " +
+			"then write nextTimerMs (how long poll() may sleep) and processTimers (close " +
+			"every connection idle for longer than idleTimeoutMs).",
+		Minutes: 30,
+		Tests: []TestRef{
+			{".", "^(TestIdleTimeout|TestScripts)$"},
+		},
+		Hint: "Moving an active connection to the back keeps the list sorted, so the front is " +
+			"always the next timer to fire; processTimers stops at the first one not yet due.",
+	},
+	{
+		ID: "ch13-heap", Chapter: "ch13_heap_ttl", Title: "the heap",
+		Task: "Write up and down in heap/heap.go: move an item towards the root while its " +
+			"parent is bigger, or towards the leaves while a child is smaller, keeping " +
+			"each item's Ref equal to its index.",
+		Minutes: 25,
+		Tests: []TestRef{
+			{"./heap", "^(TestRandomAgainstMap|TestPopOrder)$"},
+		},
+		Hint: "After every move, write the item's new index through its Ref; going down, " +
+			"follow the smaller child.",
+	},
+	{
+		ID: "ch13-expiry", Chapter: "ch13_heap_ttl", Title: "expiring keys",
+		Task: "Write nextTimerMs and processTimers in server/timers.go: poll() sleeps until the " +
+			"nearest idle timer or TTL, and each loop iteration closes idle connections and " +
+			"deletes keys whose TTL is due, at most kMaxWorks of them.",
+		Minutes: 30,
+		Tests: []TestRef{
+			{"./server", "^(TestMassExpiryIsBounded|TestDeleteRemovesTimer)$"},
+			{".", "^(TestIdleTimeout|TestScripts)$"},
+		},
+		Hint: "The heap's root is the nearest TTL. Bound the expiry loop, so a mass expiry is " +
+			"spread over several loop iterations instead of stalling every client.",
+	},
+	{
+		ID: "ch14-pool-queue", Chapter: "ch14_threadpool", Title: "the thread pool's queue",
+		Task: "Write ThreadPool.Queue, worker and pop in threadpool/threadpool.go: producers " +
+			"append under the mutex and signal, workers wait on the condition variable in a " +
+			"loop, pop one task and run it without the lock, and exit once closed and drained.",
+		Minutes: 35,
+		Tests: []TestRef{
+			{"./threadpool", "^Test"},
+			{"./server", "^TestLargeZSetTornDownOnPool$"},
+		},
+		Hint: "Always wait in a for loop that re-checks the condition, and run the task after " +
+			"unlocking; a popped slot must be cleared so the task's memory can be reclaimed.",
+	},
+	// The book's chapter 06 exercises, done in ch16 and checked by its tests.
+	{
+		ID: "ch16-read-offset", Chapter: "ch16_performance", Title: "consume requests by offset (the book's ch06 exercise 2)",
+		Task: "Handling a request must not move the rest of the read buffer: advance " +
+			"conn.rbufStart past the request in tryOneRequest, and move the leftover bytes " +
+			"to the front of rbuf only in tryFillBuffer, just before the next read.",
+		Minutes: 20,
+		Tests: []TestRef{
+			{"./server", "^(TestReadBufferConsumedByOffset|TestRepliesBatchedInOneWrite)$"},
+			{".", "^(TestPipelinedInOneWrite|TestPartialReads)$"},
+		},
+		Hint: "rbuf[rbufStart:rbufEnd] holds the bytes not yet handled. Before reading, copy " +
+			"them to the front, so that a request of the largest size still fits.",
+	},
+	{
+		ID: "ch16-batched-replies", Chapter: "ch16_performance", Title: "one write for many replies (the book's ch06 exercise 3)",
+		Task: "Write serveRequests in server/conn.go: answer every complete request in rbuf " +
+			"while the output allows, then send all the replies with one write, and go " +
+			"round again for requests left over once the write made room.",
+		Minutes: 30,
+		Tests: []TestRef{
+			{"./server", "^(TestRepliesBatchedInOneWrite|TestBacklogBoundedAndResumed|TestBadRequestAfterBacklog)$"},
+			{".", "^(TestPipelinedInOneWrite|TestNeverReadingClient)$"},
+		},
+		Hint: "tryOneRequest appends to wbuf and tryFlushBuffer writes it; loop while canAnswer " +
+			"allows. Requests left in rbuf after a full write must be answered without waiting " +
+			"for input: the client may have nothing more to send.",
+	},
+}
+
+// Lookup returns the exercise with the given id.
+func Lookup(id string) (Exercise, error) {
+	for _, ex := range Catalog {
+		if ex.ID == id {
+			return ex, nil
+		}
+	}
+	var ids []string
+	for _, ex := range Catalog {
+		ids = append(ids, ex.ID)
+	}
+	return Exercise{}, fmt.Errorf("no exercise %q; the exercises are: %s", id, strings.Join(ids, ", "))
+}
