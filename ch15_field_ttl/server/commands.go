@@ -194,6 +194,18 @@ func entryDel(ent *Entry) {
 	}
 }
 
+// kMaxReply is the largest reply that fits in one message: the 4-byte
+// length header counts against proto.KMaxMsg.
+const kMaxReply = proto.KMaxMsg - 4
+
+// outTooBig appends the error that replaces a reply too big for one
+// message. Commands that can tell in advance answer it before doing the
+// work: one that changes data must not change it and then fail, and one
+// that lists a large collection must not build a reply only to drop it.
+func outTooBig(out []byte) []byte {
+	return proto.OutErr(out, proto.Err2Big, "response is too big")
+}
+
 // doKeys replies with every key, as an array of strings.
 func doKeys(cmd []string, out []byte) []byte {
 	out = proto.OutArr(out, uint32(gData.db.Size()))
