@@ -208,6 +208,12 @@ func outTooBig(out []byte) []byte {
 
 // doKeys replies with every key, as an array of strings.
 func doKeys(cmd []string, out []byte) []byte {
+	// Every key takes at least 5 bytes of the reply (a tag and a length),
+	// so past kMaxReply/5 keys the reply cannot fit: refuse it before
+	// walking the key space.
+	if 5+5*gData.db.Size() > kMaxReply {
+		return outTooBig(out)
+	}
 	out = proto.OutArr(out, uint32(gData.db.Size()))
 	gData.db.Scan(func(node *hashtable.HNode[Entry]) {
 		out = proto.OutStr(out, node.Owner.key)
@@ -328,6 +334,9 @@ func doZQuery(cmd []string, out []byte) []byte {
 	out = proto.OutArr(out, 0) // the count is filled in at the end
 	n := uint32(0)
 	for znode != nil && int64(n) < limit {
+		if len(out)-arr > kMaxReply {
+			return outTooBig(out[:arr]) // stop as soon as it cannot fit
+		}
 		out = proto.OutStr(out, znode.Name())
 		out = proto.OutDbl(out, znode.Score())
 		znode = ent.zset.Offset(znode, +1)

@@ -269,6 +269,12 @@ func doHGetAll(cmd []string, out []byte) []byte {
 		return proto.OutArr(out, 0)
 	}
 	now := getUnixMs()
+	// Each field takes at least 10 bytes of the reply (two tags and
+	// lengths): refuse a reply that cannot fit before collecting it.
+	if 5+10*ent.hash.Len(now) > kMaxReply {
+		hashDone(ent, now)
+		return outTooBig(out)
+	}
 	pairs := ent.hash.GetAll(now)
 	hashDone(ent, now)
 	out = proto.OutArr(out, uint32(2*len(pairs)))

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -61,4 +62,36 @@ func TestTooBigReplyChangesNothing(t *testing.T) {
 	want = proto.OutStr(want, value)
 	check([]string{"hgetex", "hb", "PXAT", "1", "FIELDS", "3", "f1", "f1", "f2"}, string(want))
 	check(hlen, string(proto.OutInt(nil, n-2)))
+}
+
+// TestTooBigReplyIsNotBuilt: keys, zquery and hgetall over collections
+// far too large for one message answer the error without building the
+// reply first (which took hundreds of milliseconds for a million items).
+func TestTooBigReplyIsNotBuilt(t *testing.T) {
+	resetData()
+	const n = 50_000
+	hset := []string{"hset", "h"}
+	for i := range n {
+		run("set", fmt.Sprintf("key%d", i), "v")
+		run("zadd", "z", fmt.Sprint(i), fmt.Sprintf("member%d", i))
+		hset = append(hset, fmt.Sprintf("f%d", i), "v")
+	}
+	run(hset...)
+	for _, cmd := range [][]string{
+		{"keys"},
+		{"zquery", "z", "0", "", "0", "1000000000"},
+		{"hgetall", "h"},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got := run(cmd...)
+		runtime.ReadMemStats(&after)
+		if got != errTooBig {
+			t.Errorf("%q = %.40q..., want the too-big error", cmd, got)
+		}
+		// The whole reply would take more than 500 KB.
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<10 {
+			t.Errorf("%q allocated %d bytes to refuse the reply: it was built first", cmd, alloc)
+		}
+	}
 }
