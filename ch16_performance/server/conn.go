@@ -34,6 +34,23 @@ const (
 	kMaxOutput = 1 << 20
 )
 
+// maxOutputTotal bounds the write buffers grown past kWBufSize, summed
+// over all connections (the -max-output-mb flag): without it, a thousand
+// clients that pipeline and read slowly hold a gigabyte of replies. Once
+// it is reached, a connection whose buffer is full is served as one at
+// kMaxOutput is: it is not read until it takes its replies. Nothing is
+// dropped.
+var maxOutputTotal = 64 << 20
+
+// outputGrown is how many bytes of write buffer the connections hold past
+// kWBufSize each, in all; it stays within maxOutputTotal.
+var outputGrown int
+
+// grown returns how far a write buffer of capacity c exceeds the usual size.
+func grown(c int) int {
+	return max(0, c-kWBufSize)
+}
+
 // Conn is one client connection. A nonblocking read or write can stop
 // anywhere, so the bytes received but not yet handled, and the bytes of the
 // replies not yet sent, wait here until the socket is ready again.
@@ -70,9 +87,14 @@ func (conn *Conn) pending() int {
 }
 
 // canAnswer reports whether the connection may answer one more request:
-// it is still serving, and a reply of any size keeps it within kMaxOutput.
+// it is still serving, a reply of any size keeps it within kMaxOutput, and
+// any growth of its buffer that takes keeps all within maxOutputTotal.
 func (conn *Conn) canAnswer() bool {
-	return conn.state == stateReq && conn.pending()+4+proto.KMaxMsg <= kMaxOutput
+	if conn.state != stateReq || conn.pending()+4+proto.KMaxMsg > kMaxOutput {
+		return false
+	}
+	size := wbufNeed(conn)
+	return size <= cap(conn.wbuf) || outputGrown+grown(size)-grown(cap(conn.wbuf)) <= maxOutputTotal
 }
 
 // connectionIO advances a connection whose socket epoll reported ready
@@ -213,22 +235,34 @@ func tryOneRequest(conn *Conn) bool {
 	return true
 }
 
-// wbufReserve makes room in wbuf for one more reply of the largest size
-// that can be sent. Unsent replies move to the front first; only a
-// backlog that still leaves no room grows the buffer, by doubling, up to
+// wbufNeed returns the capacity wbuf needs to take one more reply of the
+// largest size that can be sent: its own, if moving the unsent replies to
+// the front leaves room; else doubled as often as needed, up to
 // kMaxOutput (which canAnswer guarantees is enough).
-func wbufReserve(conn *Conn) {
+func wbufNeed(conn *Conn) int {
 	const room = 4 + proto.KMaxMsg
 	if cap(conn.wbuf)-len(conn.wbuf) >= room {
-		return
+		return cap(conn.wbuf)
 	}
 	size := max(cap(conn.wbuf), kWBufSize)
 	for size-conn.pending() < room {
 		size *= 2
 	}
+	return min(size, kMaxOutput)
+}
+
+// wbufReserve makes room in wbuf for one more reply of the largest size
+// that can be sent. Unsent replies move to the front first; only a
+// backlog that still leaves no room grows the buffer (see wbufNeed).
+func wbufReserve(conn *Conn) {
+	const room = 4 + proto.KMaxMsg
+	if cap(conn.wbuf)-len(conn.wbuf) >= room {
+		return
+	}
 	buf := conn.wbuf[:0]
-	if size > cap(conn.wbuf) {
-		buf = make([]byte, 0, min(size, kMaxOutput))
+	if size := wbufNeed(conn); size > cap(conn.wbuf) {
+		outputGrown += grown(size) - grown(cap(conn.wbuf))
+		buf = make([]byte, 0, size)
 	}
 	conn.wbuf = append(buf, conn.wbuf[conn.wbufSent:]...) // copy handles the overlap
 	conn.wbufSent = 0
@@ -253,6 +287,7 @@ func tryFlushBuffer(conn *Conn) bool {
 	conn.wbufSent = 0
 	conn.wbuf = conn.wbuf[:0]
 	if cap(conn.wbuf) > kWBufSize {
+		outputGrown -= grown(cap(conn.wbuf))
 		conn.wbuf = make([]byte, 0, kWBufSize)
 	}
 	if conn.state == stateClose {

@@ -31,8 +31,9 @@ func Main(args []string) int {
 	idle := fs.Duration("idle-timeout", 5*time.Second, "close connections idle for this `long`")
 	gcPercent := fs.Int("gc-percent", 25, "let the heap grow this `percent` past the live data between garbage collections (as GOGC; Go's default is 100)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to `file` until the server exits (for go tool pprof)")
+	maxOutputMB := fs.Int("max-output-mb", maxOutputTotal>>20, "let replies waiting for slow readers grow the connections' buffers by at most this many `MiB` in all")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-idle-timeout duration] [-gc-percent n] [-cpuprofile file]")
+		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-idle-timeout duration] [-gc-percent n] [-max-output-mb n] [-cpuprofile file]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -60,6 +61,12 @@ func Main(args []string) int {
 		fs.Usage()
 		return 2
 	}
+	if *maxOutputMB < 0 || *maxOutputMB > 1<<20 {
+		msg("server: -max-output-mb must be between 0 and 1048576")
+		fs.Usage()
+		return 2
+	}
+	maxOutputTotal = *maxOutputMB << 20
 	// The garbage collector lets the heap grow by this percentage of the
 	// live data before it collects again. Go's default, 100, lets a server
 	// holding 1 GiB of keys take 2 GiB. This server allocates next to
@@ -236,6 +243,7 @@ func connPut(fd2conn *[]*Conn, conn *Conn) {
 // duplicates these fds (no dup, no fork), so no EPOLL_CTL_DEL is needed.
 func connDone(conn *Conn) {
 	gData.fd2conn[conn.fd] = nil
+	outputGrown -= grown(cap(conn.wbuf))
 	unix.Close(conn.fd)
 	conn.idleList.Detach()
 }
