@@ -100,8 +100,14 @@ func serve(fd int) error {
 	var pollArgs []unix.PollFd
 	for {
 		// The listening socket goes first, then every connection, asking
-		// for the one direction its state needs.
-		pollArgs = append(pollArgs[:0], unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+		// for the one direction its state needs. While accepting is paused
+		// the listener's slot holds -1, which poll() skips: the socket
+		// stays readable, and would wake the loop at once.
+		listener := int32(fd)
+		if acceptPaused() {
+			listener = -1
+		}
+		pollArgs = append(pollArgs[:0], unix.PollFd{Fd: listener, Events: unix.POLLIN})
 		for _, conn := range gData.fd2conn {
 			if conn == nil {
 				continue
@@ -158,13 +164,13 @@ func connDone(conn *Conn) {
 	conn.idleList.Detach()
 }
 
-// acceptNewConn accepts one connection and starts it reading requests.
+// acceptNewConn accepts every pending connection (see acceptAll).
 func acceptNewConn(fd int) {
-	connfd, err := sock.Accept(fd)
-	if err != nil {
-		msg("%v", err)
-		return
-	}
+	acceptAll(fd, startConn)
+}
+
+// startConn starts a newly accepted connection reading requests.
+func startConn(connfd int) {
 	if err := sock.SetNonblock(connfd); err != nil {
 		msg("%v", err)
 		unix.Close(connfd)

@@ -163,7 +163,21 @@ func serve(fd int) error {
 	}
 
 	events := make([]unix.EpollEvent, kMaxEvents)
+	listenerWatched := true
 	for {
+		// While accepting is paused the listening socket is not watched:
+		// it stays readable, and would wake the loop at once.
+		if watch := !acceptPaused(); watch != listenerWatched {
+			ev := unix.EpollEvent{Fd: int32(fd)}
+			if watch {
+				ev.Events = unix.EPOLLIN
+			}
+			if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_MOD, fd, &ev); err != nil {
+				return os.NewSyscallError("epoll_ctl", err)
+			}
+			listenerWatched = watch
+		}
+
 		// Sleep no longer than until the nearest timer is due.
 		n, err := unix.EpollWait(epfd, events, nextTimerMs())
 		if err == unix.EINTR {
@@ -248,13 +262,13 @@ func connDone(conn *Conn) {
 	conn.idleList.Detach()
 }
 
-// acceptNewConn accepts one connection and starts it reading requests.
+// acceptNewConn accepts every pending connection (see acceptAll).
 func acceptNewConn(fd int) {
-	connfd, err := sock.Accept(fd)
-	if err != nil {
-		msg("%v", err)
-		return
-	}
+	acceptAll(fd, startConn)
+}
+
+// startConn starts a newly accepted connection reading requests.
+func startConn(connfd int) {
 	if err := sock.SetNonblock(connfd); err != nil {
 		msg("%v", err)
 		unix.Close(connfd)

@@ -57,6 +57,9 @@ func nextTimerMs() int {
 		}
 		nextUs = min(nextUs, dueUs)
 	}
+	if gAccept.pausedUntil != 0 {
+		nextUs = min(nextUs, gAccept.pausedUntil) // resume accepting
+	}
 	if nextUs == math.MaxUint64 {
 		return 10000 // no timers; any timeout will do
 	}
