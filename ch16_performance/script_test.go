@@ -13,9 +13,11 @@ import (
 
 // TestMain lets the test binary double as the chapter's server and client,
 // so scripts run the real programs as "exec server" and "exec client".
+// The tests watch the lines the server logs about single connections,
+// which it writes only when asked (-log-conns), so their server asks.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"server": func() { os.Exit(server.Main(os.Args[1:])) },
+		"server": func() { os.Exit(server.Main(append([]string{"-log-conns"}, os.Args[1:]...))) },
 		"client": func() { os.Exit(client.Main(os.Args[1:])) },
 	})
 }

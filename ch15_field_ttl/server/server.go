@@ -30,6 +30,7 @@ func Main(args []string) int {
 		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-idle-timeout duration]")
 		fs.PrintDefaults()
 	}
+	defer logFlush(time.Second)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -70,11 +71,6 @@ func Main(args []string) int {
 	return 0
 }
 
-// msg logs one line to stderr, like the book's msg().
-func msg(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, format+"\n", args...)
-}
-
 // exitOnSignal ends the process with status 0 on SIGINT or SIGTERM. The
 // kernel closes every socket of an exiting process, so there is nothing to
 // tear down by hand.
@@ -83,6 +79,7 @@ func exitOnSignal() {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		msg("%v: shutting down", <-sigs)
+		logFlush(time.Second)
 		os.Exit(0)
 	}()
 }

@@ -1,8 +1,8 @@
 package server
 
 import (
-	"fmt"
 	"math"
+	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -75,7 +75,7 @@ func processTimers() {
 		if nextUs >= nowUs {
 			break
 		}
-		fmt.Printf("removing idle connection: %d\n", next.fd)
+		logTo(os.Stdout, "removing idle connection: %d", next.fd)
 		connDone(next)
 	}
 

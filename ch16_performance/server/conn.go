@@ -3,6 +3,8 @@ package server
 import (
 	"encoding/binary"
 	"errors"
+	"io"
+	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -33,6 +35,19 @@ const (
 	// reads. Memory stays bounded and other clients are served meanwhile.
 	kMaxOutput = 1 << 20
 )
+
+// logConns turns on the log lines about single connections (a client
+// hung up, broke the protocol, was idle too long), which the -log-conns
+// flag asks for. They are off by default: a server with many clients
+// coming and going would log for every one.
+var logConns = false
+
+// connMsg logs one line about a single connection to w, if logConns.
+func connMsg(w io.Writer, format string, args ...any) {
+	if logConns {
+		logTo(w, format, args...)
+	}
+}
 
 // maxOutputTotal bounds the write buffers grown past kWBufSize, summed
 // over all connections (the -max-output-mb flag): without it, a thousand
@@ -134,15 +149,15 @@ func tryFillBuffer(conn *Conn) {
 		return // nothing there after all; epoll says when there is
 	}
 	if err != nil {
-		msg("%v", err)
+		connMsg(os.Stderr, "%v", err)
 		conn.state = stateEnd
 		return
 	}
 	if n == 0 {
 		if conn.rbufEnd > conn.rbufStart {
-			msg("unexpected EOF")
+			connMsg(os.Stderr, "unexpected EOF")
 		} else {
-			msg("EOF")
+			connMsg(os.Stderr, "EOF")
 		}
 		stopReading(conn)
 		return
@@ -194,7 +209,7 @@ func tryOneRequest(conn *Conn) bool {
 	}
 	n := int(binary.LittleEndian.Uint32(avail[:4]))
 	if n > proto.KMaxMsg {
-		msg("too long")
+		connMsg(os.Stderr, "too long")
 		stopReading(conn)
 		return false
 	}
@@ -208,7 +223,7 @@ func tryOneRequest(conn *Conn) bool {
 	// requests before it are answered.
 	cmd, err := proto.SplitReq(body, gData.args)
 	if err != nil {
-		msg("bad req: %v", err)
+		connMsg(os.Stderr, "bad req: %v", err)
 		stopReading(conn)
 		return false
 	}
@@ -274,7 +289,7 @@ func wbufReserve(conn *Conn) {
 func tryFlushBuffer(conn *Conn) bool {
 	n, err := sock.Write(conn.fd, conn.wbuf[conn.wbufSent:])
 	if err != nil && !errors.Is(err, unix.EAGAIN) {
-		msg("%v", err)
+		connMsg(os.Stderr, "%v", err)
 		conn.state = stateEnd
 		return false
 	}

@@ -31,11 +31,13 @@ func Main(args []string) int {
 	idle := fs.Duration("idle-timeout", 5*time.Second, "close connections idle for this `long`")
 	gcPercent := fs.Int("gc-percent", 25, "let the heap grow this `percent` past the live data between garbage collections (as GOGC; Go's default is 100)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to `file` until the server exits (for go tool pprof)")
+	logConnsFlag := fs.Bool("log-conns", false, "log a line for every connection that ends (hangs up, breaks the protocol, is idle too long)")
 	maxOutputMB := fs.Int("max-output-mb", maxOutputTotal>>20, "let replies waiting for slow readers grow the connections' buffers by at most this many `MiB` in all")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-idle-timeout duration] [-gc-percent n] [-max-output-mb n] [-cpuprofile file]")
+		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-idle-timeout duration] [-gc-percent n] [-max-output-mb n] [-log-conns] [-cpuprofile file]")
 		fs.PrintDefaults()
 	}
+	defer logFlush(time.Second)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -67,6 +69,7 @@ func Main(args []string) int {
 		return 2
 	}
 	maxOutputTotal = *maxOutputMB << 20
+	logConns = *logConnsFlag
 	// The garbage collector lets the heap grow by this percentage of the
 	// live data before it collects again. Go's default, 100, lets a server
 	// holding 1 GiB of keys take 2 GiB. This server allocates next to
@@ -111,11 +114,6 @@ func Main(args []string) int {
 	return 0
 }
 
-// msg logs one line to stderr, like the book's msg().
-func msg(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, format+"\n", args...)
-}
-
 // exitOnSignal ends the process with status 0 on SIGINT or SIGTERM, after
 // calling atExit. The kernel closes every socket of an exiting process, so
 // there is nothing else to tear down by hand.
@@ -125,6 +123,7 @@ func exitOnSignal(atExit func()) {
 	go func() {
 		msg("%v: shutting down", <-sigs)
 		atExit()
+		logFlush(time.Second)
 		os.Exit(0)
 	}()
 }

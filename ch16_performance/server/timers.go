@@ -1,8 +1,8 @@
 package server
 
 import (
-	"fmt"
 	"math"
+	"os"
 	"time"
 
 	"example.com/byor/ch16_performance/hashtable"
@@ -81,7 +81,7 @@ func processTimers() {
 		if nextUs >= nowUs {
 			break
 		}
-		fmt.Printf("removing idle connection: %d\n", next.fd)
+		connMsg(os.Stdout, "removing idle connection: %d", next.fd)
 		connDone(next)
 	}
 
