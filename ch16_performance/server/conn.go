@@ -84,9 +84,12 @@ type Conn struct {
 	// reused from one batch to the next.
 	wbuf     []byte
 	wbufSent int
-	// When the connection was last active, and its place in gData.idleList.
+	// When the connection last made progress, and its place in
+	// gData.idleList; progress says whether it has during this event
+	// (answered a request or sent reply bytes).
 	idleStart uint64
 	idleList  dlist.DList[Conn]
+	progress  bool
 }
 
 // newConn makes the state of a new connection on fd, ready to read.
@@ -119,12 +122,7 @@ func (conn *Conn) canAnswer() bool {
 // so there is no need to call read or write until it fails with EAGAIN,
 // which would cost one more syscall per wakeup.
 func connectionIO(conn *Conn, events uint32) {
-	// Activity restarts the idle timer: move the connection to the back of
-	// the list, which therefore stays ordered by last activity.
-	conn.idleStart = getMonotonicUsec()
-	conn.idleList.Detach()
-	gData.idleList.InsertBefore(&conn.idleList)
-
+	conn.progress = false
 	// Read only while requests can be answered; past kMaxOutput the input
 	// waits in the kernel. An error or hang-up is found by the read or the
 	// write that follows.
@@ -132,6 +130,17 @@ func connectionIO(conn *Conn, events uint32) {
 		tryFillBuffer(conn)
 	}
 	serveRequests(conn)
+
+	// Progress restarts the idle timer: move the connection to the back of
+	// the list, which therefore stays ordered by last activity. Bytes of a
+	// request that is still incomplete are not progress: a client sending
+	// one byte every 100 ms was otherwise never idle and never dropped. So
+	// a request must arrive whole within the idle timeout.
+	if conn.progress || conn.rbufStart == conn.rbufEnd {
+		conn.idleStart = getMonotonicUsec()
+		conn.idleList.Detach()
+		gData.idleList.InsertBefore(&conn.idleList)
+	}
 }
 
 // tryFillBuffer reads what the socket has into rbuf.
@@ -247,6 +256,7 @@ func tryOneRequest(conn *Conn) bool {
 
 	// Consume the request: only the start offset moves.
 	conn.rbufStart += 4 + n
+	conn.progress = true
 	return true
 }
 
@@ -294,6 +304,7 @@ func tryFlushBuffer(conn *Conn) bool {
 		return false
 	}
 	conn.wbufSent += n
+	conn.progress = conn.progress || n > 0
 	if conn.pending() > 0 {
 		return false
 	}

@@ -116,10 +116,12 @@ func Main(args []string) int {
 
 // exitOnSignal ends the process with status 0 on SIGINT or SIGTERM, after
 // calling atExit. The kernel closes every socket of an exiting process, so
-// there is nothing else to tear down by hand.
+// there is nothing else to tear down by hand. SIGHUP (the terminal went
+// away) ends it the same way, with a log line, rather than killing it
+// silently.
 func exitOnSignal(atExit func()) {
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		msg("%v: shutting down", <-sigs)
 		atExit()
