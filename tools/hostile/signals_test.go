@@ -39,8 +39,14 @@ func TestHangupExitsCleanly(t *testing.T) {
 // a time, never quite idle, is closed once the request has not arrived
 // whole within the idle timeout.
 func TestDrippingClientDropped(t *testing.T) {
+	for _, ch := range fieldChapters {
+		t.Run(ch, func(t *testing.T) { testDrippingClient(t, ch) })
+	}
+}
+
+func testDrippingClient(t *testing.T, ch string) {
 	const idle = 500 * time.Millisecond
-	p := startServer(t, "ch16_performance", 0, "-idle-timeout", idle.String())
+	p := startServer(t, ch, 0, "-idle-timeout", idle.String())
 	req, _ := wire.AppendRequest(nil, "set", "k", strings.Repeat("v", 200))
 	conn, err := net.Dial("tcp", p.Addr)
 	if err != nil {
@@ -62,6 +68,9 @@ func TestDrippingClientDropped(t *testing.T) {
 		select {
 		case err := <-closed:
 			elapsed := time.Since(start)
+			if err == nil {
+				t.Fatalf("the connection stayed open until the request was whole and answered, after %v", elapsed)
+			}
 			if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) {
 				t.Fatalf("want the server to close the connection, got %v", err)
 			}
