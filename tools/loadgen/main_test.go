@@ -290,6 +290,9 @@ func TestUsageErrors(t *testing.T) {
 		{"extra"},
 		{"-addr", "10.0.0.1:1234"},
 		{"-addr", "127.0.0.1"},
+		{"-proto", "http"},
+		{"-pid", "-1"},
+		{"-pid", "999999999"}, // no such process
 	} {
 		code, out, errs := loadgen(t, args...)
 		if code != 2 || out != "" || errs == "" {

@@ -28,6 +28,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"example.com/byor/tools/internal/resp"
 	"example.com/byor/tools/internal/wire"
 )
 
@@ -169,22 +170,6 @@ func appendKey(dst []byte, i, pad int) []byte {
 	return append(dst, d...)
 }
 
-// appendRESP appends one command in Redis's protocol: an array of bulk
-// strings.
-func appendRESP(dst []byte, args ...[]byte) []byte {
-	dst = append(dst, '*')
-	dst = strconv.AppendInt(dst, int64(len(args)), 10)
-	dst = append(dst, "\r\n"...)
-	for _, a := range args {
-		dst = append(dst, '$')
-		dst = strconv.AppendInt(dst, int64(len(a)), 10)
-		dst = append(dst, "\r\n"...)
-		dst = append(dst, a...)
-		dst = append(dst, "\r\n"...)
-	}
-	return dst
-}
-
 // writeRESP writes the whole load as Redis commands to w.
 func writeRESP(cfg *config, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
@@ -192,9 +177,9 @@ func writeRESP(cfg *config, w io.Writer) error {
 	var buf, key []byte
 	for i := range cfg.keys {
 		key = appendKey(key[:0], i, cfg.pad)
-		buf = appendRESP(buf[:0], []byte("SET"), key, cfg.value)
+		buf = resp.AppendCommand(buf[:0], []byte("SET"), key, cfg.value)
 		if cfg.ttl > 0 {
-			buf = appendRESP(buf, []byte("PEXPIRE"), key, ttl)
+			buf = resp.AppendCommand(buf, []byte("PEXPIRE"), key, ttl)
 		}
 		if _, err := bw.Write(buf); err != nil {
 			return err
