@@ -9,15 +9,17 @@ import (
 	"example.com/byor/ch16_performance/hashes"
 	"example.com/byor/ch16_performance/hashtable"
 	"example.com/byor/ch16_performance/heap"
+	"example.com/byor/ch16_performance/keytable"
 	"example.com/byor/ch16_performance/proto"
 	"example.com/byor/ch16_performance/threadpool"
 	"example.com/byor/ch16_performance/zset"
 )
 
-// gData is the server's global state: the key space, now the book's own
-// hashtable instead of a Go map, and the connections.
+// gData is the server's global state: the key space and the connections.
 var gData struct {
-	db hashtable.HMap[Entry]
+	// The key space: an open-addressing table (package keytable) where
+	// chapters 08 to 15 use the book's chaining hashtable.
+	db *keytable.Table[Entry]
 	// All connections, indexed by fd (the kernel hands out small fds).
 	fd2conn []*Conn
 	// The epoll instance that watches the listening socket and every
@@ -45,14 +47,20 @@ const (
 	tHash = 2 // a hash, in hash
 )
 
-// Entry is one key and its value. The hashtable links entries through the
-// embedded node; node.Owner points back here (see package hashtable).
+func init() { gData.db = newKeySpace() }
+
+// newKeySpace returns an empty key space.
+func newKeySpace() *keytable.Table[Entry] {
+	return keytable.New(func(ent *Entry) uint64 { return hashtable.StrHash(ent.key) })
+}
+
+// Entry is one key and its value. The key space holds pointers to entries
+// and nothing else: no link, no cached hash code.
 //
-// Every key costs an Entry, so it is kept to 80 bytes, a size class of Go's
-// allocator: the type of value is told by which pointer is set (see typ)
-// rather than stored, and what only a hash needs lives in its hashValue.
+// Every key costs an Entry, so it is kept small: the type of value is told
+// by which pointer is set (see typ) rather than stored, and what only a
+// hash needs lives in its hashValue.
 type Entry struct {
-	node hashtable.HNode[Entry]
 	key  string
 	val  string
 	zset *zset.ZSet
@@ -80,34 +88,29 @@ func (ent *Entry) typ() int {
 	return tStr
 }
 
-// entryEq is the hashtable's equality callback. Comparing the cached
-// hashes first skips most string comparisons.
-func entryEq(lhs, rhs *hashtable.HNode[Entry]) bool {
-	return lhs.HCode == rhs.HCode && lhs.Owner.key == rhs.Owner.key
+// newEntry returns a new entry for key, not yet in the key space.
+func newEntry(key string) *Entry {
+	return &Entry{key: key, heapIdx: -1}
 }
 
-// lookupKey returns a new entry holding only a key and its hash: enough
-// for the hashtable to find the real entry, and the start of a new one
-// when the key is absent.
-func lookupKey(key string) *Entry {
-	k := &Entry{key: key, heapIdx: -1}
-	k.node.Owner = k
-	k.node.HCode = hashtable.StrHash(key)
-	return k
+// insertEntry adds a new entry, whose key is not in the key space yet.
+func insertEntry(ent *Entry) {
+	gData.db.Insert(hashtable.StrHash(ent.key), ent)
 }
 
-// lookupEntry finds key, given as bytes in the read buffer, or returns
-// nil. Unlike a search with lookupKey it allocates nothing: neither a
-// string for the key (the comparison string(key) == ... does not copy)
-// nor an Entry to search with.
-func lookupEntry(key []byte) *Entry {
-	node := gData.db.LookupFunc(hashtable.StrHash(key), func(n *hashtable.HNode[Entry]) bool {
-		return n.Owner.key == string(key)
+// removeEntry takes ent out of the key space. The entry is already in
+// hand, so the table is searched for that very entry, not for its key.
+func removeEntry(ent *Entry) {
+	gData.db.Delete(hashtable.StrHash(ent.key), func(e *Entry) bool { return e == ent })
+}
+
+// lookupEntry finds key, given as bytes in the read buffer or as a string,
+// or returns nil. It allocates nothing: the comparison string(key) == ...
+// does not copy.
+func lookupEntry[S ~string | ~[]byte](key S) *Entry {
+	return gData.db.Lookup(hashtable.StrHash(key), func(e *Entry) bool {
+		return e.key == string(key)
 	})
-	if node == nil {
-		return nil
-	}
-	return node.Owner
 }
 
 // doRequest runs one command and appends its serialized reply to out. The
@@ -206,9 +209,9 @@ func doSet(cmd [][]byte, out []byte) []byte {
 		}
 		ent.val = string(cmd[2])
 	} else {
-		ent = lookupKey(string(cmd[1]))
+		ent = newEntry(string(cmd[1]))
 		ent.val = string(cmd[2])
-		gData.db.Insert(&ent.node)
+		insertEntry(ent)
 	}
 	return proto.OutNil(out)
 }
@@ -216,13 +219,13 @@ func doSet(cmd [][]byte, out []byte) []byte {
 // doDel replies 1 if the key existed, else 0.
 func doDel(cmd [][]byte, out []byte) []byte {
 	key := cmd[1]
-	node := gData.db.PopFunc(hashtable.StrHash(key), func(n *hashtable.HNode[Entry]) bool {
-		return n.Owner.key == string(key)
+	ent := gData.db.Delete(hashtable.StrHash(key), func(e *Entry) bool {
+		return e.key == string(key)
 	})
-	if node == nil {
+	if ent == nil {
 		return proto.OutInt(out, 0)
 	}
-	entryDel(node.Owner)
+	entryDel(ent)
 	return proto.OutInt(out, 1)
 }
 
@@ -259,9 +262,9 @@ func entryDel(ent *Entry) {
 
 // doKeys replies with every key, as an array of strings.
 func doKeys(cmd [][]byte, out []byte) []byte {
-	out = proto.OutArr(out, uint32(gData.db.Size()))
-	gData.db.Scan(func(node *hashtable.HNode[Entry]) {
-		out = proto.OutStr(out, node.Owner.key)
+	out = proto.OutArr(out, uint32(gData.db.Len()))
+	gData.db.All(func(ent *Entry) {
+		out = proto.OutStr(out, ent.key)
 	})
 	return out
 }
@@ -293,9 +296,9 @@ func doZAdd(cmd [][]byte, out []byte) []byte {
 			return proto.OutErr(out, proto.ErrType, "expect zset")
 		}
 	} else {
-		ent = lookupKey(string(cmd[1]))
+		ent = newEntry(string(cmd[1]))
 		ent.zset = &zset.ZSet{}
-		gData.db.Insert(&ent.node)
+		insertEntry(ent)
 	}
 	added := ent.zset.Add(string(cmd[3]), score)
 	if added {

@@ -41,7 +41,7 @@ func TestMassFieldExpiryIsBounded(t *testing.T) {
 		}
 	}
 
-	ent := gData.db.Lookup(&lookupKey("h").node, entryEq).Owner
+	ent := lookupEntry("h")
 	for left := n; left > 0; {
 		processTimers()
 		removed := left - (ent.hash.StoredLen() - 1)

@@ -15,23 +15,23 @@ const maxExpireMs = 1<<48 - 1
 // lookupHash finds key. It returns nil if there is no such key, and
 // wrongType if the key holds something other than a hash.
 func lookupHash(key string) (ent *Entry, wrongType bool) {
-	node := gData.db.Lookup(&lookupKey(key).node, entryEq)
-	if node == nil {
+	ent = lookupEntry(key)
+	if ent == nil {
 		return nil, false
 	}
-	return node.Owner, node.Owner.typ() != tHash
+	return ent, ent.typ() != tHash
 }
 
 // hashForWrite finds the hash at key, creating an empty one if the key is
 // new. hashDone removes it again if the command leaves it empty.
 func hashForWrite(key string) (ent *Entry, wrongType bool) {
-	k := lookupKey(key)
-	if node := gData.db.Lookup(&k.node, entryEq); node != nil {
-		return node.Owner, node.Owner.typ() != tHash
+	if ent = lookupEntry(key); ent != nil {
+		return ent, ent.typ() != tHash
 	}
-	k.hash = &hashValue{timerIdx: -1}
-	gData.db.Insert(&k.node)
-	return k, false
+	ent = newEntry(key)
+	ent.hash = &hashValue{timerIdx: -1}
+	insertEntry(ent)
+	return ent, false
 }
 
 // hashDone runs after every command that touched a hash: a hash with no
@@ -40,7 +40,7 @@ func hashForWrite(key string) (ent *Entry, wrongType bool) {
 // changed it, if only by reclaiming an expired field).
 func hashDone(ent *Entry, now uint64) {
 	if ent.hash.Len(now) == 0 {
-		gData.db.Pop(&ent.node, hnodeSame)
+		removeEntry(ent)
 		entryDel(ent)
 		return
 	}

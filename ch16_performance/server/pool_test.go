@@ -12,7 +12,7 @@ func addMembers(key string, n int) *Entry {
 	for i := 0; i < n; i++ {
 		run("zadd", key, fmt.Sprint(i), fmt.Sprintf("m%d", i))
 	}
-	return gData.db.Lookup(&lookupKey(key).node, entryEq).Owner
+	return lookupEntry(key)
 }
 
 // busyPool returns a pool whose 4 workers are all held until release is
@@ -47,8 +47,8 @@ func TestLargeZSetTornDownOnPool(t *testing.T) {
 			if how == "expiry" {
 				processTimers()
 			}
-			if gData.db.Size() != 0 {
-				t.Fatalf("%d keys left after deleting both", gData.db.Size())
+			if gData.db.Len() != 0 {
+				t.Fatalf("%d keys left after deleting both", gData.db.Len())
 			}
 			if small.zset.Len() != 0 {
 				t.Errorf("the set at the limit was not torn down inline: %d members left", small.zset.Len())
