@@ -82,6 +82,9 @@ type field struct {
 	heapIdx int // position of this field's item in Hash.ttls; -1 without an expiry
 }
 
+// heapIdxOf tells the heap where a field keeps its position.
+func heapIdxOf(f *field) *int { return &f.heapIdx }
+
 // Pair is one live field and its value, as HGETALL returns them.
 type Pair struct {
 	Name, Value string
@@ -150,7 +153,7 @@ func (h *Hash) remove(f *field) {
 
 // setExpiry gives f the expiry at, adding it to the heap or moving it there.
 func (h *Hash) setExpiry(f *field, at uint64) {
-	heap.Upsert(&h.ttls, f.heapIdx, heap.HeapItem[field]{Val: at, Ref: &f.heapIdx, Owner: f})
+	heap.Upsert(&h.ttls, f.heapIdx, heap.HeapItem[field]{Val: at, Owner: f}, heapIdxOf)
 }
 
 // clearExpiry takes f out of the heap if it is there.
@@ -158,7 +161,7 @@ func (h *Hash) clearExpiry(f *field) {
 	if f.heapIdx < 0 {
 		return
 	}
-	heap.Delete(&h.ttls, f.heapIdx)
+	heap.Delete(&h.ttls, f.heapIdx, heapIdxOf)
 	h.shrinkTTLs()
 }
 

@@ -66,7 +66,7 @@ type Entry struct {
 	zset *zset.ZSet
 	hash *hashValue
 	// The position of the key's TTL timer in gData.heap, or -1 for none.
-	heapIdx int
+	heapIdx int32
 }
 
 // hashValue is a hash as the key space holds it: its fields, and the
@@ -74,8 +74,12 @@ type Entry struct {
 // of its fields has an expiry.
 type hashValue struct {
 	hashes.Hash
-	timerIdx int
+	timerIdx int32
 }
+
+// The heaps are told where an entry keeps the position of its timer.
+func ttlIdx(ent *Entry) *int32   { return &ent.heapIdx }
+func fieldIdx(ent *Entry) *int32 { return &ent.hash.timerIdx }
 
 // typ returns the type of value the entry holds.
 func (ent *Entry) typ() int {
@@ -249,7 +253,7 @@ func entryDestroy(ent *Entry) {
 func entryDel(ent *Entry) {
 	entrySetTTL(ent, -1)
 	if ent.hash != nil && ent.hash.timerIdx != -1 {
-		heap.Delete(&gData.fieldHeap, ent.hash.timerIdx)
+		heap.Delete(&gData.fieldHeap, int(ent.hash.timerIdx), fieldIdx)
 	}
 	tooBig := ent.typ() == tZSet && ent.zset.Len() > kLargeContainerSize ||
 		ent.typ() == tHash && ent.hash.StoredLen() > kLargeContainerSize
@@ -393,7 +397,7 @@ func doZQuery(cmd [][]byte, out []byte) []byte {
 func entrySetTTL(ent *Entry, ttlMs int64) {
 	if ttlMs < 0 {
 		if ent.heapIdx != -1 {
-			heap.Delete(&gData.heap, ent.heapIdx)
+			heap.Delete(&gData.heap, int(ent.heapIdx), ttlIdx)
 		}
 		return
 	}
@@ -402,7 +406,7 @@ func entrySetTTL(ent *Entry, ttlMs int64) {
 	if uint64(ttlMs) < (math.MaxUint64-nowUs)/1000 {
 		expireAt = nowUs + uint64(ttlMs)*1000
 	}
-	heap.Upsert(&gData.heap, ent.heapIdx, heap.HeapItem[Entry]{Val: expireAt, Ref: &ent.heapIdx, Owner: ent})
+	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[Entry]{Val: expireAt, Owner: ent}, ttlIdx)
 }
 
 // doExpire: pexpire key ms. Sets the key's TTL (a negative ms removes it);

@@ -54,9 +54,9 @@ func hashTimerUpdate(ent *Entry) {
 	at, ok := ent.hash.NextExpiry()
 	switch {
 	case ok:
-		heap.Upsert(&gData.fieldHeap, ent.hash.timerIdx, heap.HeapItem[Entry]{Val: at, Ref: &ent.hash.timerIdx, Owner: ent})
+		heap.Upsert(&gData.fieldHeap, int(ent.hash.timerIdx), heap.HeapItem[Entry]{Val: at, Owner: ent}, fieldIdx)
 	case ent.hash.timerIdx != -1:
-		heap.Delete(&gData.fieldHeap, ent.hash.timerIdx)
+		heap.Delete(&gData.fieldHeap, int(ent.hash.timerIdx), fieldIdx)
 	}
 }
 

@@ -83,8 +83,8 @@ func TestDeleteRemovesTimer(t *testing.T) {
 		t.Fatalf("heap holds %d timers, want 33", len(gData.heap))
 	}
 	for pos, item := range gData.heap {
-		if *item.Ref != pos || item.Owner.heapIdx != pos {
-			t.Fatalf("timer at %d has back-index %d", pos, *item.Ref)
+		if int(item.Owner.heapIdx) != pos {
+			t.Fatalf("timer at %d has back-index %d", pos, item.Owner.heapIdx)
 		}
 		if pos > 0 && gData.heap[(pos-1)/2].Val > item.Val {
 			t.Fatalf("heap order broken at %d", pos)
