@@ -51,22 +51,43 @@ func init() { gData.db = newKeySpace() }
 
 // newKeySpace returns an empty key space.
 func newKeySpace() *keytable.Table[Entry] {
-	return keytable.New(func(ent *Entry) uint64 { return hashtable.StrHash(ent.key) })
+	return keytable.New(func(ent *Entry) uint64 { return hashtable.StrHash(ent.key()) })
 }
 
 // Entry is one key and its value. The key space holds pointers to entries
 // and nothing else: no link, no cached hash code.
 //
-// Every key costs an Entry, so it is kept small: the type of value is told
-// by which pointer is set (see typ) rather than stored, and what only a
-// hash needs lives in its hashValue.
+// Every key costs an Entry, so it is kept to 32 bytes, the size class of
+// Go's allocator it fills: the key and a string's value share one string,
+// so one allocation holds both, and what only sorted sets and hashes need
+// is behind one pointer.
 type Entry struct {
-	key  string
-	val  string
-	zset *zset.ZSet
-	hash *hashValue
+	// The key, followed by the value if the entry holds a string.
+	kv string
+	// A sorted set or a hash; nil for a string.
+	obj *object
+	// The length of the key: kv[:klen] is the key, kv[klen:] the value.
+	klen uint32
 	// The position of the key's TTL timer in gData.heap, or -1 for none.
 	heapIdx int32
+}
+
+// object is a value other than a string: exactly one field is set.
+type object struct {
+	zset *zset.ZSet
+	hash *hashValue
+}
+
+// key returns the entry's key.
+func (ent *Entry) key() string { return ent.kv[:ent.klen] }
+
+// val returns the value of a string entry.
+func (ent *Entry) val() string { return ent.kv[ent.klen:] }
+
+// setVal replaces the value of a string entry. The key is copied along with
+// the value, into a new string that holds both.
+func (ent *Entry) setVal(v []byte) {
+	ent.kv = ent.key() + string(v)
 }
 
 // hashValue is a hash as the key space holds it: its fields, and the
@@ -79,33 +100,35 @@ type hashValue struct {
 
 // The heaps are told where an entry keeps the position of its timer.
 func ttlIdx(ent *Entry) *int32   { return &ent.heapIdx }
-func fieldIdx(ent *Entry) *int32 { return &ent.hash.timerIdx }
+func fieldIdx(ent *Entry) *int32 { return &ent.obj.hash.timerIdx }
 
 // typ returns the type of value the entry holds.
 func (ent *Entry) typ() int {
 	switch {
-	case ent.zset != nil:
+	case ent.obj == nil:
+		return tStr
+	case ent.obj.zset != nil:
 		return tZSet
-	case ent.hash != nil:
-		return tHash
 	}
-	return tStr
+	return tHash
 }
 
-// newEntry returns a new entry for key, not yet in the key space.
-func newEntry(key string) *Entry {
-	return &Entry{key: key, heapIdx: -1}
+// newEntry returns a new entry for key holding the string val (nil for an
+// entry about to get a sorted set or a hash), not yet in the key space. The
+// key and the value are copied into one new string: one allocation.
+func newEntry[S ~string | ~[]byte](key S, val []byte) *Entry {
+	return &Entry{kv: string(key) + string(val), klen: uint32(len(key)), heapIdx: -1}
 }
 
 // insertEntry adds a new entry, whose key is not in the key space yet.
 func insertEntry(ent *Entry) {
-	gData.db.Insert(hashtable.StrHash(ent.key), ent)
+	gData.db.Insert(hashtable.StrHash(ent.key()), ent)
 }
 
 // removeEntry takes ent out of the key space. The entry is already in
 // hand, so the table is searched for that very entry, not for its key.
 func removeEntry(ent *Entry) {
-	gData.db.Delete(hashtable.StrHash(ent.key), func(e *Entry) bool { return e == ent })
+	gData.db.Delete(hashtable.StrHash(ent.key()), func(e *Entry) bool { return e == ent })
 }
 
 // lookupEntry finds key, given as bytes in the read buffer or as a string,
@@ -113,7 +136,7 @@ func removeEntry(ent *Entry) {
 // does not copy.
 func lookupEntry[S ~string | ~[]byte](key S) *Entry {
 	return gData.db.Lookup(hashtable.StrHash(key), func(e *Entry) bool {
-		return e.key == string(key)
+		return e.key() == string(key)
 	})
 }
 
@@ -203,7 +226,7 @@ func doGet(cmd [][]byte, out []byte) []byte {
 	if ent.typ() != tStr {
 		return proto.OutErr(out, proto.ErrType, "expect string type")
 	}
-	return proto.OutStr(out, ent.val)
+	return proto.OutStr(out, ent.val())
 }
 
 func doSet(cmd [][]byte, out []byte) []byte {
@@ -211,11 +234,9 @@ func doSet(cmd [][]byte, out []byte) []byte {
 		if ent.typ() != tStr {
 			return proto.OutErr(out, proto.ErrType, "expect string type")
 		}
-		ent.val = string(cmd[2])
+		ent.setVal(cmd[2])
 	} else {
-		ent = newEntry(string(cmd[1]))
-		ent.val = string(cmd[2])
-		insertEntry(ent)
+		insertEntry(newEntry(cmd[1], cmd[2]))
 	}
 	return proto.OutNil(out)
 }
@@ -224,7 +245,7 @@ func doSet(cmd [][]byte, out []byte) []byte {
 func doDel(cmd [][]byte, out []byte) []byte {
 	key := cmd[1]
 	ent := gData.db.Delete(hashtable.StrHash(key), func(e *Entry) bool {
-		return e.key == string(key)
+		return e.key() == string(key)
 	})
 	if ent == nil {
 		return proto.OutInt(out, 0)
@@ -241,9 +262,9 @@ const kLargeContainerSize = 10000
 func entryDestroy(ent *Entry) {
 	switch ent.typ() {
 	case tZSet:
-		ent.zset.Clear()
+		ent.obj.zset.Clear()
 	case tHash:
-		ent.hash.Hash = hashes.Hash{}
+		ent.obj.hash.Hash = hashes.Hash{}
 	}
 }
 
@@ -252,11 +273,11 @@ func entryDestroy(ent *Entry) {
 // longer reachable from the key space, so the worker has it to itself.
 func entryDel(ent *Entry) {
 	entrySetTTL(ent, -1)
-	if ent.hash != nil && ent.hash.timerIdx != -1 {
-		heap.Delete(&gData.fieldHeap, int(ent.hash.timerIdx), fieldIdx)
+	if ent.typ() == tHash && ent.obj.hash.timerIdx != -1 {
+		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
 	}
-	tooBig := ent.typ() == tZSet && ent.zset.Len() > kLargeContainerSize ||
-		ent.typ() == tHash && ent.hash.StoredLen() > kLargeContainerSize
+	tooBig := ent.typ() == tZSet && ent.obj.zset.Len() > kLargeContainerSize ||
+		ent.typ() == tHash && ent.obj.hash.StoredLen() > kLargeContainerSize
 	if tooBig {
 		gData.tp.Queue(func() { entryDestroy(ent) })
 	} else {
@@ -268,7 +289,7 @@ func entryDel(ent *Entry) {
 func doKeys(cmd [][]byte, out []byte) []byte {
 	out = proto.OutArr(out, uint32(gData.db.Len()))
 	gData.db.All(func(ent *Entry) {
-		out = proto.OutStr(out, ent.key)
+		out = proto.OutStr(out, ent.key())
 	})
 	return out
 }
@@ -300,11 +321,11 @@ func doZAdd(cmd [][]byte, out []byte) []byte {
 			return proto.OutErr(out, proto.ErrType, "expect zset")
 		}
 	} else {
-		ent = newEntry(string(cmd[1]))
-		ent.zset = &zset.ZSet{}
+		ent = newEntry(cmd[1], nil)
+		ent.obj = &object{zset: &zset.ZSet{}}
 		insertEntry(ent)
 	}
-	added := ent.zset.Add(string(cmd[3]), score)
+	added := ent.obj.zset.Add(string(cmd[3]), score)
 	if added {
 		return proto.OutInt(out, 1)
 	}
@@ -330,7 +351,7 @@ func doZRem(cmd [][]byte, out []byte) []byte {
 	if ent == nil {
 		return proto.OutNil(out)
 	}
-	if ent.zset.Pop(string(cmd[2])) == nil {
+	if ent.obj.zset.Pop(string(cmd[2])) == nil {
 		return proto.OutInt(out, 0)
 	}
 	return proto.OutInt(out, 1)
@@ -345,7 +366,7 @@ func doZScore(cmd [][]byte, out []byte) []byte {
 	if ent == nil {
 		return proto.OutNil(out)
 	}
-	znode := ent.zset.Lookup(string(cmd[2]))
+	znode := ent.obj.zset.Lookup(string(cmd[2]))
 	if znode == nil {
 		return proto.OutNil(out)
 	}
@@ -374,9 +395,9 @@ func doZQuery(cmd [][]byte, out []byte) []byte {
 	if ent == nil || limit <= 0 {
 		return proto.OutArr(out, 0) // a missing key is an empty set
 	}
-	znode := ent.zset.SeekGE(score, name)
+	znode := ent.obj.zset.SeekGE(score, name)
 	if znode != nil {
-		znode = ent.zset.Offset(znode, offset)
+		znode = ent.obj.zset.Offset(znode, offset)
 	}
 
 	arr := len(out)
@@ -385,7 +406,7 @@ func doZQuery(cmd [][]byte, out []byte) []byte {
 	for znode != nil && int64(n) < limit {
 		out = proto.OutStr(out, znode.Name())
 		out = proto.OutDbl(out, znode.Score())
-		znode = ent.zset.Offset(znode, +1)
+		znode = ent.obj.zset.Offset(znode, +1)
 		n += 2
 	}
 	proto.OutUpdateArr(out[arr:], n)

@@ -28,8 +28,8 @@ func hashForWrite(key string) (ent *Entry, wrongType bool) {
 	if ent = lookupEntry(key); ent != nil {
 		return ent, ent.typ() != tHash
 	}
-	ent = newEntry(key)
-	ent.hash = &hashValue{timerIdx: -1}
+	ent = newEntry(key, nil)
+	ent.obj = &object{hash: &hashValue{timerIdx: -1}}
 	insertEntry(ent)
 	return ent, false
 }
@@ -39,7 +39,7 @@ func hashForWrite(key string) (ent *Entry, wrongType bool) {
 // hash's timer is moved to its earliest field expiry (any command may have
 // changed it, if only by reclaiming an expired field).
 func hashDone(ent *Entry, now uint64) {
-	if ent.hash.Len(now) == 0 {
+	if ent.obj.hash.Len(now) == 0 {
 		removeEntry(ent)
 		entryDel(ent)
 		return
@@ -51,12 +51,12 @@ func hashDone(ent *Entry, now uint64) {
 // hash's earliest field expiry, or removes it when no field has one, so
 // active expiry never visits a hash without volatile fields.
 func hashTimerUpdate(ent *Entry) {
-	at, ok := ent.hash.NextExpiry()
+	at, ok := ent.obj.hash.NextExpiry()
 	switch {
 	case ok:
-		heap.Upsert(&gData.fieldHeap, int(ent.hash.timerIdx), heap.HeapItem[Entry]{Val: at, Owner: ent}, fieldIdx)
-	case ent.hash.timerIdx != -1:
-		heap.Delete(&gData.fieldHeap, int(ent.hash.timerIdx), fieldIdx)
+		heap.Upsert(&gData.fieldHeap, int(ent.obj.hash.timerIdx), heap.HeapItem[Entry]{Val: at, Owner: ent}, fieldIdx)
+	case ent.obj.hash.timerIdx != -1:
+		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
 	}
 }
 
@@ -180,7 +180,7 @@ func doHSet(cmd []string, out []byte) []byte {
 	now := getUnixMs()
 	added := int64(0)
 	for i := 2; i < len(cmd); i += 2 {
-		if ent.hash.Set(now, cmd[i], cmd[i+1]) {
+		if ent.obj.hash.Set(now, cmd[i], cmd[i+1]) {
 			added++
 		}
 	}
@@ -198,7 +198,7 @@ func doHGet(cmd []string, out []byte) []byte {
 		return proto.OutNil(out)
 	}
 	now := getUnixMs()
-	val, ok := ent.hash.Get(now, cmd[2])
+	val, ok := ent.obj.hash.Get(now, cmd[2])
 	hashDone(ent, now)
 	if !ok {
 		return proto.OutNil(out)
@@ -218,7 +218,7 @@ func doHDel(cmd []string, out []byte) []byte {
 	now := getUnixMs()
 	removed := int64(0)
 	for _, f := range cmd[2:] {
-		if ent.hash.Delete(now, f) {
+		if ent.obj.hash.Delete(now, f) {
 			removed++
 		}
 	}
@@ -236,7 +236,7 @@ func doHLen(cmd []string, out []byte) []byte {
 		return proto.OutInt(out, 0)
 	}
 	now := getUnixMs()
-	n := ent.hash.Len(now)
+	n := ent.obj.hash.Len(now)
 	hashDone(ent, now)
 	return proto.OutInt(out, int64(n))
 }
@@ -251,7 +251,7 @@ func doHExists(cmd []string, out []byte) []byte {
 		return proto.OutInt(out, 0)
 	}
 	now := getUnixMs()
-	ok := ent.hash.Exists(now, cmd[2])
+	ok := ent.obj.hash.Exists(now, cmd[2])
 	hashDone(ent, now)
 	if !ok {
 		return proto.OutInt(out, 0)
@@ -269,7 +269,7 @@ func doHGetAll(cmd []string, out []byte) []byte {
 		return proto.OutArr(out, 0)
 	}
 	now := getUnixMs()
-	pairs := ent.hash.GetAll(now)
+	pairs := ent.obj.hash.GetAll(now)
 	hashDone(ent, now)
 	out = proto.OutArr(out, uint32(2*len(pairs)))
 	for _, p := range pairs {
@@ -290,7 +290,7 @@ func perField(out []byte, key string, fields []string, now uint64, each func(h *
 	for _, f := range fields {
 		v := int64(hashes.NoField)
 		if ent != nil {
-			v = each(&ent.hash.Hash, f)
+			v = each(&ent.obj.hash.Hash, f)
 		}
 		out = proto.OutInt(out, v)
 	}
@@ -375,7 +375,7 @@ func doHSetEx(cmd []string, out []byte) []byte {
 		return proto.OutErr(out, proto.ErrType, "expect hash")
 	}
 	for i := 0; i < len(o.fields) && (o.fnx || o.fxx); i += 2 {
-		if ent.hash.Exists(now, o.fields[i]) != o.fxx {
+		if ent.obj.hash.Exists(now, o.fields[i]) != o.fxx {
 			hashDone(ent, now)
 			return proto.OutInt(out, 0)
 		}
@@ -384,11 +384,11 @@ func doHSetEx(cmd []string, out []byte) []byte {
 		f, v := o.fields[i], o.fields[i+1]
 		switch {
 		case o.keepTTL:
-			ent.hash.SetKeepTTL(now, f, v)
+			ent.obj.hash.SetKeepTTL(now, f, v)
 		case o.hasAt:
-			ent.hash.SetExpireAt(now, f, v, o.at)
+			ent.obj.hash.SetExpireAt(now, f, v, o.at)
 		default:
-			ent.hash.Set(now, f, v)
+			ent.obj.hash.Set(now, f, v)
 		}
 	}
 	hashDone(ent, now)
@@ -412,7 +412,7 @@ func doHGetEx(cmd []string, out []byte) []byte {
 	for _, f := range o.fields {
 		val, ok := "", false
 		if ent != nil {
-			val, ok = ent.hash.Get(now, f)
+			val, ok = ent.obj.hash.Get(now, f)
 		}
 		if !ok {
 			out = proto.OutNil(out)
@@ -421,9 +421,9 @@ func doHGetEx(cmd []string, out []byte) []byte {
 		out = proto.OutStr(out, val)
 		switch {
 		case o.persist:
-			ent.hash.Persist(now, f)
+			ent.obj.hash.Persist(now, f)
 		case o.hasAt:
-			ent.hash.Expire(now, f, o.at, hashes.Always)
+			ent.obj.hash.Expire(now, f, o.at, hashes.Always)
 		}
 	}
 	if ent != nil {

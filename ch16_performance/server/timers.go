@@ -93,9 +93,9 @@ func processTimers() {
 	nowMs := getUnixMs()
 	for nworks < kMaxWorks && len(gData.fieldHeap) > 0 && gData.fieldHeap[0].Val < nowMs {
 		ent := gData.fieldHeap[0].Owner
-		removed := ent.hash.ExpireSome(nowMs, kMaxWorks-nworks)
+		removed := ent.obj.hash.ExpireSome(nowMs, kMaxWorks-nworks)
 		nworks += removed
-		if ent.hash.StoredLen() == 0 {
+		if ent.obj.hash.StoredLen() == 0 {
 			removeEntry(ent)
 			entryDel(ent)
 		} else {
