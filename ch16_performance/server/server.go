@@ -242,14 +242,9 @@ func connDone(conn *Conn) {
 
 // acceptNewConn accepts one connection and starts it reading requests.
 func acceptNewConn(fd int) {
-	connfd, err := sock.Accept(fd)
+	connfd, err := sock.AcceptNonblock(fd)
 	if err != nil {
 		msg("%v", err)
-		return
-	}
-	if err := sock.SetNonblock(connfd); err != nil {
-		msg("%v", err)
-		unix.Close(connfd)
 		return
 	}
 	// Send replies as soon as they are written. With Nagle's algorithm on,
