@@ -21,8 +21,6 @@
 // hash function.
 package keytable
 
-import "math/bits"
-
 // Tags of slots that hold no entry. Every other tag is an occupied slot.
 const (
 	tagEmpty   = 0 // never used since the table was made: ends a walk
@@ -37,28 +35,32 @@ const (
 	kResizingWork = 128
 )
 
-// tab is one table: tags and entries, both of a power-of-two length.
+// tab is one table: tags and entries, both of the same length.
 type tab[T any] struct {
 	tags    []uint8
 	ents    []*T
-	shift   uint // 64 - log2(len): the top bits of the mixed hash pick the slot
-	live    int  // slots holding an entry
-	deleted int  // slots marked deleted
+	live    int // slots holding an entry
+	deleted int // slots marked deleted
 }
 
 func newTab[T any](n int) tab[T] {
-	return tab[T]{
-		tags:  make([]uint8, n),
-		ents:  make([]*T, n),
-		shift: uint(64 - bits.TrailingZeros(uint(n))),
-	}
+	return tab[T]{tags: make([]uint8, n), ents: make([]*T, n)}
+}
+
+// home returns the slot where the walk for mixed hash m starts: the top 32
+// bits of m, read as a fraction of 2^32, scaled to the table's length
+// (multiply, keep the high half). Unlike masking the low bits, this works
+// for any length, not only powers of two, so the table can grow by half
+// rather than double, which keeps it fuller (see sizeFor).
+func (t *tab[T]) home(m uint64) int {
+	return int((m >> 32) * uint64(len(t.tags)) >> 32)
 }
 
 // mix spreads a hash code over 64 bits (Fibonacci hashing: multiply by
 // 2^64 divided by the golden ratio). The book's string hash is 32 bits
 // whose low bits depend only on the low bits of the characters; after the
 // multiplication every bit of the code affects the top bits, which pick
-// the slot, and the tag comes from the bits below them.
+// the slot (see home), and the tag comes from bits further down.
 func mix(hcode uint64) uint64 { return hcode * 0x9E3779B97F4A7C15 }
 
 // tagOf returns the tag of a mixed hash: a byte that is never empty or
@@ -78,9 +80,8 @@ func (t *tab[T]) find(m uint64, match func(*T) bool) int {
 	if t.tags == nil {
 		return -1
 	}
-	mask := len(t.tags) - 1
 	tag := tagOf(m)
-	for i := int(m >> t.shift); ; i = (i + 1) & mask {
+	for i := t.home(m); ; i = t.after(i) {
 		switch t.tags[i] {
 		case tagEmpty:
 			return -1
@@ -92,13 +93,20 @@ func (t *tab[T]) find(m uint64, match func(*T) bool) int {
 	}
 }
 
+// after returns the slot after i; the last slot is followed by the first.
+func (t *tab[T]) after(i int) int {
+	if i++; i == len(t.tags) {
+		return 0
+	}
+	return i
+}
+
 // put stores ent in the first free slot of its walk. Reusing a deleted
 // slot is safe here because the caller has made sure the key is absent.
 func (t *tab[T]) put(m uint64, ent *T) {
-	mask := len(t.tags) - 1
-	i := int(m >> t.shift)
+	i := t.home(m)
 	for t.tags[i] > tagDeleted {
-		i = (i + 1) & mask
+		i = t.after(i)
 	}
 	if t.tags[i] == tagDeleted {
 		t.deleted--
@@ -201,14 +209,13 @@ func (t *tab[T]) full() bool {
 	return (t.live+t.deleted+1)*4 > len(t.tags)*3
 }
 
-// sizeFor returns the number of slots of a table for n entries: a power of
-// two with room for twice as many.
+// sizeFor returns the number of slots of a new table for n entries: twice
+// as many, so it starts half full. It resizes again at three quarters, so
+// a growing table grows by half each time and is between half and three
+// quarters full. Doubling would leave it between three eighths and three
+// quarters full, and the pointer array is most of the table's memory.
 func sizeFor(n int) int {
-	size := kMinSlots
-	for size < 2*(n+1) {
-		size *= 2
-	}
-	return size
+	return max(kMinSlots, 2*(n+1))
 }
 
 // startResizing makes cur the old table, to be emptied a little at every
