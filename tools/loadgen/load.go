@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"example.com/byor/tools/internal/loadkit"
 	"example.com/byor/tools/internal/resp"
 	"example.com/byor/tools/internal/wire"
 )
@@ -64,17 +65,9 @@ type op struct {
 	key  int
 }
 
-// appendKey appends the name of key number i: key:NNNNNN, zero-padded to at
-// least six digits like redis-benchmark's key:__rand_int__.
-func appendKey(dst []byte, i int) []byte {
-	dst = append(dst, "key:"...)
-	var digits [20]byte
-	d := strconv.AppendInt(digits[:0], int64(i), 10)
-	for pad := 6 - len(d); pad > 0; pad-- {
-		dst = append(dst, '0')
-	}
-	return append(dst, d...)
-}
+// appendKey appends the name of key number i, zero-padded to at least six
+// digits like redis-benchmark's key:__rand_int__ (which pads to twelve).
+func appendKey(dst []byte, i int) []byte { return loadkit.AppendKey(dst, i, 6) }
 
 // checkRESPReply verifies one reply of Redis's protocol for the command:
 // the same answers as checkReply, in Redis's words (OK for set).

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"time"
 
+	"example.com/byor/tools/internal/loadkit"
 	"example.com/byor/tools/internal/wire"
 )
 
@@ -213,7 +214,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	cfg.target, err = resolveLoopback(ctx, cfg.addr, lookupHost)
+	cfg.target, err = loadkit.ResolveLoopback(ctx, cfg.addr, loadkit.LookupHost)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(stderr, "loadgen:", err)

@@ -3,10 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"errors"
 	"net"
-	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
@@ -301,62 +298,6 @@ func TestUsageErrors(t *testing.T) {
 	}
 	if code, _, _ := loadgen(t, "-h"); code != 0 {
 		t.Errorf("-h: exit %d, want 0", code)
-	}
-}
-
-func TestResolveLoopback(t *testing.T) {
-	lookup := func(ctx context.Context, host string) ([]netip.Addr, error) {
-		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		defer cancel()
-		return lookupHost(ctx, host)
-	}
-	accepted := map[string][]string{
-		"127.0.0.1:1234": {"127.0.0.1:1234"},
-		"127.1.2.3:80":   {"127.1.2.3:80"},
-		"[::1]:1234":     {"[::1]:1234"},
-		"localhost:1234": {"127.0.0.1:1234", "[::1]:1234"},
-	}
-	for addr, want := range accepted {
-		got, err := resolveLoopback(context.Background(), addr, lookup)
-		if err != nil {
-			t.Errorf("%s refused: %v", addr, err)
-		} else if !strings.Contains(strings.Join(want, " "), got) {
-			t.Errorf("%s resolved to %s, want one of %v", addr, got, want)
-		}
-	}
-	// example.com is refused whether it resolves (to a public address) or,
-	// without network access, does not resolve at all.
-	for _, addr := range []string{"10.0.0.1:1234", "192.168.1.1:1234", "8.8.8.8:53",
-		"example.com:1234", "[::ffff:10.0.0.1]:1234", "0.0.0.0:1234", "127.0.0.1:0", "127.0.0.1:http"} {
-		if got, err := resolveLoopback(context.Background(), addr, lookup); err == nil {
-			t.Errorf("%s accepted (dial %s), want refused", addr, got)
-		}
-	}
-
-	// A name with one non-loopback address among loopback ones is refused.
-	mixed := func(context.Context, string) ([]netip.Addr, error) {
-		return []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("10.0.0.1")}, nil
-	}
-	if _, err := resolveLoopback(context.Background(), "db.test:1234", mixed); err == nil {
-		t.Error("name resolving to 127.0.0.1 and 10.0.0.1 accepted")
-	}
-	failing := func(context.Context, string) ([]netip.Addr, error) { return nil, errors.New("no such host") }
-	if _, err := resolveLoopback(context.Background(), "db.test:1234", failing); err == nil {
-		t.Error("unresolvable name accepted")
-	}
-	// The checked address is what gets dialed, not the name.
-	mapped := func(context.Context, string) ([]netip.Addr, error) {
-		return []netip.Addr{netip.MustParseAddr("::ffff:127.0.0.1")}, nil
-	}
-	if got, err := resolveLoopback(context.Background(), "db.test:1234", mapped); err != nil || got != "127.0.0.1:1234" {
-		t.Errorf("mapped loopback: got %q, %v; want 127.0.0.1:1234", got, err)
-	}
-}
-
-func TestAppendKey(t *testing.T) {
-	got := []string{string(appendKey(nil, 0)), string(appendKey(nil, 123)), string(appendKey(nil, 1234567))}
-	if diff := cmp.Diff([]string{"key:000000", "key:000123", "key:1234567"}, got); diff != "" {
-		t.Errorf("appendKey (-want +got):\n%s", diff)
 	}
 }
 

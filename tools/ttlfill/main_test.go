@@ -13,25 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"example.com/byor/tools/internal/loadkit"
 	"example.com/byor/tools/internal/wire"
 )
-
-func TestAppendKey(t *testing.T) {
-	for _, tc := range []struct {
-		i, pad int
-		want   string
-	}{
-		{0, 6, "key:000000"},
-		{42, 6, "key:000042"},
-		{1234567, 6, "key:1234567"},
-		{7, 12, "key:000000000007"},
-		{7, 0, "key:7"},
-	} {
-		if diff := cmp.Diff(tc.want, string(appendKey(nil, tc.i, tc.pad))); diff != "" {
-			t.Errorf("appendKey(%d, %d) (-want +got):\n%s", tc.i, tc.pad, diff)
-		}
-	}
-}
 
 func TestWriteRESP(t *testing.T) {
 	cfg := &config{keys: 2, ttl: 3000, value: []byte("xy"), pad: 3}
@@ -58,26 +42,6 @@ func TestWriteRESPNoTTL(t *testing.T) {
 	want := "*3\r\n$3\r\nSET\r\n$6\r\nkey:00\r\n$1\r\nv\r\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("writeRESP with -ttl 0 (-want +got):\n%s", diff)
-	}
-}
-
-func TestCheckLoopback(t *testing.T) {
-	for _, tc := range []struct {
-		addr, want string
-		ok         bool
-	}{
-		{"127.0.0.1:1234", "127.0.0.1:1234", true},
-		{"[::1]:80", "[::1]:80", true},
-		{"127.9.9.9:1", "127.9.9.9:1", true},
-		{"10.0.0.1:1234", "", false},
-		{"localhost:1234", "", false}, // names are refused, not resolved
-		{"127.0.0.1:0", "", false},
-		{"127.0.0.1", "", false},
-	} {
-		got, err := checkLoopback(tc.addr)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("checkLoopback(%q) = %q, %v; want %q, ok=%v", tc.addr, got, err, tc.want, tc.ok)
-		}
 	}
 }
 
@@ -164,7 +128,7 @@ func TestFill(t *testing.T) {
 	}
 	wantVals, wantTTLs := map[string]string{}, map[string]int64{}
 	for i := range n {
-		k := string(appendKey(nil, i, 6))
+		k := string(loadkit.AppendKey(nil, i, 6))
 		wantVals[k] = "xxxx"
 		wantTTLs[k] = 2500
 	}
