@@ -1,101 +1,42 @@
 package main
 
 import (
-	"bufio"
-	"net"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"example.com/byor/tools/internal/resp"
+	"example.com/byor/tools/internal/fakeserver"
 	"github.com/google/go-cmp/cmp"
 )
 
-// startRESPFake is a server speaking Redis's protocol on 127.0.0.1:0 that
-// answers set with OK, get with "xxx" and everything else with :1, or with
-// the reply bad gives for a command when bad is not nil. It counts the
-// commands it saw.
-func startRESPFake(t *testing.T, bad func(cmd string) string) *fakeServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fakeServer{addr: ln.Addr().String(), seen: map[string]int{}}
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		ln.Close()
-		wg.Wait()
-	})
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() { f.serveRESP(c, bad) })
-		}
-	})
-	return f
-}
-
-// readCommand reads one array of bulk strings.
-func readCommand(r *bufio.Reader) ([]string, error) {
-	head, err := resp.ReadReply(r, nil)
-	if err != nil || head.Kind != resp.Array {
-		return nil, err
-	}
-	args := make([]string, head.Int)
-	for i := range args {
-		a, err := resp.ReadReply(r, nil)
-		if err != nil {
-			return nil, err
-		}
-		args[i] = string(a.Str)
-	}
-	return args, nil
-}
-
-func (f *fakeServer) serveRESP(c net.Conn, bad func(string) string) {
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(30 * time.Second)) // a broken test must not hang
-	r := bufio.NewReader(c)
-	w := bufio.NewWriter(c)
-	for {
-		args, err := readCommand(r)
-		if err != nil || len(args) == 0 {
-			w.Flush()
-			return
-		}
+// respReply answers set with OK, get with "xxx" and anything else with
+// :1, unless bad (when not nil) has another reply for the command.
+func respReply(bad func(cmd string) string) func(args []string) string {
+	return func(args []string) string {
 		cmd := strings.ToLower(args[0])
-		f.mu.Lock()
-		f.seen[cmd]++
-		f.mu.Unlock()
-		reply := map[string]string{"set": "+OK\r\n", "get": "$3\r\nxxx\r\n"}[cmd]
-		if reply == "" {
-			reply = ":1\r\n"
-		}
 		if bad != nil {
 			if b := bad(cmd); b != "" {
-				reply = b
+				return b
 			}
 		}
-		w.WriteString(reply)
-		if r.Buffered() == 0 && w.Flush() != nil {
-			return
+		switch cmd {
+		case "set":
+			return "+OK\r\n"
+		case "get":
+			return "$3\r\nxxx\r\n"
 		}
+		return ":1\r\n"
 	}
 }
 
 func TestRESPEndToEnd(t *testing.T) {
 	for _, workload := range []string{"set", "get", "zadd", "pexpire"} {
 		t.Run(workload, func(t *testing.T) {
-			f := startRESPFake(t, nil)
-			code, out, errs := loadgen(t, "-proto", "resp", "-addr", f.addr, "-t", workload,
+			f := fakeserver.RESP(t, respReply(nil))
+			code, out, errs := loadgen(t, "-proto", "resp", "-addr", f.Addr, "-t", workload,
 				"-n", "1000", "-c", "3", "-P", "7", "-r", "200")
 			if code != 0 {
 				t.Fatalf("exit %d, stderr:\n%s", code, errs)
@@ -107,7 +48,7 @@ func TestRESPEndToEnd(t *testing.T) {
 			if workload == "get" || workload == "pexpire" {
 				want["set"] = 200 // the preload
 			}
-			if diff := cmp.Diff(want, f.counts()); diff != "" {
+			if diff := cmp.Diff(want, f.Counts()); diff != "" {
 				t.Errorf("commands seen by the server (-want +got):\n%s", diff)
 			}
 		})
@@ -121,13 +62,13 @@ func TestRESPBadReplies(t *testing.T) {
 		{"pexpire", ":2\r\n", "want integer 0 or 1"},
 		{"zadd", "-ERR no\r\n", "server error"},
 	} {
-		f := startRESPFake(t, func(cmd string) string {
+		f := fakeserver.RESP(t, respReply(func(cmd string) string {
 			if cmd == c.workload {
 				return c.reply
 			}
 			return ""
-		})
-		code, out, errs := loadgen(t, "-proto", "resp", "-addr", f.addr, "-t", c.workload,
+		}))
+		code, out, errs := loadgen(t, "-proto", "resp", "-addr", f.Addr, "-t", c.workload,
 			"-preload=false", "-n", "20", "-c", "1")
 		if code != 1 || !strings.Contains(errs, c.msg) {
 			t.Errorf("%s answered %q: exit %d, stderr %q; want exit 1 and %q", c.workload, c.reply, code, errs, c.msg)
@@ -143,8 +84,8 @@ var cpuRE = regexp.MustCompile(` errors=0 cpu_us=(\d+\.\d\d)\n$`)
 // TestServerCPU reads the CPU time of a process that certainly uses some:
 // the test itself, which runs the fake server.
 func TestServerCPU(t *testing.T) {
-	f := startFake(t, goodReply)
-	code, out, errs := loadgen(t, "-addr", f.addr, "-pid", strconv.Itoa(os.Getpid()),
+	f := fakeserver.Book(t, goodReply)
+	code, out, errs := loadgen(t, "-addr", f.Addr, "-pid", strconv.Itoa(os.Getpid()),
 		"-n", "20000", "-c", "2", "-P", "4")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, errs)
