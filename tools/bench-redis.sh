@@ -11,7 +11,7 @@
 #   --parts      comma-separated subset of throughput,bigkeys,memory,expiry
 #                (default: all four)
 #
-# Three measurements, each printed as a markdown table on stdout (progress
+# Four measurements, each printed as a markdown table on stdout (progress
 # and raw tool output go to stderr):
 #
 #   throughput  set and get at three shapes: 50 connections unpipelined,
