@@ -82,6 +82,9 @@ type field struct {
 	heapIdx int // position of this field's item in Hash.ttls; -1 without an expiry
 }
 
+// heapIdxOf tells the heap where a field keeps its position.
+func heapIdxOf(f *field) *int { return &f.heapIdx }
+
 // Pair is one live field and its value, as HGETALL returns them.
 type Pair struct {
 	Name, Value string
@@ -160,7 +163,7 @@ func (h *Hash) setExpiry(f *field, at uint64) {
 		h.nExpired -= h.countBefore(h.ttls[f.heapIdx].Val)
 	}
 	h.nExpired += h.countBefore(at)
-	heap.Upsert(&h.ttls, f.heapIdx, heap.HeapItem[field]{Val: at, Ref: &f.heapIdx, Owner: f})
+	heap.Upsert(&h.ttls, f.heapIdx, heap.HeapItem[field]{Val: at, Owner: f}, heapIdxOf)
 }
 
 // clearExpiry takes f out of the heap if it is there.
@@ -169,7 +172,7 @@ func (h *Hash) clearExpiry(f *field) {
 		return
 	}
 	h.nExpired -= h.countBefore(h.ttls[f.heapIdx].Val)
-	heap.Delete(&h.ttls, f.heapIdx)
+	heap.Delete(&h.ttls, f.heapIdx, heapIdxOf)
 	h.shrinkTTLs()
 }
 

@@ -40,14 +40,14 @@ func acceptPaused() bool {
 }
 
 // acceptAll accepts every pending connection on the listening socket fd
-// and hands each to start. One wakeup may find many connections waiting,
+// and hands each to start, already nonblocking. One wakeup may find many connections waiting,
 // and accepting one per loop iteration would leave the rest for later
 // iterations. It stops at the first error: for want of a resource it
 // pauses accepting (see kAcceptBackoffMs), and it logs the error at most
 // once per kAcceptLogEveryUs.
 func acceptAll(fd int, start func(connfd int)) {
 	for {
-		connfd, err := sock.Accept(fd)
+		connfd, err := sock.AcceptNonblock(fd)
 		switch {
 		case err == nil:
 			start(connfd)

@@ -52,10 +52,10 @@ func TestMassFieldExpiryIsBounded(t *testing.T) {
 		}
 	}
 
-	ent := gData.db.Lookup(&lookupKey("h").node, entryEq).Owner
+	ent := lookupEntry("h")
 	for left := n; left > 0; {
 		processTimers()
-		removed := left - (ent.hash.StoredLen() - 1)
+		removed := left - (ent.obj.hash.StoredLen() - 1)
 		if want := min(kMaxWorks, left); removed != want {
 			t.Fatalf("one processTimers call reclaimed %d fields, want %d (with %d due)", removed, want, left)
 		}
@@ -95,7 +95,7 @@ func TestDeletingHashDropsItsTimer(t *testing.T) {
 		t.Fatalf("%d hash timers left, want 0", len(gData.fieldHeap))
 	}
 	run("hpexpire", "b", "100000", "FIELDS", "1", "g")
-	if len(gData.fieldHeap) != 1 || gData.fieldHeap[0].Owner.key != "b" {
+	if len(gData.fieldHeap) != 1 || gData.fieldHeap[0].Owner.key() != "b" {
 		t.Fatalf("want exactly b's timer, got %d timers", len(gData.fieldHeap))
 	}
 }

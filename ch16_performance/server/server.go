@@ -268,13 +268,9 @@ func acceptNewConn(fd int) {
 	acceptAll(fd, startConn)
 }
 
-// startConn starts a newly accepted connection reading requests.
+// startConn starts a newly accepted connection reading requests. It came
+// from accept4 already nonblocking (see acceptAll).
 func startConn(connfd int) {
-	if err := sock.SetNonblock(connfd); err != nil {
-		msg("%v", err)
-		unix.Close(connfd)
-		return
-	}
 	// Send replies as soon as they are written. With Nagle's algorithm on,
 	// the kernel holds back a small segment while an earlier one is
 	// unacknowledged, and the client, which has nothing to send until it
