@@ -8,18 +8,25 @@
 #                cmd/server, is skipped with a note. The servers must speak the
 #                protocol of chapter 11 or later; memory and expiry need pexpire
 #                (chapter 13 or later).
-#   --parts      comma-separated subset of throughput,memory,expiry (default:
-#                all three)
+#   --parts      comma-separated subset of throughput,bigkeys,memory,expiry
+#                (default: all four)
 #
-# Three measurements, each printed as a markdown table on stdout (progress
+# Four measurements, each printed as a markdown table on stdout (progress
 # and raw tool output go to stderr):
 #
 #   throughput  set and get at three shapes: 50 connections unpipelined,
 #               50 connections with 16 requests per write, and 1 connection
-#               unpipelined. Redis is driven by redis-benchmark, the chapters
-#               by tools/loadgen, with the same key space and value size. The
-#               machine may be shared, so each run is repeated and the best
-#               one kept (interference only ever slows a run down).
+#               unpipelined. One client drives every server: tools/loadgen,
+#               in Redis's protocol (-proto resp) for Redis, with the same
+#               keys, values and shapes. Each figure is the median of REPEAT
+#               runs, the servers interleaved inside each repetition so that
+#               background load on a shared machine hits them alike. Next
+#               to throughput, the server's CPU time per request (user +
+#               system, from /proc/PID/stat around the run; loadgen -pid):
+#               the steadier figure when the machine is busy, and the one
+#               that says how much work a request costs the server.
+#   bigkeys     gets at 50 connections, depth 16, over BIG_KEYS keys, where
+#               a lookup's cache misses show; reported as above.
 #   memory      MEM_KEYS keys, each set and then given a one-hour TTL, loaded
 #               into a fresh server; the growth of the process's VmRSS divided
 #               by the key count (and for Redis also its own used_memory).
@@ -29,13 +36,13 @@
 #               against keys whose TTL is an hour away.
 #
 # Environment (defaults in brackets):
-#   N [200000] requests per throughput run      REPEAT [3] runs per figure
+#   N [200000] requests per unpipelined run   N16 [1000000] per pipelined run
+#   REPEAT [3] runs per figure
 #   KEYS [100000] key space for throughput      REDIS_PORT [6399] first port tried
 #   MEM_KEYS [1000000]  EXP_KEYS [500000]  EXP_TTL [3000] ms  EXP_DUR [6s]
-#   EXP_REDIS_N [120000] gets in Redis's expiry run (redis-benchmark has no
-#   time limit)   LOADGEN_PROCS [1] GOMAXPROCS of loadgen, so that, like the
-#   single-threaded redis-benchmark, the client takes one core and leaves the
-#   other to the server   KEEP_TMP [0] keep the scratch directory and logs.
+#   BIG_KEYS [1000000]  LOADGEN_PROCS [1] GOMAXPROCS of loadgen, so that the
+#   client takes one core and leaves the other to the server   KEEP_TMP [0]
+#   keep the scratch directory and logs.
 #
 # Everything runs on 127.0.0.1 only, every load is bounded by a request count
 # or a duration (and by `timeout`), and every server started here is stopped
@@ -46,6 +53,8 @@ set -euo pipefail
 # --- settings ---------------------------------------------------------------
 
 N=${N:-200000}
+N16=${N16:-1000000}
+BIG_KEYS=${BIG_KEYS:-1000000}
 REPEAT=${REPEAT:-3}
 KEYS=${KEYS:-100000}
 REDIS_PORT=${REDIS_PORT:-6399}
@@ -53,13 +62,12 @@ MEM_KEYS=${MEM_KEYS:-1000000}
 EXP_KEYS=${EXP_KEYS:-500000}
 EXP_TTL=${EXP_TTL:-3000}
 EXP_DUR=${EXP_DUR:-6s}
-EXP_REDIS_N=${EXP_REDIS_N:-120000}
 LOADGEN_PROCS=${LOADGEN_PROCS:-1}
 KEEP_TMP=${KEEP_TMP:-0}
 # Hard cap on any one client command, on top of the tools' own limits.
 CMD_TIMEOUT=600
 
-PARTS=throughput,memory,expiry
+PARTS=throughput,bigkeys,memory,expiry
 CHAPTERS=()
 while (($#)); do
 	case $1 in
@@ -128,8 +136,7 @@ trap 'exit 143' TERM
 
 # --- Redis: installed from the distribution if missing ----------------------
 
-if ! command -v redis-server >/dev/null || ! command -v redis-benchmark >/dev/null ||
-	! command -v redis-cli >/dev/null; then
+if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
 	log "installing redis-server and redis-tools"
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y redis-server redis-tools
@@ -206,13 +213,6 @@ stop_server() {
 # without its unit.
 field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 
-# redis_csv TEST CSV COLUMN: a column of redis-benchmark --csv output
-# (2 rps, 5 p50, 7 p99, 8 max; latencies in ms).
-redis_csv() { awk -F'"' -v t="$1" -v c="$3" '$2 == t {print $(2 * c)}' <<<"$2"; }
-
-# ms_to_us X: milliseconds with decimals to whole microseconds.
-ms_to_us() { awk -v x="$1" 'BEGIN {printf "%d", x * 1000 + 0.5}'; }
-
 # round X: X to a whole number, or "-" when it is missing.
 round() { awk -v x="$1" 'BEGIN {if (x == "") print "-"; else printf "%.0f", x}'; }
 
@@ -260,81 +260,126 @@ log "redis: $(redis-server --version)"
 
 SHAPES=("50 1" "50 16" "1 1") # connections, pipeline depth
 
-throughput() {
-	declare -A best_rps best_p99 # key: server|workload|shape
-	local r shape c p w key line rps p99 csv ch
+# tp_run KEY ADDR PID ARGS...: one loadgen run against a server; appends its
+# rps, p99 and server CPU per request to the lists of KEY.
+declare -A L_RPS L_P99 L_CPU
+tp_run() {
+	local key=$1 addr=$2 pid=$3 line
+	shift 3
+	line=$(run_loadgen -addr "$addr" -pid "$pid" "$@")
+	log "  $key: $line"
+	[[ $line == FAILED ]] && return 0
+	L_RPS[$key]+="$(field rps "$line") "
+	L_P99[$key]+="$(field p99 "$line") "
+	L_CPU[$key]+="$(field cpu_us "$line") "
+}
+
+# median LIST: the median of a space-separated list of numbers, or "-".
+median() {
+	tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{v[NR] = $1}
+		END {if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+
+# tp_table TITLE ROWKEYS...: print the medians of the runs recorded under
+# "SERVER|ROWKEY" as a markdown table, Redis first; a ROWKEY is
+# "workload|c|P". The ratio columns are the chapter's CPU per request over
+# Redis's, the figure that says how much work a request costs the server.
+tp_table() {
+	local title=$1 row w c p ch line rk
+	shift
+	echo
+	echo "### $title"
+	echo
+	local head="| workload | c | P | Redis rps | Redis p99 µs | Redis CPU µs/req |" rule="|---|---:|---:|---:|---:|---:|"
+	for ch in "${RUN[@]}"; do
+		head+=" $ch rps | $ch p99 µs | $ch CPU µs/req | $ch/Redis CPU |"
+		rule+="---:|---:|---:|---:|"
+	done
+	echo "$head"
+	echo "$rule"
+	for row in "$@"; do
+		IFS='|' read -r w c p _ <<<"$row"
+		rk="Redis|$row"
+		line="| $w | $c | $p | $(round "$(median "${L_RPS[$rk]:-}")") | $(round "$(median "${L_P99[$rk]:-}")") | $(median "${L_CPU[$rk]:-}") |"
+		for ch in "${RUN[@]}"; do
+			local k="$ch|$row"
+			line+=" $(round "$(median "${L_RPS[$k]:-}")") | $(round "$(median "${L_P99[$k]:-}")") |"
+			line+=" $(median "${L_CPU[$k]:-}") | $(ratio "$(median "${L_CPU[$k]:-}")" "$(median "${L_CPU[$rk]:-}")") |"
+		done
+		echo "$line"
+	done
+}
+
+# start_all: Redis and every chapter, their addresses and pids in ADDRS and
+# SPIDS by name, and PROTO the loadgen protocol of each.
+declare -A ADDRS SPIDS PROTO
+start_all() {
 	start_redis
-	local redis_pid=$SRV_PID redis_port=$SRV_PORT
-	# Set every key of the key space first, as loadgen's -preload does for
-	# the chapters, so that gets hit on both sides.
-	timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -resp -n "$KEYS" -ttl 0 -pad 12 |
-		timeout "$CMD_TIMEOUT" redis-cli -h 127.0.0.1 -p "$redis_port" --pipe >&2
-	declare -A ports pids
+	ADDRS[Redis]=127.0.0.1:$SRV_PORT SPIDS[Redis]=$SRV_PID PROTO[Redis]=resp
 	for ch in "${RUN[@]}"; do
 		start_chapter "$ch"
-		ports[$ch]=$SRV_PORT
-		pids[$ch]=$SRV_PID
+		ADDRS[$ch]=127.0.0.1:$SRV_PORT SPIDS[$ch]=$SRV_PID PROTO[$ch]=book
 	done
+}
 
+stop_all() {
+	local s
+	for s in Redis "${RUN[@]}"; do
+		SRV_PID=${SPIDS[$s]}
+		stop_server
+	done
+}
+
+# n_for P: the requests of a run at depth P: pipelined runs are so fast that
+# N would leave the CPU figure, counted in 10 ms ticks, too coarse.
+n_for() { if (($1 > 1)); then echo "$N16"; else echo "$N"; fi; }
+
+throughput() {
+	local r shape c p w s rows=()
+	start_all
 	# Interleave the servers inside each repetition, so that background load
-	# on a shared machine hits them alike.
+	# on a shared machine hits them alike. loadgen preloads the key space
+	# before each get run, so gets hit on both sides.
 	for ((r = 1; r <= REPEAT; r++)); do
 		for shape in "${SHAPES[@]}"; do
 			read -r c p <<<"$shape"
 			for w in set get; do
 				log "run $r/$REPEAT: $w c=$c P=$p"
-				csv=$(timeout "$CMD_TIMEOUT" redis-benchmark -h 127.0.0.1 -p "$redis_port" \
-					-t "$w" -c "$c" -P "$p" -n "$N" -r "$KEYS" --csv) || csv=
-				log "  redis: $(tail -n 1 <<<"$csv")"
-				key="Redis|$w|$shape"
-				rps=$(redis_csv "${w^^}" "$csv" 2)
-				if [[ -n $rps ]] && awk -v a="$rps" -v b="${best_rps[$key]:-0}" 'BEGIN {exit !(a > b)}'; then
-					best_rps[$key]=$rps
-					best_p99[$key]=$(ms_to_us "$(redis_csv "${w^^}" "$csv" 7)")
-				fi
-				for ch in "${RUN[@]}"; do
-					line=$(run_loadgen -addr "127.0.0.1:${ports[$ch]}" -t "$w" -c "$c" -P "$p" -n "$N" -r "$KEYS")
-					log "  $ch: $line"
-					key="$ch|$w|$shape"
-					rps=$(field rps "$line")
-					if [[ -n $rps ]] && awk -v a="$rps" -v b="${best_rps[$key]:-0}" 'BEGIN {exit !(a > b)}'; then
-						best_rps[$key]=$rps
-						best_p99[$key]=$(field p99 "$line")
-					fi
+				for s in Redis "${RUN[@]}"; do
+					tp_run "$s|$w|$c|$p" "${ADDRS[$s]}" "${SPIDS[$s]}" -proto "${PROTO[$s]}" \
+						-t "$w" -c "$c" -P "$p" -n "$(n_for "$p")" -r "$KEYS"
 				done
 			done
 		done
 	done
-
-	for ch in "${RUN[@]}"; do
-		SRV_PID=${pids[$ch]}
-		stop_server
-	done
-	SRV_PID=$redis_pid
-	stop_server
-
-	echo
-	echo "### Throughput (best of $REPEAT runs of $N requests, $KEYS keys, 3-byte values)"
-	echo
-	local head="| workload | shape | Redis rps | Redis p99 µs |" rule="|---|---|---:|---:|"
-	for ch in "${RUN[@]}"; do
-		head+=" $ch rps | $ch p99 µs | $ch/Redis |"
-		rule+="---:|---:|---:|"
-	done
-	echo "$head"
-	echo "$rule"
+	stop_all
 	for w in set get; do
 		for shape in "${SHAPES[@]}"; do
 			read -r c p <<<"$shape"
-			line="| $w | c=$c P=$p | $(round "${best_rps[Redis|$w|$shape]:-}") | ${best_p99[Redis|$w|$shape]:--} |"
-			for ch in "${RUN[@]}"; do
-				key="$ch|$w|$shape"
-				line+=" ${best_rps[$key]:--} | ${best_p99[$key]:--} |"
-				line+=" $(ratio "${best_rps[$key]:-}" "${best_rps[Redis|$w|$shape]:-}") |"
-			done
-			echo "$line"
+			rows+=("$w|$c|$p")
 		done
 	done
+	tp_table "Throughput and server CPU (median of $REPEAT interleaved runs of $N requests, $N16 when pipelined, $KEYS keys, 3-byte values, one client for all)" "${rows[@]}"
+}
+
+# bigkeys: gets over BIG_KEYS keys at 50 connections, depth 16, where a
+# lookup's cache misses show.
+bigkeys() {
+	local r s
+	start_all
+	for s in Redis "${RUN[@]}"; do
+		log "bigkeys: loading $BIG_KEYS keys into $s"
+		run_loadgen -addr "${ADDRS[$s]}" -proto "${PROTO[$s]}" -t set -preload -n 1 -c 8 -r "$BIG_KEYS" >&2
+	done
+	for ((r = 1; r <= REPEAT; r++)); do
+		log "bigkeys run $r/$REPEAT"
+		for s in Redis "${RUN[@]}"; do
+			tp_run "$s|get|50|16|big" "${ADDRS[$s]}" "${SPIDS[$s]}" -proto "${PROTO[$s]}" \
+				-t get -preload=false -c 50 -P 16 -n "$N16" -r "$BIG_KEYS"
+		done
+	done
+	stop_all
+	tp_table "Gets over $BIG_KEYS keys (median of $REPEAT interleaved runs of $N16 requests)" "get|50|16|big"
 }
 
 # --- memory per key ---------------------------------------------------------
@@ -386,7 +431,7 @@ memory() {
 # --- latency while keys expire ----------------------------------------------
 
 expiry() {
-	local r ttl label out line csv fill_s rps p99 mx ch
+	local r ttl label out line fill_s p99 mx ch
 	# best: the row of the run with the lowest p99; worst: the highest max
 	# seen in any run, since a rare stall is what this measurement is after.
 	declare -A best worst
@@ -403,23 +448,21 @@ expiry() {
 	for ((r = 1; r <= REPEAT; r++)); do
 		for ttl in 3600000 "$EXP_TTL"; do
 			[[ $ttl == 3600000 ]] && label="TTL 1 h (nothing expires)" || label="TTL $EXP_TTL ms (all expire)"
-			# Redis: redis-benchmark cannot run for a set time, so it sends
-			# EXP_REDIS_N gets; its keys are padded to 12 digits.
+			# Redis, loaded with the same commands through redis-cli --pipe
+			# and read by the same client as the chapters.
 			log "expiry run $r/$REPEAT: Redis, $label"
 			start_redis
 			SECONDS=0
-			timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -resp -n "$EXP_KEYS" -ttl "$ttl" -pad 12 |
+			timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -resp -n "$EXP_KEYS" -ttl "$ttl" |
 				timeout "$CMD_TIMEOUT" redis-cli -h 127.0.0.1 -p "$SRV_PORT" --pipe >&2
 			fill_s=$SECONDS
-			csv=$(timeout "$CMD_TIMEOUT" redis-benchmark -h 127.0.0.1 -p "$SRV_PORT" -t get -c 1 -P 1 \
-				-n "$EXP_REDIS_N" -r "$EXP_KEYS" --csv) || csv=
-			log "  $(tail -n 1 <<<"$csv") (fill ~${fill_s}s)"
-			p99=$(redis_csv GET "$csv" 7)
+			line=$(run_loadgen -proto resp -addr "127.0.0.1:$SRV_PORT" -t get -c 1 -P 1 -d "$EXP_DUR" \
+				-r "$EXP_KEYS" -preload=false)
+			log "  Redis: $line (fill ~${fill_s}s)"
+			p99=$(field p99 "$line")
 			if [[ -n $p99 ]]; then
-				p99=$(ms_to_us "$p99")
-				mx=$(ms_to_us "$(redis_csv GET "$csv" 8)")
-				rps=$(redis_csv GET "$csv" 2)
-				note "Redis|$ttl" "$p99" "$mx" "| Redis | $label | ~${fill_s} s | $(awk -v n="$EXP_REDIS_N" -v r="$rps" 'BEGIN {printf "%.1f s", n / r}') | $(round "$rps") | $(ms_to_us "$(redis_csv GET "$csv" 5)") | $p99 | $mx |"
+				mx=$(field max "$line")
+				note "Redis|$ttl" "$p99" "$mx" "| Redis | $label | ~${fill_s} s | $(field dur "$line") s | $(field rps "$line") | $(field p50 "$line") | $p99 | $mx |"
 			fi
 			stop_server
 
@@ -466,6 +509,7 @@ expiry() {
 }
 
 want_part throughput && throughput
+want_part bigkeys && bigkeys
 want_part memory && memory
 want_part expiry && expiry
 log "done"

@@ -29,7 +29,11 @@ func ParseAddr(addr string) (*unix.SockaddrInet4, error) {
 
 // Listen creates a TCP socket listening on sa: socket, SO_REUSEADDR (so a
 // restarted server can bind again at once), bind, listen.
+// It first has the Go runtime set up its poller (see StartRuntimePoller).
 func Listen(sa *unix.SockaddrInet4) (int, error) {
+	if err := StartRuntimePoller(); err != nil {
+		return -1, err
+	}
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
 	if err != nil {
 		return -1, os.NewSyscallError("socket", err)

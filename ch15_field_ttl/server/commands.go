@@ -214,8 +214,26 @@ func entryDel(ent *Entry) {
 	}
 }
 
+// kMaxReply is the largest reply that fits in one message: the 4-byte
+// length header counts against proto.KMaxMsg.
+const kMaxReply = proto.KMaxMsg - 4
+
+// outTooBig appends the error that replaces a reply too big for one
+// message. Commands that can tell in advance answer it before doing the
+// work: one that changes data must not change it and then fail, and one
+// that lists a large collection must not build a reply only to drop it.
+func outTooBig(out []byte) []byte {
+	return proto.OutErr(out, proto.Err2Big, "response is too big")
+}
+
 // doKeys replies with every key, as an array of strings.
 func doKeys(cmd []string, out []byte) []byte {
+	// Every key takes at least 5 bytes of the reply (a tag and a length),
+	// so past kMaxReply/5 keys the reply cannot fit: refuse it before
+	// walking the key space.
+	if 5+5*gData.db.Size() > kMaxReply {
+		return outTooBig(out)
+	}
 	out = proto.OutArr(out, uint32(gData.db.Size()))
 	gData.db.Scan(func(node *hashtable.HNode[Entry]) {
 		out = proto.OutStr(out, node.Owner.key)
@@ -340,6 +358,9 @@ func doZQuery(cmd []string, out []byte) []byte {
 	out = proto.OutArr(out, 0) // the count is filled in at the end
 	n := uint32(0)
 	for znode != nil && int64(n) < limit {
+		if len(out)-arr > kMaxReply {
+			return outTooBig(out[:arr]) // stop as soon as it cannot fit
+		}
 		out = proto.OutStr(out, znode.Name())
 		out = proto.OutDbl(out, znode.Score())
 		znode = ent.zset.Offset(znode, +1)

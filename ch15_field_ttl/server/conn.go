@@ -33,20 +33,30 @@ type Conn struct {
 	wbufSize int
 	wbufSent int
 	wbuf     [4 + proto.KMaxMsg]byte
-	// When the connection was last active, and its place in gData.idleList.
+	// When the connection last made progress, and its place in
+	// gData.idleList; progress says whether it has during this event
+	// (answered a request or sent reply bytes).
 	idleStart uint64
 	idleList  dlist.DList[Conn]
+	progress  bool
 }
 
 // connectionIO advances a connection whose socket poll() reported ready.
 func connectionIO(conn *Conn) {
-	// Activity restarts the idle timer: move the connection to the back of
-	// the list, which therefore stays ordered by last activity.
-	// exercise: ch12-idle-timers
-	conn.idleStart = getMonotonicUsec()
-	conn.idleList.Detach()
-	gData.idleList.InsertBefore(&conn.idleList)
-	// end exercise: ch12-idle-timers
+	conn.progress = false
+	defer func() {
+		// Progress restarts the idle timer: move the connection to the
+		// back of the list, which therefore stays ordered by last
+		// activity. Bytes of a request that is still incomplete are not
+		// progress: a client sending one byte every 100 ms was otherwise
+		// never idle and never dropped. So a request must arrive whole
+		// within the idle timeout.
+		if conn.progress || conn.rbufSize == 0 {
+			conn.idleStart = getMonotonicUsec()
+			conn.idleList.Detach()
+			gData.idleList.InsertBefore(&conn.idleList)
+		}
+	}()
 
 	switch conn.state {
 	case stateReq:
@@ -139,6 +149,7 @@ func tryOneRequest(conn *Conn) bool {
 	// Drop the request by moving what follows it to the front. Moving bytes
 	// after every request is simple rather than fast (an exercise fixes it).
 	conn.rbufSize = copy(conn.rbuf[:], conn.rbuf[4+n:conn.rbufSize])
+	conn.progress = true
 
 	conn.state = stateRes
 	handleStateRes(conn)
@@ -163,6 +174,7 @@ func tryFlushBuffer(conn *Conn) bool {
 		return false
 	}
 	conn.wbufSent += n
+	conn.progress = conn.progress || n > 0
 	if conn.wbufSent == conn.wbufSize {
 		conn.state = stateReq
 		conn.wbufSent = 0

@@ -294,6 +294,12 @@ func doHGetAll(cmd []string, out []byte) []byte {
 		return proto.OutArr(out, 0)
 	}
 	now := getUnixMs()
+	// Each field takes at least 10 bytes of the reply (two tags and
+	// lengths): refuse a reply that cannot fit before collecting it.
+	if 5+10*ent.hash.Len(now) > kMaxReply {
+		hashDone(ent, now)
+		return outTooBig(out)
+	}
 	pairs := ent.hash.GetAll(now)
 	hashDone(ent, now)
 	out = proto.OutArr(out, uint32(2*len(pairs)))
@@ -310,6 +316,10 @@ func perField(out []byte, key string, fields []string, now uint64, each func(h *
 	ent, wrongType := lookupHash(key)
 	if wrongType {
 		return proto.OutErr(out, proto.ErrType, "expect hash")
+	}
+	// The reply's size is known: refuse it before changing anything.
+	if 5+9*len(fields) > kMaxReply {
+		return outTooBig(out)
 	}
 	out = proto.OutArr(out, uint32(len(fields)))
 	for _, f := range fields {
@@ -433,6 +443,12 @@ func doHGetEx(cmd []string, out []byte) []byte {
 	if wrongType {
 		return proto.OutErr(out, proto.ErrType, "expect hash")
 	}
+	if hgetexReplySize(ent, o, now) > kMaxReply {
+		if ent != nil {
+			hashDone(ent, now) // reading may have reclaimed expired fields
+		}
+		return outTooBig(out) // and no expiry was changed
+	}
 	out = proto.OutArr(out, uint32(len(o.fields)))
 	for _, f := range o.fields {
 		val, ok := "", false
@@ -455,4 +471,30 @@ func doHGetEx(cmd []string, out []byte) []byte {
 		hashDone(ent, now)
 	}
 	return out
+}
+
+// hgetexReplySize returns the size of hgetex's reply without changing any
+// expiry, so that a reply too big to send can be refused first. A field the
+// command deletes (a time not in the future) reads as nil if named again.
+func hgetexReplySize(ent *Entry, o hashOpts, now uint64) int {
+	size := 5
+	var deleted map[string]bool
+	for _, f := range o.fields {
+		size++
+		if ent == nil || deleted[f] {
+			continue
+		}
+		val, ok := ent.hash.Get(now, f)
+		if !ok {
+			continue
+		}
+		size += 4 + len(val)
+		if o.hasAt && o.at <= now {
+			if deleted == nil {
+				deleted = map[string]bool{}
+			}
+			deleted[f] = true
+		}
+	}
+	return size
 }

@@ -30,6 +30,7 @@ func Main(args []string) int {
 		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-idle-timeout duration]")
 		fs.PrintDefaults()
 	}
+	defer logFlush(time.Second)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -70,19 +71,16 @@ func Main(args []string) int {
 	return 0
 }
 
-// msg logs one line to stderr, like the book's msg().
-func msg(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, format+"\n", args...)
-}
-
 // exitOnSignal ends the process with status 0 on SIGINT or SIGTERM. The
 // kernel closes every socket of an exiting process, so there is nothing to
-// tear down by hand.
+// tear down by hand. SIGHUP (the terminal went away) ends it the same way,
+// with a log line, rather than killing it silently.
 func exitOnSignal() {
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		msg("%v: shutting down", <-sigs)
+		logFlush(time.Second)
 		os.Exit(0)
 	}()
 }
@@ -100,8 +98,14 @@ func serve(fd int) error {
 	var pollArgs []unix.PollFd
 	for {
 		// The listening socket goes first, then every connection, asking
-		// for the one direction its state needs.
-		pollArgs = append(pollArgs[:0], unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+		// for the one direction its state needs. While accepting is paused
+		// the listener's slot holds -1, which poll() skips: the socket
+		// stays readable, and would wake the loop at once.
+		listener := int32(fd)
+		if acceptPaused() {
+			listener = -1
+		}
+		pollArgs = append(pollArgs[:0], unix.PollFd{Fd: listener, Events: unix.POLLIN})
 		for _, conn := range gData.fd2conn {
 			if conn == nil {
 				continue
@@ -158,13 +162,13 @@ func connDone(conn *Conn) {
 	conn.idleList.Detach()
 }
 
-// acceptNewConn accepts one connection and starts it reading requests.
+// acceptNewConn accepts every pending connection (see acceptAll).
 func acceptNewConn(fd int) {
-	connfd, err := sock.Accept(fd)
-	if err != nil {
-		msg("%v", err)
-		return
-	}
+	acceptAll(fd, startConn)
+}
+
+// startConn starts a newly accepted connection reading requests.
+func startConn(connfd int) {
 	if err := sock.SetNonblock(connfd); err != nil {
 		msg("%v", err)
 		unix.Close(connfd)

@@ -1,8 +1,8 @@
 package server
 
 import (
-	"fmt"
 	"math"
+	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -51,6 +51,9 @@ func nextTimerMs() int {
 		}
 		nextUs = min(nextUs, dueUs)
 	}
+	if gAccept.pausedUntil != 0 {
+		nextUs = min(nextUs, gAccept.pausedUntil) // resume accepting
+	}
 	if nextUs == math.MaxUint64 {
 		return 10000 // no timers; any timeout will do
 	}
@@ -72,7 +75,7 @@ func processTimers() {
 		if nextUs >= nowUs {
 			break
 		}
-		fmt.Printf("removing idle connection: %d\n", next.fd)
+		logTo(os.Stdout, "removing idle connection: %d", next.fd)
 		connDone(next)
 	}
 

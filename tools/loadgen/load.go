@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"example.com/byor/tools/internal/loadkit"
+	"example.com/byor/tools/internal/resp"
 	"example.com/byor/tools/internal/wire"
 )
 
@@ -63,16 +65,33 @@ type op struct {
 	key  int
 }
 
-// appendKey appends the name of key number i: key:NNNNNN, zero-padded to at
-// least six digits like redis-benchmark's key:__rand_int__.
-func appendKey(dst []byte, i int) []byte {
-	dst = append(dst, "key:"...)
-	var digits [20]byte
-	d := strconv.AppendInt(digits[:0], int64(i), 10)
-	for pad := 6 - len(d); pad > 0; pad-- {
-		dst = append(dst, '0')
+// appendKey appends the name of key number i, zero-padded to at least six
+// digits like redis-benchmark's key:__rand_int__ (which pads to twelve).
+func appendKey(dst []byte, i int) []byte { return loadkit.AppendKey(dst, i, 6) }
+
+// checkRESPReply verifies one reply of Redis's protocol for the command:
+// the same answers as checkReply, in Redis's words (OK for set).
+func checkRESPReply(kind opKind, v resp.Reply, valSize int) error {
+	if v.Kind == resp.Error {
+		return fmt.Errorf("server error %v", v)
 	}
-	return append(dst, d...)
+	switch kind {
+	case opSet:
+		if v.Kind == resp.Simple && string(v.Str) == "OK" {
+			return nil
+		}
+		return fmt.Errorf("got %v, want OK", v)
+	case opGet:
+		if v.Kind == resp.Bulk && (v.Null || len(v.Str) == valSize) {
+			return nil
+		}
+		return fmt.Errorf("got %v, want nil or a bulk string of %d bytes", v, valSize)
+	default: // zadd and pexpire answer 1 or 0
+		if v.Kind == resp.Int && (v.Int == 0 || v.Int == 1) {
+			return nil
+		}
+		return fmt.Errorf("got %v, want integer 0 or 1", v)
+	}
 }
 
 // checkReply decodes one reply body and verifies its type for the command.
@@ -167,6 +186,10 @@ type worker struct {
 // add appends one request to the batch.
 func (w *worker) add(o op) {
 	w.key = appendKey(w.key[:0], o.key)
+	if w.cfg.resp {
+		w.addRESP(o)
+		return
+	}
 	var err error
 	switch o.kind {
 	case opSet:
@@ -184,6 +207,47 @@ func (w *worker) add(o op) {
 		panic(err)
 	}
 	w.ops = append(w.ops, o)
+}
+
+// addRESP appends one request in Redis's protocol; the key is in w.key.
+func (w *worker) addRESP(o op) {
+	switch o.kind {
+	case opSet:
+		w.out = resp.AppendCommand(w.out, cmdSet, w.key, w.cfg.value)
+	case opGet:
+		w.out = resp.AppendCommand(w.out, cmdGet, w.key)
+	case opZadd:
+		w.num = strconv.AppendFloat(w.num[:0], float64(w.rng.IntN(1_000_000))/100, 'f', -1, 64)
+		w.out = resp.AppendCommand(w.out, cmdZadd, zsetKey, w.num, w.key)
+	case opPexpire:
+		w.out = resp.AppendCommand(w.out, cmdPexpire, w.key, msArg)
+	}
+	w.ops = append(w.ops, o)
+}
+
+// readReply reads and checks the reply to o. A bad reply is counted and
+// reported; an error means the connection can no longer be used.
+func (w *worker) readReply(o op) error {
+	var err error
+	if w.cfg.resp {
+		var v resp.Reply
+		if v, err = resp.ReadReply(w.r, w.in); err != nil {
+			return fmt.Errorf("reading reply: %w", err)
+		}
+		err = checkRESPReply(o.kind, v, len(w.cfg.value))
+	} else {
+		body, rerr := wire.ReadFrame(w.r, w.in)
+		if rerr != nil {
+			return fmt.Errorf("reading reply: %w", rerr)
+		}
+		err = checkReply(o.kind, body, len(w.cfg.value))
+	}
+	w.done++
+	if err != nil {
+		w.errs++
+		w.rep.report("%v %s: %v", o.kind, appendKey(nil, o.key), err)
+	}
+	return nil
 }
 
 // nextOp draws the next request of the timed workload.
@@ -228,15 +292,8 @@ func (w *worker) roundTrip() error {
 	}
 	var readErr error
 	for _, o := range w.ops {
-		body, err := wire.ReadFrame(w.r, w.in)
-		if err != nil {
-			readErr = fmt.Errorf("reading reply: %w", err)
+		if readErr = w.readReply(o); readErr != nil {
 			break
-		}
-		w.done++
-		if err := checkReply(o.kind, body, len(w.cfg.value)); err != nil {
-			w.errs++
-			w.rep.report("%v %s: %v", o.kind, appendKey(nil, o.key), err)
 		}
 	}
 	if writeErr != nil {
@@ -303,6 +360,8 @@ type result struct {
 	done, errors int64
 	elapsed      time.Duration
 	hist         histogram
+	serverCPU    time.Duration // user+system time of -pid during the run
+
 }
 
 // execute connects, preloads if asked, and runs the timed load. An error
@@ -367,12 +426,26 @@ func execute(cfg *config, stderr io.Writer) (*result, error) {
 		}
 	}
 
+	var cpu0 time.Duration
+	if cfg.pid > 0 {
+		var err error
+		if cpu0, err = procCPU(cfg.pid); err != nil {
+			return nil, err
+		}
+	}
 	b := &budget{total: cfg.total}
 	start := time.Now()
 	timer := time.AfterFunc(cfg.duration, func() { b.stop.Store(true) })
 	parallel(func(w *worker) { w.loop(b) })
 	res := &result{elapsed: time.Since(start)}
 	timer.Stop()
+	if cfg.pid > 0 {
+		cpu1, err := procCPU(cfg.pid)
+		if err != nil {
+			return nil, err
+		}
+		res.serverCPU = cpu1 - cpu0
+	}
 	for _, w := range workers {
 		res.done += w.done
 		res.errors += w.errs

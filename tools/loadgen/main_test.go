@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"context"
-	"errors"
 	"net"
-	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"example.com/byor/tools/internal/fakeserver"
 	"example.com/byor/tools/internal/wire"
 	"github.com/google/go-cmp/cmp"
 )
@@ -24,83 +20,6 @@ func loadgen(t *testing.T, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := run(args, &out, &errb)
 	return code, out.String(), errb.String()
-}
-
-// fakeServer speaks the protocol on 127.0.0.1:0, answering each request with
-// whatever reply returns (a whole frame, or nil to hang up), and counts the
-// requests it saw by command name.
-type fakeServer struct {
-	addr  string
-	reply func(args []string) []byte
-	mu    sync.Mutex
-	seen  map[string]int
-}
-
-func startFake(t *testing.T, reply func(args []string) []byte) *fakeServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fakeServer{addr: ln.Addr().String(), reply: reply, seen: map[string]int{}}
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		ln.Close()
-		wg.Wait()
-	})
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() { f.serve(c) })
-		}
-	})
-	return f
-}
-
-func (f *fakeServer) serve(c net.Conn) {
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(30 * time.Second)) // a broken test must not hang
-	r := bufio.NewReader(c)
-	w := bufio.NewWriter(c)
-	buf := make([]byte, wire.MaxMsg)
-	for {
-		body, err := wire.ReadFrame(r, buf)
-		if err != nil {
-			return
-		}
-		args, err := wire.ParseRequest(body)
-		if err != nil || len(args) == 0 {
-			return
-		}
-		f.mu.Lock()
-		f.seen[args[0]]++
-		f.mu.Unlock()
-		out := f.reply(args)
-		if out == nil {
-			w.Flush()
-			return
-		}
-		w.Write(out)
-		// Answer a pipelined batch with one write, like the book's server.
-		if r.Buffered() == 0 {
-			if w.Flush() != nil {
-				return
-			}
-		}
-	}
-}
-
-func (f *fakeServer) counts() map[string]int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	m := map[string]int{}
-	for k, v := range f.seen {
-		m[k] = v
-	}
-	return m
 }
 
 // goodReply answers like the real server would for a key space that holds
@@ -154,8 +73,8 @@ func TestEndToEnd(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.workload, func(t *testing.T) {
-			f := startFake(t, goodReply)
-			code, out, errs := loadgen(t, "-addr", f.addr, "-t", c.workload,
+			f := fakeserver.Book(t, goodReply)
+			code, out, errs := loadgen(t, "-addr", f.Addr, "-t", c.workload,
 				"-n", "2000", "-c", "4", "-P", "8", "-r", "300")
 			if code != 0 {
 				t.Fatalf("exit %d, stderr:\n%s", code, errs)
@@ -170,7 +89,7 @@ func TestEndToEnd(t *testing.T) {
 			if errs != "" {
 				t.Errorf("unexpected stderr: %q", errs)
 			}
-			if diff := cmp.Diff(c.want, f.counts()); diff != "" {
+			if diff := cmp.Diff(c.want, f.Counts()); diff != "" {
 				t.Errorf("requests seen by the server (-want +got):\n%s", diff)
 			}
 		})
@@ -178,8 +97,8 @@ func TestEndToEnd(t *testing.T) {
 }
 
 func TestMixedAndPreloadFlag(t *testing.T) {
-	f := startFake(t, goodReply)
-	code, out, errs := loadgen(t, "-addr", f.addr, "-t", "mixed", "-preload=false",
+	f := fakeserver.Book(t, goodReply)
+	code, out, errs := loadgen(t, "-addr", f.Addr, "-t", "mixed", "-preload=false",
 		"-n", "3000", "-c", "3", "-P", "5", "-seed", "9")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, errs)
@@ -187,7 +106,7 @@ func TestMixedAndPreloadFlag(t *testing.T) {
 	if s := summary(t, out); s["n"] != 3000 || s["errors"] != 0 {
 		t.Errorf("summary %q, want n=3000 errors=0", out)
 	}
-	seen := f.counts()
+	seen := f.Counts()
 	// No preload, so every set is part of the mix: about 10% of 3000.
 	if seen["set"]+seen["get"] != 3000 || seen["set"] < 200 || seen["set"] > 400 {
 		t.Errorf("mixed run sent %v, want 3000 requests with about 300 sets", seen)
@@ -195,9 +114,9 @@ func TestMixedAndPreloadFlag(t *testing.T) {
 }
 
 func TestDurationBounded(t *testing.T) {
-	f := startFake(t, goodReply)
+	f := fakeserver.Book(t, goodReply)
 	start := time.Now()
-	code, out, errs := loadgen(t, "-addr", f.addr, "-d", "300ms", "-c", "2")
+	code, out, errs := loadgen(t, "-addr", f.Addr, "-d", "300ms", "-c", "2")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, errs)
 	}
@@ -206,7 +125,7 @@ func TestDurationBounded(t *testing.T) {
 	if s["n"] < 1 || s["dur"] < 0.3 || took > 5*time.Second {
 		t.Errorf("-d 300ms: summary %q after %v", out, took)
 	}
-	if got := f.counts()["set"]; got != int(s["n"]) {
+	if got := f.Counts()["set"]; got != int(s["n"]) {
 		t.Errorf("server saw %d sets, summary says n=%v", got, s["n"])
 	}
 }
@@ -234,8 +153,8 @@ func TestBadReplies(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := startFake(t, func([]string) []byte { return c.reply })
-			code, out, errs := loadgen(t, "-addr", f.addr, "-t", c.workload, "-preload=false",
+			f := fakeserver.Book(t, func([]string) []byte { return c.reply })
+			code, out, errs := loadgen(t, "-addr", f.Addr, "-t", c.workload, "-preload=false",
 				"-n", "200", "-c", "2", "-P", "4", "-r", "50")
 			if code != 1 {
 				t.Errorf("exit %d, want 1", code)
@@ -254,8 +173,8 @@ func TestBadReplies(t *testing.T) {
 }
 
 func TestPreloadFailureIsRuntimeError(t *testing.T) {
-	f := startFake(t, func([]string) []byte { return wire.AppendFrame(nil, wire.AppendInt(nil, 0)) })
-	code, out, errs := loadgen(t, "-addr", f.addr, "-t", "get", "-n", "10", "-c", "1", "-r", "10")
+	f := fakeserver.Book(t, func([]string) []byte { return wire.AppendFrame(nil, wire.AppendInt(nil, 0)) })
+	code, out, errs := loadgen(t, "-addr", f.Addr, "-t", "get", "-n", "10", "-c", "1", "-r", "10")
 	if code != 1 || out != "" || !strings.Contains(errs, "preload") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, no summary, a preload error", code, out, errs)
 	}
@@ -290,6 +209,9 @@ func TestUsageErrors(t *testing.T) {
 		{"extra"},
 		{"-addr", "10.0.0.1:1234"},
 		{"-addr", "127.0.0.1"},
+		{"-proto", "http"},
+		{"-pid", "-1"},
+		{"-pid", "999999999"}, // no such process
 	} {
 		code, out, errs := loadgen(t, args...)
 		if code != 2 || out != "" || errs == "" {
@@ -298,62 +220,6 @@ func TestUsageErrors(t *testing.T) {
 	}
 	if code, _, _ := loadgen(t, "-h"); code != 0 {
 		t.Errorf("-h: exit %d, want 0", code)
-	}
-}
-
-func TestResolveLoopback(t *testing.T) {
-	lookup := func(ctx context.Context, host string) ([]netip.Addr, error) {
-		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		defer cancel()
-		return lookupHost(ctx, host)
-	}
-	accepted := map[string][]string{
-		"127.0.0.1:1234": {"127.0.0.1:1234"},
-		"127.1.2.3:80":   {"127.1.2.3:80"},
-		"[::1]:1234":     {"[::1]:1234"},
-		"localhost:1234": {"127.0.0.1:1234", "[::1]:1234"},
-	}
-	for addr, want := range accepted {
-		got, err := resolveLoopback(context.Background(), addr, lookup)
-		if err != nil {
-			t.Errorf("%s refused: %v", addr, err)
-		} else if !strings.Contains(strings.Join(want, " "), got) {
-			t.Errorf("%s resolved to %s, want one of %v", addr, got, want)
-		}
-	}
-	// example.com is refused whether it resolves (to a public address) or,
-	// without network access, does not resolve at all.
-	for _, addr := range []string{"10.0.0.1:1234", "192.168.1.1:1234", "8.8.8.8:53",
-		"example.com:1234", "[::ffff:10.0.0.1]:1234", "0.0.0.0:1234", "127.0.0.1:0", "127.0.0.1:http"} {
-		if got, err := resolveLoopback(context.Background(), addr, lookup); err == nil {
-			t.Errorf("%s accepted (dial %s), want refused", addr, got)
-		}
-	}
-
-	// A name with one non-loopback address among loopback ones is refused.
-	mixed := func(context.Context, string) ([]netip.Addr, error) {
-		return []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("10.0.0.1")}, nil
-	}
-	if _, err := resolveLoopback(context.Background(), "db.test:1234", mixed); err == nil {
-		t.Error("name resolving to 127.0.0.1 and 10.0.0.1 accepted")
-	}
-	failing := func(context.Context, string) ([]netip.Addr, error) { return nil, errors.New("no such host") }
-	if _, err := resolveLoopback(context.Background(), "db.test:1234", failing); err == nil {
-		t.Error("unresolvable name accepted")
-	}
-	// The checked address is what gets dialed, not the name.
-	mapped := func(context.Context, string) ([]netip.Addr, error) {
-		return []netip.Addr{netip.MustParseAddr("::ffff:127.0.0.1")}, nil
-	}
-	if got, err := resolveLoopback(context.Background(), "db.test:1234", mapped); err != nil || got != "127.0.0.1:1234" {
-		t.Errorf("mapped loopback: got %q, %v; want 127.0.0.1:1234", got, err)
-	}
-}
-
-func TestAppendKey(t *testing.T) {
-	got := []string{string(appendKey(nil, 0)), string(appendKey(nil, 123)), string(appendKey(nil, 1234567))}
-	if diff := cmp.Diff([]string{"key:000000", "key:000123", "key:1234567"}, got); diff != "" {
-		t.Errorf("appendKey (-want +got):\n%s", diff)
 	}
 }
 

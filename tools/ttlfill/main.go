@@ -16,18 +16,20 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
 	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"example.com/byor/tools/internal/loadkit"
+	"example.com/byor/tools/internal/resp"
 	"example.com/byor/tools/internal/wire"
 )
 
@@ -132,7 +134,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		cfg.value[i] = 'x'
 	}
 	if !cfg.resp {
-		target, err := checkLoopback(*addr)
+		target, err := loadkit.ResolveLoopback(context.Background(), *addr, nil)
 		if err != nil {
 			return bad("%v", err)
 		}
@@ -141,60 +143,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	return cfg, nil
 }
 
-// checkLoopback accepts only an ip:port whose ip is a loopback address. A
-// name is refused rather than resolved, so there is nothing to re-check.
-func checkLoopback(addr string) (string, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", fmt.Errorf("-addr %q: %v", addr, err)
-	}
-	if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
-		return "", fmt.Errorf("-addr %q: port must be a number from 1 to 65535", addr)
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil || !ip.Unmap().IsLoopback() {
-		return "", fmt.Errorf("-addr %q: must be a loopback ip such as 127.0.0.1", addr)
-	}
-	return net.JoinHostPort(ip.Unmap().String(), port), nil
-}
-
-// appendKey appends the name of key number i, zero-padded to pad digits.
-func appendKey(dst []byte, i, pad int) []byte {
-	dst = append(dst, "key:"...)
-	var digits [20]byte
-	d := strconv.AppendInt(digits[:0], int64(i), 10)
-	for n := pad - len(d); n > 0; n-- {
-		dst = append(dst, '0')
-	}
-	return append(dst, d...)
-}
-
-// appendRESP appends one command in Redis's protocol: an array of bulk
-// strings.
-func appendRESP(dst []byte, args ...[]byte) []byte {
-	dst = append(dst, '*')
-	dst = strconv.AppendInt(dst, int64(len(args)), 10)
-	dst = append(dst, "\r\n"...)
-	for _, a := range args {
-		dst = append(dst, '$')
-		dst = strconv.AppendInt(dst, int64(len(a)), 10)
-		dst = append(dst, "\r\n"...)
-		dst = append(dst, a...)
-		dst = append(dst, "\r\n"...)
-	}
-	return dst
-}
-
 // writeRESP writes the whole load as Redis commands to w.
 func writeRESP(cfg *config, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	ttl := strconv.AppendInt(nil, cfg.ttl, 10)
 	var buf, key []byte
 	for i := range cfg.keys {
-		key = appendKey(key[:0], i, cfg.pad)
-		buf = appendRESP(buf[:0], []byte("SET"), key, cfg.value)
+		key = loadkit.AppendKey(key[:0], i, cfg.pad)
+		buf = resp.AppendCommand(buf[:0], []byte("SET"), key, cfg.value)
 		if cfg.ttl > 0 {
-			buf = appendRESP(buf, []byte("PEXPIRE"), key, ttl)
+			buf = resp.AppendCommand(buf, []byte("PEXPIRE"), key, ttl)
 		}
 		if _, err := bw.Write(buf); err != nil {
 			return err
@@ -252,7 +210,7 @@ func (f *filler) note(err error) {
 func (f *filler) batch(lo, hi int) error {
 	f.out = f.out[:0]
 	for i := lo; i < hi; i++ {
-		f.key = appendKey(f.key[:0], i, f.cfg.pad)
+		f.key = loadkit.AppendKey(f.key[:0], i, f.cfg.pad)
 		var err error
 		if f.out, err = wire.AppendRequest(f.out, []byte("set"), f.key, f.cfg.value); err != nil {
 			return err
@@ -285,7 +243,7 @@ func (f *filler) batch(lo, hi int) error {
 				break
 			}
 			if err := check(body); err != nil {
-				f.note(fmt.Errorf("%s: %w", appendKey(nil, i, f.cfg.pad), err))
+				f.note(fmt.Errorf("%s: %w", loadkit.AppendKey(nil, i, f.cfg.pad), err))
 			}
 		}
 	}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,25 +11,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"example.com/byor/tools/internal/fakeserver"
+	"example.com/byor/tools/internal/loadkit"
 	"example.com/byor/tools/internal/wire"
 )
-
-func TestAppendKey(t *testing.T) {
-	for _, tc := range []struct {
-		i, pad int
-		want   string
-	}{
-		{0, 6, "key:000000"},
-		{42, 6, "key:000042"},
-		{1234567, 6, "key:1234567"},
-		{7, 12, "key:000000000007"},
-		{7, 0, "key:7"},
-	} {
-		if diff := cmp.Diff(tc.want, string(appendKey(nil, tc.i, tc.pad))); diff != "" {
-			t.Errorf("appendKey(%d, %d) (-want +got):\n%s", tc.i, tc.pad, diff)
-		}
-	}
-}
 
 func TestWriteRESP(t *testing.T) {
 	cfg := &config{keys: 2, ttl: 3000, value: []byte("xy"), pad: 3}
@@ -61,99 +44,47 @@ func TestWriteRESPNoTTL(t *testing.T) {
 	}
 }
 
-func TestCheckLoopback(t *testing.T) {
-	for _, tc := range []struct {
-		addr, want string
-		ok         bool
-	}{
-		{"127.0.0.1:1234", "127.0.0.1:1234", true},
-		{"[::1]:80", "[::1]:80", true},
-		{"127.9.9.9:1", "127.9.9.9:1", true},
-		{"10.0.0.1:1234", "", false},
-		{"localhost:1234", "", false}, // names are refused, not resolved
-		{"127.0.0.1:0", "", false},
-		{"127.0.0.1", "", false},
-	} {
-		got, err := checkLoopback(tc.addr)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("checkLoopback(%q) = %q, %v; want %q, ok=%v", tc.addr, got, err, tc.want, tc.ok)
-		}
-	}
+// fake records what a fill sets, answering set and pexpire as the
+// chapters' servers do, one reply per request.
+type fake struct {
+	*fakeserver.Server
+	mu   sync.Mutex // vals and ttls are read by the test while the server runs
+	vals map[string]string
+	ttls map[string]int64
 }
 
-// fakeServer answers the book's protocol for set and pexpire, one reply per
-// request like the chapters' servers, and records what it was told.
-type fakeServer struct {
-	ln      net.Listener
-	mu      sync.Mutex
-	vals    map[string]string
-	ttls    map[string]int64
-	badTTL  bool // answer pexpire with 0, as for a missing key
-	handled sync.WaitGroup
-}
-
-func startFake(t *testing.T, badTTL bool) *fakeServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &fakeServer{ln: ln, vals: map[string]string{}, ttls: map[string]int64{}, badTTL: badTTL}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.handled.Go(func() { s.serve(c) })
+// startFake starts a fake; with badTTL it answers pexpire with 0, as for a
+// missing key.
+func startFake(t *testing.T, badTTL bool) *fake {
+	s := &fake{vals: map[string]string{}, ttls: map[string]int64{}}
+	s.Server = fakeserver.Book(t, func(args []string) []byte {
+		if len(args) != 3 {
+			return nil
 		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		s.handled.Wait()
-	})
-	return s
-}
-
-func (s *fakeServer) serve(c net.Conn) {
-	defer c.Close()
-	r := bufio.NewReader(c)
-	buf := make([]byte, wire.MaxMsg)
-	for {
-		body, err := wire.ReadFrame(r, buf)
-		if err != nil {
-			return
-		}
-		args, err := wire.ParseRequest(body)
-		if err != nil || len(args) != 3 {
-			return
-		}
-		var reply []byte
 		s.mu.Lock()
+		defer s.mu.Unlock()
 		switch args[0] {
 		case "set":
 			s.vals[args[1]] = args[2]
-			reply = wire.AppendNil(nil)
+			return wire.AppendFrame(nil, wire.AppendNil(nil))
 		case "pexpire":
 			ms, _ := strconv.ParseInt(args[2], 10, 64)
 			s.ttls[args[1]] = ms
-			reply = wire.AppendInt(nil, 1)
-			if s.badTTL {
-				reply = wire.AppendInt(nil, 0)
+			if badTTL {
+				return wire.AppendFrame(nil, wire.AppendInt(nil, 0))
 			}
+			return wire.AppendFrame(nil, wire.AppendInt(nil, 1))
 		}
-		s.mu.Unlock()
-		if _, err := c.Write(wire.AppendFrame(nil, reply)); err != nil {
-			return
-		}
-	}
+		return nil
+	})
+	return s
 }
 
 func TestFill(t *testing.T) {
 	s := startFake(t, false)
 	const n = 1000
 	var out, errs strings.Builder
-	code := run([]string{"-addr", s.ln.Addr().String(), "-n", strconv.Itoa(n), "-ttl", "2500",
+	code := run([]string{"-addr", s.Addr, "-n", strconv.Itoa(n), "-ttl", "2500",
 		"-c", "3", "-batch", "7", "-v", "4"}, &out, &errs)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr: %s", code, errs.String())
@@ -164,7 +95,7 @@ func TestFill(t *testing.T) {
 	}
 	wantVals, wantTTLs := map[string]string{}, map[string]int64{}
 	for i := range n {
-		k := string(appendKey(nil, i, 6))
+		k := string(loadkit.AppendKey(nil, i, 6))
 		wantVals[k] = "xxxx"
 		wantTTLs[k] = 2500
 	}
@@ -181,7 +112,7 @@ func TestFill(t *testing.T) {
 func TestFillNoTTL(t *testing.T) {
 	s := startFake(t, false)
 	var errs strings.Builder
-	if code := run([]string{"-addr", s.ln.Addr().String(), "-n", "50", "-ttl", "0"}, io.Discard, &errs); code != 0 {
+	if code := run([]string{"-addr", s.Addr, "-n", "50", "-ttl", "0"}, io.Discard, &errs); code != 0 {
 		t.Fatalf("exit %d, stderr: %s", code, errs.String())
 	}
 	s.mu.Lock()
@@ -194,7 +125,7 @@ func TestFillNoTTL(t *testing.T) {
 func TestFillBadReply(t *testing.T) {
 	s := startFake(t, true)
 	var errs strings.Builder
-	code := run([]string{"-addr", s.ln.Addr().String(), "-n", "10", "-c", "1"}, io.Discard, &errs)
+	code := run([]string{"-addr", s.Addr, "-n", "10", "-c", "1"}, io.Discard, &errs)
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}

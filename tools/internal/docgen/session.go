@@ -344,10 +344,15 @@ const RESPPort = "6380"
 // redisCLICommand renders the arguments of "exec redis-cli" as a reader
 // would type them against a server started with its defaults: the
 // script's free port becomes RESPPort, and -h $RESP_HOST (loopback,
-// redis-cli's default anyway) is left out.
+// redis-cli's default anyway) is left out. So is --no-raw: scripts give
+// it so that redis-cli, piped, prints replies as it does on a terminal
+// ("hello world" quoted, (integer) 2, (nil)), which is its default there.
 func redisCLICommand(args []word) string {
 	parts := []string{"redis-cli"}
 	for i := 0; i < len(args); i++ {
+		if args[i].val == "--no-raw" {
+			continue
+		}
 		if i+1 < len(args) && args[i].val == "-h" && args[i+1].val == "$RESP_HOST" {
 			i++
 			continue

@@ -61,6 +61,24 @@ a b
 			"(str) a b",
 		),
 	}, {
+		name: "redis-cli --no-raw is shown as typed at a terminal",
+		script: `startserver
+exec redis-cli --no-raw -p $RESP_PORT get k
+cmpvary -text stdout '"a b"'
+exec redis-cli -3 --no-raw -h $RESP_HOST -p $RESP_PORT get nokey
+cmpvary -text stdout '(nil)'
+exec redis-cli -p $RESP_PORT --raw get k
+cmpvary -text stdout 'a b'
+`,
+		want: console(
+			"$ redis-cli -p 6380 get k",
+			`"a b"`,
+			"$ redis-cli -3 -p 6380 get nokey",
+			"(nil)",
+			"$ redis-cli -p 6380 --raw get k",
+			"a b",
+		),
+	}, {
 		name: "cmpvary shows placeholders as <name>, pattern checks add nothing",
 		script: `startserver
 exec client -addr $ADDR zscore z n

@@ -1,0 +1,5 @@
+// Package hostile holds tests that run whole chapter servers against
+// hostile or careless clients: too many connections for the server's file
+// descriptors, replies nobody reads, huge requests, and so on. It has no
+// code of its own; see the _test.go files, one per attack.
+package hostile

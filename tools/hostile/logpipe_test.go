@@ -1,0 +1,182 @@
+package hostile
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"example.com/byor/tools/internal/serverproc"
+	"example.com/byor/tools/internal/wire"
+)
+
+// startWithOutput runs chapter ch's server with stdout and stderr going to
+// the files given, and waits until it accepts connections.
+func startWithOutput(t *testing.T, ch string, stdout, stderr *os.File, args ...string) (addr string, cmd *exec.Cmd, exited chan error) {
+	t.Helper()
+	bin := serverBin(t, ch)
+	addr, err := serverproc.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(bin, append([]string{"-addr", addr}, args...)...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited = make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return addr, cmd, exited
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("server exited before accepting connections: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("server did not start accepting connections")
+		}
+	}
+}
+
+// churn opens and closes n connections, each after one request, so that a
+// server that logs every connection that ends logs n lines. It may run on
+// any goroutine.
+func churn(addr string, n int) error {
+	req, _ := wire.AppendRequest(nil, "get", "k")
+	for range n {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			return err
+		}
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		_, err = c.Write(req)
+		if err == nil {
+			_, err = wire.ReadFrame(c, nil)
+		}
+		c.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestUnreadLogDoesNotBlock: the server's stderr and stdout are a pipe
+// nobody reads. Once the pipe is full a write to it blocks; a server that
+// logs on its event loop then stops serving everyone.
+func TestUnreadLogDoesNotBlock(t *testing.T) {
+	for _, ch := range fieldChapters {
+		t.Run(ch, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			// The smallest pipe (one page) fills after a few hundred lines.
+			if _, err := unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"-idle-timeout", "1s"}
+			if ch == "ch16_performance" {
+				args = append(args, "-log-conns") // the lines that fill the pipe
+			}
+			addr, _, _ := startWithOutput(t, ch, w, w, args...)
+			w.Close()
+			done := make(chan error, 1)
+			go func() { done <- churn(addr, 3000) }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("connecting 3,000 times: %v", err)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("3,000 connections not served within 60 s: the server is blocked")
+			}
+			c := dial(t, addr)
+			c.conn.SetDeadline(time.Now().Add(5 * time.Second))
+			if v := c.do("set", "k", "v"); v.Tag != 0 {
+				t.Fatalf("set after the churn: %v", v)
+			}
+		})
+	}
+}
+
+// TestClosedLogDoesNotKill: the server's stdout and stderr are pipes whose
+// reader has gone (as in "server | head -1" once head exits). Go kills a
+// program that writes to such a stdout or stderr with SIGPIPE unless it
+// says otherwise.
+func TestClosedLogDoesNotKill(t *testing.T) {
+	for _, ch := range fieldChapters {
+		t.Run(ch, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The reader stays open until the server is up, then goes.
+			ready := make(chan struct{})
+			go func() {
+				buf := make([]byte, 4096)
+				r.Read(buf) // "listening on ..."
+				close(ready)
+				r.Close()
+			}()
+			args := []string{"-idle-timeout", "100ms"}
+			if ch == "ch16_performance" {
+				args = append(args, "-log-conns")
+			}
+			addr, _, exited := startWithOutput(t, ch, w, w, args...)
+			w.Close()
+			<-ready
+			if err := churn(addr, 20); err != nil {
+				t.Fatal(err)
+			}
+			// An idle client makes the server write to stdout, too.
+			idle := dial(t, addr)
+			idle.do("get", "k")
+			time.Sleep(500 * time.Millisecond)
+			select {
+			case err := <-exited:
+				t.Fatalf("the server died writing to a closed pipe: %v", err)
+			default:
+			}
+			c := dial(t, addr)
+			if v := c.do("get", "k"); v.Tag != 0 {
+				t.Fatalf("get: %v", v)
+			}
+		})
+	}
+}
+
+// TestConnectionLinesOffByDefault: chapter 16 logs nothing per connection
+// unless asked to with -log-conns.
+func TestConnectionLinesOffByDefault(t *testing.T) {
+	p := startServer(t, "ch16_performance", 0, "-idle-timeout", "100ms")
+	if err := churn(p.Addr, 50); err != nil {
+		t.Fatal(err)
+	}
+	idle := dial(t, p.Addr)
+	idle.do("get", "k")
+	time.Sleep(500 * time.Millisecond)
+	if err := p.Stop(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(p.Stderr()+p.Stdout()), "\n") {
+		if !strings.HasPrefix(line, "listening on") && !strings.Contains(line, "shutting down") {
+			t.Errorf("unexpected log line %q", line)
+		}
+	}
+}

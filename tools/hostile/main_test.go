@@ -1,0 +1,142 @@
+package hostile
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"example.com/byor/tools/internal/serverproc"
+	"example.com/byor/tools/internal/wire"
+)
+
+// allChapters are the chapters with a server, in book order.
+var allChapters = []string{
+	"ch03_hello", "ch04_protocol", "ch06_eventloop", "ch07_basic",
+	"ch08_hashtable", "ch09_serialize", "ch10_avl", "ch11_zset",
+	"ch12_timers", "ch13_heap_ttl", "ch14_threadpool", "ch15_field_ttl",
+	"ch16_performance",
+}
+
+// binDir holds the servers built for this test run.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hostile")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	buildMu sync.Mutex
+	built   = map[string]string{}
+)
+
+// serverBin builds chapter ch's server once per test run and returns its path.
+func serverBin(t *testing.T, ch string) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if bin, ok := built[ch]; ok {
+		return bin
+	}
+	bin, _, err := serverproc.Build(filepath.Join("..", "..", ch), binDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built[ch] = bin
+	return bin
+}
+
+// startServer runs chapter ch's server on a free loopback port with the
+// extra arguments args. If nofile > 0, the server's RLIMIT_NOFILE is then
+// lowered to nofile (as `prlimit --nofile` would). The server is stopped
+// when the test ends.
+func startServer(t *testing.T, ch string, nofile uint64, args ...string) *serverproc.Process {
+	t.Helper()
+	bin := serverBin(t, ch)
+	addr, err := serverproc.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := append([]string{bin, "-addr", addr}, args...)
+	p, err := serverproc.Start(argv, addr, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if p.Running() {
+			p.Stop(5 * time.Second)
+		}
+	})
+	if nofile > 0 {
+		lim := unix.Rlimit{Cur: nofile, Max: nofile}
+		if err := unix.Prlimit(p.Pid(), unix.RLIMIT_NOFILE, &lim, nil); err != nil {
+			t.Fatalf("prlimit: %v", err)
+		}
+	}
+	return p
+}
+
+// client speaks the protocol of chapters 11 and later.
+type client struct {
+	t    *testing.T
+	conn net.Conn
+	buf  []byte
+}
+
+func dial(t *testing.T, addr string) *client {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return &client{t: t, conn: conn}
+}
+
+// send writes one request without waiting for its reply.
+func (c *client) send(args ...string) {
+	c.t.Helper()
+	req, err := wire.AppendRequest(nil, args...)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.conn.SetWriteDeadline(time.Now().Add(30 * time.Second))
+	if _, err := c.conn.Write(req); err != nil {
+		c.t.Fatalf("sending %.40q: %v", args, err)
+	}
+}
+
+// recv reads one reply.
+func (c *client) recv() wire.Value {
+	c.t.Helper()
+	c.conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	body, err := wire.ReadFrame(c.conn, c.buf)
+	if err != nil {
+		c.t.Fatalf("reading reply: %v", err)
+	}
+	v, err := wire.DecodeReply(body)
+	if err != nil {
+		c.t.Fatalf("decoding reply: %v", err)
+	}
+	return v
+}
+
+// do sends one request and returns its reply.
+func (c *client) do(args ...string) wire.Value {
+	c.t.Helper()
+	c.send(args...)
+	return c.recv()
+}

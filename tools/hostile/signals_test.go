@@ -1,0 +1,87 @@
+package hostile
+
+import (
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"example.com/byor/tools/internal/wire"
+)
+
+// TestHangupExitsCleanly: SIGHUP (the terminal went away) ends the server
+// with status 0 and a log line; it used to kill it silently.
+func TestHangupExitsCleanly(t *testing.T) {
+	for _, ch := range fieldChapters {
+		t.Run(ch, func(t *testing.T) {
+			p := startServer(t, ch, 0)
+			syscall.Kill(p.Pid(), syscall.SIGHUP)
+			select {
+			case <-p.Exited():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the server ignored SIGHUP")
+			}
+			// Stop reports how it had exited.
+			if err := p.Stop(time.Second); !strings.Contains(err.Error(), "<nil>") {
+				t.Errorf("the server did not exit cleanly: %v", err)
+			}
+			if !strings.Contains(p.Stderr(), "hangup: shutting down") {
+				t.Errorf("no log line about the hangup:\n%s", p.Stderr())
+			}
+		})
+	}
+}
+
+// TestDrippingClientDropped: a client that sends one byte of a request at
+// a time, never quite idle, is closed once the request has not arrived
+// whole within the idle timeout.
+func TestDrippingClientDropped(t *testing.T) {
+	for _, ch := range fieldChapters {
+		t.Run(ch, func(t *testing.T) { testDrippingClient(t, ch) })
+	}
+}
+
+func testDrippingClient(t *testing.T, ch string) {
+	const idle = 500 * time.Millisecond
+	p := startServer(t, ch, 0, "-idle-timeout", idle.String())
+	req, _ := wire.AppendRequest(nil, "set", "k", strings.Repeat("v", 200))
+	conn, err := net.Dial("tcp", p.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	closed := make(chan error, 1)
+	go func() {
+		var b [1]byte
+		conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_, err := conn.Read(b[:])
+		closed <- err
+	}()
+	for i := 0; i < len(req); i++ {
+		if _, err := conn.Write(req[i : i+1]); err != nil {
+			break // closed by the server
+		}
+		select {
+		case err := <-closed:
+			elapsed := time.Since(start)
+			if err == nil {
+				t.Fatalf("the connection stayed open until the request was whole and answered, after %v", elapsed)
+			}
+			if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) {
+				t.Fatalf("want the server to close the connection, got %v", err)
+			}
+			t.Logf("dropped after %v and %d of %d bytes", elapsed.Round(time.Millisecond), i+1, len(req))
+			if elapsed > 10*idle {
+				t.Errorf("dropped only after %v, with an idle timeout of %v", elapsed, idle)
+			}
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("the whole %d-byte request was sent one byte per 50 ms (%v) and the connection stayed open",
+		len(req), time.Since(start).Round(time.Millisecond))
+}

@@ -1,0 +1,83 @@
+package resp
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestAppendCommand(t *testing.T) {
+	got := string(AppendCommand(nil, "SET", "key:000001", ""))
+	want := "*3\r\n$3\r\nSET\r\n$10\r\nkey:000001\r\n$0\r\n\r\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestReadReply(t *testing.T) {
+	in := "+OK\r\n$3\r\nxxx\r\n$-1\r\n:1\r\n:-2\r\n-ERR wrong\r\n*2\r\n$0\r\n\r\n"
+	r := bufio.NewReader(strings.NewReader(in))
+	want := []string{`"OK"`, `"xxx"`, "(nil)", "(integer) 1", "(integer) -2", "(error) ERR wrong", "(array of 2)", `""`}
+	for i, w := range want {
+		rep, err := ReadReply(r, nil)
+		if err != nil {
+			t.Fatalf("reply %d: %v", i, err)
+		}
+		if rep.String() != w {
+			t.Errorf("reply %d: got %s, want %s", i, rep, w)
+		}
+	}
+	if _, err := ReadReply(r, nil); err != io.EOF {
+		t.Errorf("at the end: got %v, want EOF", err)
+	}
+}
+
+func TestReadReplyMalformed(t *testing.T) {
+	for _, in := range []string{
+		"OK\r\n",         // no type byte
+		"+OK\n",          // no CR
+		"\r\n",           // empty
+		":12a\r\n",       // not a number
+		":+1\r\n",        // a plus sign
+		"$-2\r\n",        // negative length
+		"$2000000\r\n",   // over MaxBulk
+		"$3\r\nxxxy\r\n", // bulk longer than said
+		"$3\r\nxx",       // cut short
+		"$x\r\n",         // bad length
+	} {
+		_, err := ReadReply(bufio.NewReader(strings.NewReader(in)), nil)
+		if err == nil {
+			t.Errorf("%q: no error", in)
+		} else if !errors.Is(err, ErrProtocol) && err != io.ErrUnexpectedEOF {
+			t.Errorf("%q: got %v, want a protocol error or unexpected EOF", in, err)
+		}
+	}
+}
+
+func TestReadReplyScratchReused(t *testing.T) {
+	r := bufio.NewReader(strings.NewReader("$3\r\nabc\r\n"))
+	scratch := make([]byte, 0, 16)
+	rep, err := ReadReply(r, scratch)
+	if err != nil || string(rep.Str) != "abc" {
+		t.Fatalf("got %v, %v", rep, err)
+	}
+	if &rep.Str[0] != &scratch[:1][0] {
+		t.Error("a bulk string that fits was not read into scratch")
+	}
+}
+
+func FuzzReadReply(f *testing.F) {
+	f.Add("+OK\r\n")
+	f.Add("$3\r\nxxx\r\n")
+	f.Add(":-1\r\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		r := bufio.NewReader(strings.NewReader(in))
+		for range 10 {
+			if _, err := ReadReply(r, nil); err != nil {
+				return
+			}
+		}
+	})
+}
