@@ -154,55 +154,9 @@ func cmdCmpVary(ts *testscript.TestScript, neg bool, args []string) {
 		want = ts.ReadFile(args[1])
 	}
 	got := ts.ReadFile(args[0])
-	// Each expected line becomes an anchored regexp: literal text quoted,
-	// placeholders spliced in as groups.
-	lines := func(s string) []string {
-		if s == "" {
-			return nil
-		}
-		return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	}
-	var res []*regexp.Regexp
-	for _, line := range lines(want) {
-		var expr strings.Builder
-		expr.WriteString("^")
-		for {
-			start := strings.Index(line, "«")
-			if start < 0 {
-				break
-			}
-			end := strings.Index(line[start:], "»")
-			if end < 0 {
-				ts.Fatalf("%s: unclosed placeholder in %q (want «name=regexp»)", args[1], line)
-			}
-			name, pattern, ok := strings.Cut(line[start+len("«"):start+end], "=")
-			if !ok || name == "" {
-				ts.Fatalf("%s: malformed placeholder in %q (want «name=regexp»)", args[1], line)
-			}
-			if _, err := regexp.Compile(pattern); err != nil {
-				ts.Fatalf("%s: placeholder %s: %v", args[1], name, err)
-			}
-			expr.WriteString(regexp.QuoteMeta(line[:start]) + "(?:" + pattern + ")")
-			line = line[start+end+len("»"):]
-		}
-		expr.WriteString(regexp.QuoteMeta(line) + "$")
-		re, err := regexp.Compile(expr.String())
-		if err != nil {
-			ts.Fatalf("%s: %v", args[1], err)
-		}
-		res = append(res, re)
-	}
-	gotLines := lines(got)
-	ok := len(gotLines) == len(res) && (got == "" || strings.HasSuffix(got, "\n"))
-	used := make([]bool, len(res))
-	for i := 0; ok && i < len(gotLines); i++ {
-		ok = false
-		for j, re := range res {
-			if !used[j] && (unordered || j == i) && re.MatchString(gotLines[i]) {
-				used[j], ok = true, true
-				break
-			}
-		}
+	ok, err := MatchVary(got, want, unordered)
+	if err != nil {
+		ts.Fatalf("%s: %v", args[1], err)
 	}
 	switch {
 	case !ok && !neg:

@@ -3,6 +3,7 @@ module example.com/byor/tools
 go 1.26.0
 
 require (
+	example.com/byor/testkit v0.0.0
 	github.com/google/go-cmp v0.7.0
 	github.com/rogpeppe/go-internal v1.16.0
 	golang.org/x/sys v0.49.0

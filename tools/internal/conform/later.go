@@ -35,8 +35,12 @@ func bookKeysOrder(inserted []string) []string {
 
 func keysChecks(st *Stage, cfg *Config) []Check {
 	newer := cfg.Edition == EditionNewer
-	out := []Check{
-		{
+	// From chapter 16 on the key space is no longer the book's chained
+	// table (ch16 replaces it with open addressing for speed), so the
+	// order of keys is no longer the book's and is not checked there.
+	var out []Check
+	if st.Num < 16 {
+		out = append(out, Check{
 			Name:       "keys lists the keys in the order the book's hashtable fixes",
 			Section:    "08. Data Structure: Hashtables; 09. Data Serialization (keys)",
 			Hint:       "the table starts with 4 slots; keys inserts at the head of a slot's chain and keys walks slots in order",
@@ -64,7 +68,9 @@ func keysChecks(st *Stage, cfg *Config) []Check {
 				}
 				return c.Cmd(e.Arr(want...), "keys")
 			},
-		},
+		})
+	}
+	out = append(out, []Check{
 		{
 			Name:          "a reply that would not fit a message is replaced by the too-big error",
 			Section:       "09. Data Serialization",
@@ -113,7 +119,7 @@ func keysChecks(st *Stage, cfg *Config) []Check {
 				return nil
 			},
 		},
-	}
+	}...)
 	return out
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"example.com/byor/testkit"
 )
 
 // Sessions are the chapters' testscript files read as data: each
@@ -37,6 +39,8 @@ type outCheck struct {
 	re     *regexp.Regexp // stdout: a match
 	count  int            // stdout -count=N; 0 means "at least one"
 	isCmp  bool
+	vary   bool // cmpvary: want may hold «name=regexp» placeholders
+	anyOrd bool // cmpvary -unordered: the lines in any order
 	source string
 }
 
@@ -148,6 +152,44 @@ func parseSession(name string, ar *txtar.Archive) (*session, error) {
 			}
 			if st := last(); st != nil {
 				st.checks = append(st.checks, outCheck{line: ln, neg: neg, want: want, isCmp: true, source: line})
+			}
+		case "cmpvary":
+			// The harness's whole-output comparison with placeholders:
+			// cmpvary [-unordered] [-text] stdout|stderr FILE|TEXT.
+			oc := outCheck{line: ln, neg: neg, isCmp: true, vary: true, source: line}
+			args, inline := words[1:], false
+			for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+				switch args[0] {
+				case "-unordered":
+					oc.anyOrd = true
+				case "-text":
+					inline = true
+				default:
+					return nil, fmt.Errorf("line %d: cannot replay %q", ln, line)
+				}
+				args = args[1:]
+			}
+			if len(args) != 2 || args[0] != "stdout" && args[0] != "stderr" {
+				return nil, fmt.Errorf("line %d: cannot replay %q", ln, line)
+			}
+			if stopped || args[0] == "stderr" {
+				continue // the server's output or the programs' messages
+			}
+			switch {
+			case inline && args[1] != "":
+				oc.want = args[1] + "\n"
+			case !inline:
+				want, ok := files[args[1]]
+				if !ok {
+					return nil, fmt.Errorf("line %d: no file %s", ln, args[1])
+				}
+				oc.want = want
+			}
+			if _, err := testkit.MatchVary("", oc.want, false); err != nil {
+				return nil, fmt.Errorf("line %d: %v", ln, err)
+			}
+			if st := last(); st != nil {
+				st.checks = append(st.checks, oc)
 			}
 		case "stdout":
 			if stopped {
@@ -308,6 +350,9 @@ func (oc outCheck) fails(out string) string {
 	var ok bool
 	var want string
 	switch {
+	case oc.vary:
+		ok, _ = testkit.MatchVary(out, oc.want, oc.anyOrd) // checked when parsed
+		want = strings.ReplaceAll(strings.TrimSuffix(oc.want, "\n"), "\n", " | ")
 	case oc.isCmp:
 		ok = out == oc.want
 		want = strings.ReplaceAll(strings.TrimSuffix(oc.want, "\n"), "\n", " | ")
