@@ -68,6 +68,15 @@ func TestAcceptedSocketsHaveNoDelay(t *testing.T) {
 			if v == 0 {
 				t.Errorf("TCP_NODELAY is off on the accepted socket (server fd %d)", target)
 			}
+			// O_NONBLOCK belongs to the open file, which the borrowed fd
+			// shares: accept4 must have set it.
+			flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+			if err != nil {
+				t.Fatalf("fcntl F_GETFL: %v", err)
+			}
+			if flags&unix.O_NONBLOCK == 0 {
+				t.Errorf("the accepted socket is blocking (server fd %d)", target)
+			}
 		}
 		unix.Close(fd)
 	}

@@ -67,7 +67,7 @@ func stored(t *testing.T, step int, h *Hash) map[string]fstate {
 				t.Fatalf("step %d: heap child %d (%d) < parent %d (%d)", step, c, h.ttls[c].Val, i, it.Val)
 			}
 		}
-		if it.Ref != &it.Owner.heapIdx || *it.Ref != i {
+		if it.Owner.heapIdx != i {
 			t.Fatalf("step %d: heap item %d: bad back-reference", step, i)
 		}
 		if h.lookup(it.Owner.name) != it.Owner {

@@ -57,7 +57,7 @@ func fillOwn(n int, vals []uint64) ([]HeapItem[timer], []*timer) {
 	timers := newTimers(n)
 	h := make([]HeapItem[timer], 0, n)
 	for i, tm := range timers {
-		Upsert(&h, -1, itemFor(tm, vals[i&randMask]))
+		Upsert(&h, -1, itemFor(tm, vals[i&randMask]), idxOf)
 	}
 	return h, timers
 }
@@ -83,8 +83,8 @@ func BenchmarkPushPop(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				tm, v := h[0].Owner, h[0].Val
-				Delete(&h, 0)
-				Upsert(&h, -1, itemFor(tm, v+delays[i&randMask]))
+				Delete(&h, 0, idxOf)
+				Upsert(&h, -1, itemFor(tm, v+delays[i&randMask]), idxOf)
 			}
 		})
 		b.Run(fmt.Sprintf("stdlib/n=%d", n), func(b *testing.B) {
@@ -110,7 +110,7 @@ func BenchmarkUpdate(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
 				tm := timers[picks[i&randMask]%uint64(n)]
 				h[tm.idx].Val = vals[(i+7)&randMask]
-				Update(h, tm.idx)
+				Update(h, tm.idx, idxOf)
 			}
 		})
 		b.Run(fmt.Sprintf("stdlib/n=%d", n), func(b *testing.B) {

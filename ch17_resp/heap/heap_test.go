@@ -24,8 +24,11 @@ func newTimers(n int) []*timer {
 }
 
 func itemFor(tm *timer, val uint64) HeapItem[timer] {
-	return HeapItem[timer]{Val: val, Ref: &tm.idx, Owner: tm}
+	return HeapItem[timer]{Val: val, Owner: tm}
 }
+
+// idxOf tells the heap where a timer keeps its index.
+func idxOf(tm *timer) *int { return &tm.idx }
 
 // checkHeap verifies the heap against the reference (owner id -> value):
 // order of every parent/child pair, back-references, size, contents, the
@@ -43,11 +46,8 @@ func checkHeap(t *testing.T, step int, h []HeapItem[timer], ref map[int]uint64, 
 				t.Fatalf("step %d: child %d (%d) < parent %d (%d)", step, c, h[c].Val, i, h[i].Val)
 			}
 		}
-		if h[i].Ref != &h[i].Owner.idx {
-			t.Fatalf("step %d: item %d: Ref does not point at its owner's index", step, i)
-		}
-		if *h[i].Ref != i {
-			t.Fatalf("step %d: item %d: *Ref = %d", step, i, *h[i].Ref)
+		if h[i].Owner.idx != i {
+			t.Fatalf("step %d: item %d: its owner's index is %d", step, i, h[i].Owner.idx)
 		}
 	}
 	got := make(map[int]uint64, len(h))
@@ -126,7 +126,7 @@ func TestRandomAgainstMap(t *testing.T) {
 		if tm.idx != -1 {
 			t.Fatalf("step %d: removed timer %d has idx %d, want -1", step, tm.id, tm.idx)
 		}
-		if vacated := h[:len(h)+1][len(h)]; vacated.Owner != nil || vacated.Ref != nil {
+		if vacated := h[:len(h)+1][len(h)]; vacated.Owner != nil {
 			t.Fatalf("step %d: slot vacated by Delete still holds pointers", step)
 		}
 	}
@@ -136,23 +136,23 @@ func TestRandomAgainstMap(t *testing.T) {
 		case op == 0 && len(out) > 0: // add a timer
 			tm := timers[take(&out, r.IntN(len(out)))]
 			v := value()
-			Upsert(&h, tm.idx, itemFor(tm, v))
+			Upsert(&h, tm.idx, itemFor(tm, v), idxOf)
 			ref[tm.id] = v
 			in = append(in, tm.id)
 		case op == 1 && len(in) > 0: // reschedule with Upsert
 			tm := timers[in[r.IntN(len(in))]]
 			v := value()
-			Upsert(&h, tm.idx, itemFor(tm, v))
+			Upsert(&h, tm.idx, itemFor(tm, v), idxOf)
 			ref[tm.id] = v
 		case op == 2 && len(in) > 0: // reschedule in place with Update
 			tm := timers[in[r.IntN(len(in))]]
 			v := value()
 			h[tm.idx].Val = v
-			Update(h, tm.idx)
+			Update(h, tm.idx, idxOf)
 			ref[tm.id] = v
 		case op == 3 && len(in) > 0: // delete an arbitrary timer
 			tm := timers[take(&in, r.IntN(len(in)))]
-			Delete(&h, tm.idx)
+			Delete(&h, tm.idx, idxOf)
 			delete(ref, tm.id)
 			out = append(out, tm.id)
 			removed(step, tm)
@@ -161,7 +161,7 @@ func TestRandomAgainstMap(t *testing.T) {
 			if v := ref[tm.id]; h[0].Val != v {
 				t.Fatalf("step %d: root value %d, reference says %d", step, h[0].Val, v)
 			}
-			Delete(&h, 0)
+			Delete(&h, 0, idxOf)
 			delete(ref, tm.id)
 			in = slices.DeleteFunc(in, func(id int) bool { return id == tm.id })
 			out = append(out, tm.id)
@@ -187,13 +187,13 @@ func TestPopOrder(t *testing.T) {
 	for _, tm := range timers {
 		v := r.Uint64N(1000)
 		vals = append(vals, v)
-		Upsert(&h, -1, itemFor(tm, v))
+		Upsert(&h, -1, itemFor(tm, v), idxOf)
 	}
 	var got []uint64
 	for len(h) > 0 {
 		tm := h[0].Owner
 		got = append(got, h[0].Val)
-		Delete(&h, 0)
+		Delete(&h, 0, idxOf)
 		if tm.idx != -1 {
 			t.Fatalf("popped timer %d has idx %d, want -1", tm.id, tm.idx)
 		}

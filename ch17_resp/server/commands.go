@@ -8,15 +8,17 @@ import (
 	"example.com/byor/ch17_resp/hashes"
 	"example.com/byor/ch17_resp/hashtable"
 	"example.com/byor/ch17_resp/heap"
+	"example.com/byor/ch17_resp/keytable"
 	"example.com/byor/ch17_resp/proto"
 	"example.com/byor/ch17_resp/threadpool"
 	"example.com/byor/ch17_resp/zset"
 )
 
-// gData is the server's global state: the key space, now the book's own
-// hashtable instead of a Go map, and the connections.
+// gData is the server's global state: the key space and the connections.
 var gData struct {
-	db hashtable.HMap[Entry]
+	// The key space: an open-addressing table (package keytable) where
+	// chapters 08 to 15 use the book's chaining hashtable.
+	db *keytable.Table[Entry]
 	// All connections, indexed by fd (the kernel hands out small fds).
 	fd2conn []*Conn
 	// The epoll instance that watches the listening socket and every
@@ -44,20 +46,47 @@ const (
 	tHash = 2 // a hash, in hash
 )
 
-// Entry is one key and its value. The hashtable links entries through the
-// embedded node; node.Owner points back here (see package hashtable).
+func init() { gData.db = newKeySpace() }
+
+// newKeySpace returns an empty key space.
+func newKeySpace() *keytable.Table[Entry] {
+	return keytable.New(func(ent *Entry) uint64 { return hashtable.StrHash(ent.key()) })
+}
+
+// Entry is one key and its value. The key space holds pointers to entries
+// and nothing else: no link, no cached hash code.
 //
-// Every key costs an Entry, so it is kept to 80 bytes, a size class of Go's
-// allocator: the type of value is told by which pointer is set (see typ)
-// rather than stored, and what only a hash needs lives in its hashValue.
+// Every key costs an Entry, so it is kept to 32 bytes, the size class of
+// Go's allocator it fills: the key and a string's value share one string,
+// so one allocation holds both, and what only sorted sets and hashes need
+// is behind one pointer.
 type Entry struct {
-	node hashtable.HNode[Entry]
-	key  string
-	val  string
+	// The key, followed by the value if the entry holds a string.
+	kv string
+	// A sorted set or a hash; nil for a string.
+	obj *object
+	// The length of the key: kv[:klen] is the key, kv[klen:] the value.
+	klen uint32
+	// The position of the key's TTL timer in gData.heap, or -1 for none.
+	heapIdx int32
+}
+
+// object is a value other than a string: exactly one field is set.
+type object struct {
 	zset *zset.ZSet
 	hash *hashValue
-	// The position of the key's TTL timer in gData.heap, or -1 for none.
-	heapIdx int
+}
+
+// key returns the entry's key.
+func (ent *Entry) key() string { return ent.kv[:ent.klen] }
+
+// val returns the value of a string entry.
+func (ent *Entry) val() string { return ent.kv[ent.klen:] }
+
+// setVal replaces the value of a string entry. The key is copied along with
+// the value, into a new string that holds both.
+func (ent *Entry) setVal(v []byte) {
+	ent.kv = ent.key() + string(v)
 }
 
 // hashValue is a hash as the key space holds it: its fields, and the
@@ -65,48 +94,49 @@ type Entry struct {
 // of its fields has an expiry.
 type hashValue struct {
 	hashes.Hash
-	timerIdx int
+	timerIdx int32
 }
+
+// The heaps are told where an entry keeps the position of its timer.
+func ttlIdx(ent *Entry) *int32   { return &ent.heapIdx }
+func fieldIdx(ent *Entry) *int32 { return &ent.obj.hash.timerIdx }
 
 // typ returns the type of value the entry holds.
 func (ent *Entry) typ() int {
 	switch {
-	case ent.zset != nil:
+	case ent.obj == nil:
+		return tStr
+	case ent.obj.zset != nil:
 		return tZSet
-	case ent.hash != nil:
-		return tHash
 	}
-	return tStr
+	return tHash
 }
 
-// entryEq is the hashtable's equality callback. Comparing the cached
-// hashes first skips most string comparisons.
-func entryEq(lhs, rhs *hashtable.HNode[Entry]) bool {
-	return lhs.HCode == rhs.HCode && lhs.Owner.key == rhs.Owner.key
+// newEntry returns a new entry for key holding the string val (nil for an
+// entry about to get a sorted set or a hash), not yet in the key space. The
+// key and the value are copied into one new string: one allocation.
+func newEntry[S ~string | ~[]byte](key S, val []byte) *Entry {
+	return &Entry{kv: string(key) + string(val), klen: uint32(len(key)), heapIdx: -1}
 }
 
-// lookupKey returns a new entry holding only a key and its hash: enough
-// for the hashtable to find the real entry, and the start of a new one
-// when the key is absent.
-func lookupKey(key string) *Entry {
-	k := &Entry{key: key, heapIdx: -1}
-	k.node.Owner = k
-	k.node.HCode = hashtable.StrHash(key)
-	return k
+// insertEntry adds a new entry, whose key is not in the key space yet.
+func insertEntry(ent *Entry) {
+	gData.db.Insert(hashtable.StrHash(ent.key()), ent)
 }
 
-// lookupEntry finds key, given as bytes in the read buffer, or returns
-// nil. Unlike a search with lookupKey it allocates nothing: neither a
-// string for the key (the comparison string(key) == ... does not copy)
-// nor an Entry to search with.
-func lookupEntry(key []byte) *Entry {
-	node := gData.db.LookupFunc(hashtable.StrHash(key), func(n *hashtable.HNode[Entry]) bool {
-		return n.Owner.key == string(key)
+// removeEntry takes ent out of the key space. The entry is already in
+// hand, so the table is searched for that very entry, not for its key.
+func removeEntry(ent *Entry) {
+	gData.db.Delete(hashtable.StrHash(ent.key()), func(e *Entry) bool { return e == ent })
+}
+
+// lookupEntry finds key, given as bytes in the read buffer or as a string,
+// or returns nil. It allocates nothing: the comparison string(key) == ...
+// does not copy.
+func lookupEntry[S ~string | ~[]byte](key S) *Entry {
+	return gData.db.Lookup(hashtable.StrHash(key), func(e *Entry) bool {
+		return e.key() == string(key)
 	})
-	if node == nil {
-		return nil
-	}
-	return node.Owner
 }
 
 // doRequest runs one command and appends its serialized reply to out. The
@@ -215,7 +245,7 @@ func doGet(cmd [][]byte, out []byte) []byte {
 	if ent.typ() != tStr {
 		return proto.OutErr(out, proto.ErrType, "expect string type")
 	}
-	return proto.OutStr(out, ent.val)
+	return proto.OutStr(out, ent.val())
 }
 
 func doSet(cmd [][]byte, out []byte) []byte {
@@ -223,11 +253,9 @@ func doSet(cmd [][]byte, out []byte) []byte {
 		if ent.typ() != tStr {
 			return proto.OutErr(out, proto.ErrType, "expect string type")
 		}
-		ent.val = string(cmd[2])
+		ent.setVal(cmd[2])
 	} else {
-		ent = lookupKey(string(cmd[1]))
-		ent.val = string(cmd[2])
-		gData.db.Insert(&ent.node)
+		insertEntry(newEntry(cmd[1], cmd[2]))
 	}
 	return proto.OutNil(out)
 }
@@ -235,13 +263,13 @@ func doSet(cmd [][]byte, out []byte) []byte {
 // doDel replies 1 if the key existed, else 0.
 func doDel(cmd [][]byte, out []byte) []byte {
 	key := cmd[1]
-	node := gData.db.PopFunc(hashtable.StrHash(key), func(n *hashtable.HNode[Entry]) bool {
-		return n.Owner.key == string(key)
+	ent := gData.db.Delete(hashtable.StrHash(key), func(e *Entry) bool {
+		return e.key() == string(key)
 	})
-	if node == nil {
+	if ent == nil {
 		return proto.OutInt(out, 0)
 	}
-	entryDel(node.Owner)
+	entryDel(ent)
 	return proto.OutInt(out, 1)
 }
 
@@ -253,9 +281,9 @@ const kLargeContainerSize = 10000
 func entryDestroy(ent *Entry) {
 	switch ent.typ() {
 	case tZSet:
-		ent.zset.Clear()
+		ent.obj.zset.Clear()
 	case tHash:
-		ent.hash.Hash = hashes.Hash{}
+		ent.obj.hash.Hash = hashes.Hash{}
 	}
 }
 
@@ -264,11 +292,11 @@ func entryDestroy(ent *Entry) {
 // longer reachable from the key space, so the worker has it to itself.
 func entryDel(ent *Entry) {
 	entrySetTTL(ent, -1)
-	if ent.hash != nil && ent.hash.timerIdx != -1 {
-		heap.Delete(&gData.fieldHeap, ent.hash.timerIdx)
+	if ent.typ() == tHash && ent.obj.hash.timerIdx != -1 {
+		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
 	}
-	tooBig := ent.typ() == tZSet && ent.zset.Len() > kLargeContainerSize ||
-		ent.typ() == tHash && ent.hash.StoredLen() > kLargeContainerSize
+	tooBig := ent.typ() == tZSet && ent.obj.zset.Len() > kLargeContainerSize ||
+		ent.typ() == tHash && ent.obj.hash.StoredLen() > kLargeContainerSize
 	if tooBig {
 		gData.tp.Queue(func() { entryDestroy(ent) })
 	} else {
@@ -276,11 +304,29 @@ func entryDel(ent *Entry) {
 	}
 }
 
+// kMaxReply is the largest reply that fits in one message: the 4-byte
+// length header counts against proto.KMaxMsg.
+const kMaxReply = proto.KMaxMsg - 4
+
+// outTooBig appends the error that replaces a reply too big for one
+// message. Commands that can tell in advance answer it before doing the
+// work: one that changes data must not change it and then fail, and one
+// that lists a large collection must not build a reply only to drop it.
+func outTooBig(out []byte) []byte {
+	return proto.OutErr(out, proto.Err2Big, "response is too big")
+}
+
 // doKeys replies with every key, as an array of strings.
 func doKeys(cmd [][]byte, out []byte) []byte {
-	out = proto.OutArr(out, uint32(gData.db.Size()))
-	gData.db.Scan(func(node *hashtable.HNode[Entry]) {
-		out = proto.OutStr(out, node.Owner.key)
+	// Every key takes at least 5 bytes of the reply (a tag and a length),
+	// so past kMaxReply/5 keys the reply cannot fit: refuse it before
+	// walking the key space.
+	if 5+5*gData.db.Len() > kMaxReply {
+		return outTooBig(out)
+	}
+	out = proto.OutArr(out, uint32(gData.db.Len()))
+	gData.db.All(func(ent *Entry) {
+		out = proto.OutStr(out, ent.key())
 	})
 	return out
 }
@@ -316,11 +362,11 @@ func doZAdd(cmd [][]byte, out []byte) []byte {
 			return proto.OutErr(out, proto.ErrType, "expect zset")
 		}
 	} else {
-		ent = lookupKey(string(cmd[1]))
-		ent.zset = &zset.ZSet{}
-		gData.db.Insert(&ent.node)
+		ent = newEntry(cmd[1], nil)
+		ent.obj = &object{zset: &zset.ZSet{}}
+		insertEntry(ent)
 	}
-	added := ent.zset.Add(string(cmd[3]), score)
+	added := ent.obj.zset.Add(string(cmd[3]), score)
 	if added {
 		return proto.OutInt(out, 1)
 	}
@@ -346,7 +392,7 @@ func doZRem(cmd [][]byte, out []byte) []byte {
 	if ent == nil {
 		return proto.OutNil(out)
 	}
-	if ent.zset.Pop(string(cmd[2])) == nil {
+	if ent.obj.zset.Pop(string(cmd[2])) == nil {
 		return proto.OutInt(out, 0)
 	}
 	return proto.OutInt(out, 1)
@@ -361,7 +407,7 @@ func doZScore(cmd [][]byte, out []byte) []byte {
 	if ent == nil {
 		return proto.OutNil(out)
 	}
-	znode := ent.zset.Lookup(string(cmd[2]))
+	znode := ent.obj.zset.Lookup(string(cmd[2]))
 	if znode == nil {
 		return proto.OutNil(out)
 	}
@@ -390,18 +436,21 @@ func doZQuery(cmd [][]byte, out []byte) []byte {
 	if ent == nil || limit <= 0 {
 		return proto.OutArr(out, 0) // a missing key is an empty set
 	}
-	znode := ent.zset.SeekGE(score, name)
+	znode := ent.obj.zset.SeekGE(score, name)
 	if znode != nil {
-		znode = ent.zset.Offset(znode, offset)
+		znode = ent.obj.zset.Offset(znode, offset)
 	}
 
 	arr := len(out)
 	out = proto.OutArr(out, 0) // the count is filled in at the end
 	n := uint32(0)
 	for znode != nil && int64(n) < limit {
+		if len(out)-arr > kMaxReply {
+			return outTooBig(out[:arr]) // stop as soon as it cannot fit
+		}
 		out = proto.OutStr(out, znode.Name())
 		out = proto.OutDbl(out, znode.Score())
-		znode = ent.zset.Offset(znode, +1)
+		znode = ent.obj.zset.Offset(znode, +1)
 		n += 2
 	}
 	proto.OutUpdateArr(out[arr:], n)
@@ -413,7 +462,7 @@ func doZQuery(cmd [][]byte, out []byte) []byte {
 func entrySetTTL(ent *Entry, ttlMs int64) {
 	if ttlMs < 0 {
 		if ent.heapIdx != -1 {
-			heap.Delete(&gData.heap, ent.heapIdx)
+			heap.Delete(&gData.heap, int(ent.heapIdx), ttlIdx)
 		}
 		return
 	}
@@ -422,7 +471,7 @@ func entrySetTTL(ent *Entry, ttlMs int64) {
 	if uint64(ttlMs) < (math.MaxUint64-nowUs)/1000 {
 		expireAt = nowUs + uint64(ttlMs)*1000
 	}
-	heap.Upsert(&gData.heap, ent.heapIdx, heap.HeapItem[Entry]{Val: expireAt, Ref: &ent.heapIdx, Owner: ent})
+	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[Entry]{Val: expireAt, Owner: ent}, ttlIdx)
 }
 
 // doExpire: pexpire key ms. Sets the key's TTL (a negative ms removes it);

@@ -3,6 +3,8 @@ package server
 import (
 	"encoding/binary"
 	"errors"
+	"io"
+	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -34,6 +36,36 @@ const (
 	kMaxOutput = 1 << 20
 )
 
+// logConns turns on the log lines about single connections (a client
+// hung up, broke the protocol, was idle too long), which the -log-conns
+// flag asks for. They are off by default: a server with many clients
+// coming and going would log for every one.
+var logConns = false
+
+// connMsg logs one line about a single connection to w, if logConns.
+func connMsg(w io.Writer, format string, args ...any) {
+	if logConns {
+		logTo(w, format, args...)
+	}
+}
+
+// maxOutputTotal bounds the write buffers grown past kWBufSize, summed
+// over all connections (the -max-output-mb flag): without it, a thousand
+// clients that pipeline and read slowly hold a gigabyte of replies. Once
+// it is reached, a connection whose buffer is full is served as one at
+// kMaxOutput is: it is not read until it takes its replies. Nothing is
+// dropped.
+var maxOutputTotal = 64 << 20
+
+// outputGrown is how many bytes of write buffer the connections hold past
+// kWBufSize each, in all; it stays within maxOutputTotal.
+var outputGrown int
+
+// grown returns how far a write buffer of capacity c exceeds the usual size.
+func grown(c int) int {
+	return max(0, c-kWBufSize)
+}
+
 // Conn is one client connection. A nonblocking read or write can stop
 // anywhere, so the bytes received but not yet handled, and the bytes of the
 // replies not yet sent, wait here until the socket is ready again.
@@ -52,9 +84,12 @@ type Conn struct {
 	// reused from one batch to the next.
 	wbuf     []byte
 	wbufSent int
-	// When the connection was last active, and its place in gData.idleList.
+	// When the connection last made progress, and its place in
+	// gData.idleList; progress says whether it has during this event
+	// (answered a request or sent reply bytes).
 	idleStart uint64
 	idleList  dlist.DList[Conn]
+	progress  bool
 	// A connection of the RESP listener speaks Redis's protocol: set,
 	// it reads and parses requests its own way (see resp_conn.go).
 	resp *respState
@@ -73,9 +108,14 @@ func (conn *Conn) pending() int {
 }
 
 // canAnswer reports whether the connection may answer one more request:
-// it is still serving, and a reply of any size keeps it within kMaxOutput.
+// it is still serving, a reply of any size keeps it within kMaxOutput, and
+// any growth of its buffer that takes keeps all within maxOutputTotal.
 func (conn *Conn) canAnswer() bool {
-	return conn.state == stateReq && conn.pending()+4+proto.KMaxMsg <= kMaxOutput
+	if conn.state != stateReq || conn.pending()+4+proto.KMaxMsg > kMaxOutput {
+		return false
+	}
+	size := wbufNeed(conn)
+	return size <= cap(conn.wbuf) || outputGrown+grown(size)-grown(cap(conn.wbuf)) <= maxOutputTotal
 }
 
 // connectionIO advances a connection whose socket epoll reported ready
@@ -85,12 +125,7 @@ func (conn *Conn) canAnswer() bool {
 // so there is no need to call read or write until it fails with EAGAIN,
 // which would cost one more syscall per wakeup.
 func connectionIO(conn *Conn, events uint32) {
-	// Activity restarts the idle timer: move the connection to the back of
-	// the list, which therefore stays ordered by last activity.
-	conn.idleStart = getMonotonicUsec()
-	conn.idleList.Detach()
-	gData.idleList.InsertBefore(&conn.idleList)
-
+	conn.progress = false
 	// Read only while requests can be answered; past kMaxOutput the input
 	// waits in the kernel. An error or hang-up is found by the read or the
 	// write that follows.
@@ -98,6 +133,17 @@ func connectionIO(conn *Conn, events uint32) {
 		tryFillBuffer(conn)
 	}
 	serveRequests(conn)
+
+	// Progress restarts the idle timer: move the connection to the back of
+	// the list, which therefore stays ordered by last activity. Bytes of a
+	// request that is still incomplete are not progress: a client sending
+	// one byte every 100 ms was otherwise never idle and never dropped. So
+	// a request must arrive whole within the idle timeout.
+	if conn.progress || conn.rbufStart == conn.rbufEnd {
+		conn.idleStart = getMonotonicUsec()
+		conn.idleList.Detach()
+		gData.idleList.InsertBefore(&conn.idleList)
+	}
 }
 
 // tryFillBuffer reads what the socket has into rbuf.
@@ -121,15 +167,15 @@ func tryFillBuffer(conn *Conn) {
 		return // nothing there after all; epoll says when there is
 	}
 	if err != nil {
-		msg("%v", err)
+		connMsg(os.Stderr, "%v", err)
 		conn.state = stateEnd
 		return
 	}
 	if n == 0 {
 		if conn.rbufEnd > conn.rbufStart {
-			msg("unexpected EOF")
+			connMsg(os.Stderr, "unexpected EOF")
 		} else {
-			msg("EOF")
+			connMsg(os.Stderr, "EOF")
 		}
 		stopReading(conn)
 		return
@@ -186,7 +232,7 @@ func tryOneRequest(conn *Conn) bool {
 	}
 	n := int(binary.LittleEndian.Uint32(avail[:4]))
 	if n > proto.KMaxMsg {
-		msg("too long")
+		connMsg(os.Stderr, "too long")
 		stopReading(conn)
 		return false
 	}
@@ -200,7 +246,7 @@ func tryOneRequest(conn *Conn) bool {
 	// requests before it are answered.
 	cmd, err := proto.SplitReq(body, gData.args)
 	if err != nil {
-		msg("bad req: %v", err)
+		connMsg(os.Stderr, "bad req: %v", err)
 		stopReading(conn)
 		return false
 	}
@@ -226,25 +272,38 @@ func tryOneRequest(conn *Conn) bool {
 	// exercise: ch16-read-offset
 	conn.rbufStart += 4 + n
 	// end exercise: ch16-read-offset
+	conn.progress = true
 	return true
 }
 
-// wbufReserve makes room in wbuf for one more reply of the largest size
-// that can be sent. Unsent replies move to the front first; only a
-// backlog that still leaves no room grows the buffer, by doubling, up to
+// wbufNeed returns the capacity wbuf needs to take one more reply of the
+// largest size that can be sent: its own, if moving the unsent replies to
+// the front leaves room; else doubled as often as needed, up to
 // kMaxOutput (which canAnswer guarantees is enough).
-func wbufReserve(conn *Conn) {
+func wbufNeed(conn *Conn) int {
 	const room = 4 + proto.KMaxMsg
 	if cap(conn.wbuf)-len(conn.wbuf) >= room {
-		return
+		return cap(conn.wbuf)
 	}
 	size := max(cap(conn.wbuf), kWBufSize)
 	for size-conn.pending() < room {
 		size *= 2
 	}
+	return min(size, kMaxOutput)
+}
+
+// wbufReserve makes room in wbuf for one more reply of the largest size
+// that can be sent. Unsent replies move to the front first; only a
+// backlog that still leaves no room grows the buffer (see wbufNeed).
+func wbufReserve(conn *Conn) {
+	const room = 4 + proto.KMaxMsg
+	if cap(conn.wbuf)-len(conn.wbuf) >= room {
+		return
+	}
 	buf := conn.wbuf[:0]
-	if size > cap(conn.wbuf) {
-		buf = make([]byte, 0, min(size, kMaxOutput))
+	if size := wbufNeed(conn); size > cap(conn.wbuf) {
+		outputGrown += grown(size) - grown(cap(conn.wbuf))
+		buf = make([]byte, 0, size)
 	}
 	conn.wbuf = append(buf, conn.wbuf[conn.wbufSent:]...) // copy handles the overlap
 	conn.wbufSent = 0
@@ -256,11 +315,12 @@ func wbufReserve(conn *Conn) {
 func tryFlushBuffer(conn *Conn) bool {
 	n, err := sock.Write(conn.fd, conn.wbuf[conn.wbufSent:])
 	if err != nil && !errors.Is(err, unix.EAGAIN) {
-		msg("%v", err)
+		connMsg(os.Stderr, "%v", err)
 		conn.state = stateEnd
 		return false
 	}
 	conn.wbufSent += n
+	conn.progress = conn.progress || n > 0
 	if conn.pending() > 0 {
 		return false
 	}
@@ -269,6 +329,7 @@ func tryFlushBuffer(conn *Conn) bool {
 	conn.wbufSent = 0
 	conn.wbuf = conn.wbuf[:0]
 	if cap(conn.wbuf) > kWBufSize {
+		outputGrown -= grown(cap(conn.wbuf))
 		conn.wbuf = make([]byte, 0, kWBufSize)
 	}
 	if conn.state == stateClose {

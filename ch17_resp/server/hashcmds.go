@@ -16,23 +16,23 @@ const maxExpireMs = 1<<48 - 1
 // lookupHash finds key. It returns nil if there is no such key, and
 // wrongType if the key holds something other than a hash.
 func lookupHash(key string) (ent *Entry, wrongType bool) {
-	node := gData.db.Lookup(&lookupKey(key).node, entryEq)
-	if node == nil {
+	ent = lookupEntry(key)
+	if ent == nil {
 		return nil, false
 	}
-	return node.Owner, node.Owner.typ() != tHash
+	return ent, ent.typ() != tHash
 }
 
 // hashForWrite finds the hash at key, creating an empty one if the key is
 // new. hashDone removes it again if the command leaves it empty.
 func hashForWrite(key string) (ent *Entry, wrongType bool) {
-	k := lookupKey(key)
-	if node := gData.db.Lookup(&k.node, entryEq); node != nil {
-		return node.Owner, node.Owner.typ() != tHash
+	if ent = lookupEntry(key); ent != nil {
+		return ent, ent.typ() != tHash
 	}
-	k.hash = &hashValue{timerIdx: -1}
-	gData.db.Insert(&k.node)
-	return k, false
+	ent = newEntry(key, nil)
+	ent.obj = &object{hash: &hashValue{timerIdx: -1}}
+	insertEntry(ent)
+	return ent, false
 }
 
 // hashDone runs after every command that touched a hash: a hash with no
@@ -40,8 +40,8 @@ func hashForWrite(key string) (ent *Entry, wrongType bool) {
 // hash's timer is moved to its earliest field expiry (any command may have
 // changed it, if only by reclaiming an expired field).
 func hashDone(ent *Entry, now uint64) {
-	if ent.hash.Len(now) == 0 {
-		gData.db.Pop(&ent.node, hnodeSame)
+	if ent.obj.hash.Len(now) == 0 {
+		removeEntry(ent)
 		entryDel(ent)
 		return
 	}
@@ -52,12 +52,12 @@ func hashDone(ent *Entry, now uint64) {
 // hash's earliest field expiry, or removes it when no field has one, so
 // active expiry never visits a hash without volatile fields.
 func hashTimerUpdate(ent *Entry) {
-	at, ok := ent.hash.NextExpiry()
+	at, ok := ent.obj.hash.NextExpiry()
 	switch {
 	case ok:
-		heap.Upsert(&gData.fieldHeap, ent.hash.timerIdx, heap.HeapItem[Entry]{Val: at, Ref: &ent.hash.timerIdx, Owner: ent})
-	case ent.hash.timerIdx != -1:
-		heap.Delete(&gData.fieldHeap, ent.hash.timerIdx)
+		heap.Upsert(&gData.fieldHeap, int(ent.obj.hash.timerIdx), heap.HeapItem[Entry]{Val: at, Owner: ent}, fieldIdx)
+	case ent.obj.hash.timerIdx != -1:
+		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
 	}
 }
 
@@ -204,7 +204,7 @@ func doHSet(cmd []string, out []byte) []byte {
 	now := getUnixMs()
 	added := int64(0)
 	for i := 2; i < len(cmd); i += 2 {
-		if ent.hash.Set(now, cmd[i], cmd[i+1]) {
+		if ent.obj.hash.Set(now, cmd[i], cmd[i+1]) {
 			added++
 		}
 	}
@@ -222,7 +222,7 @@ func doHGet(cmd []string, out []byte) []byte {
 		return proto.OutNil(out)
 	}
 	now := getUnixMs()
-	val, ok := ent.hash.Get(now, cmd[2])
+	val, ok := ent.obj.hash.Get(now, cmd[2])
 	hashDone(ent, now)
 	if !ok {
 		return proto.OutNil(out)
@@ -242,7 +242,7 @@ func doHDel(cmd []string, out []byte) []byte {
 	now := getUnixMs()
 	removed := int64(0)
 	for _, f := range cmd[2:] {
-		if ent.hash.Delete(now, f) {
+		if ent.obj.hash.Delete(now, f) {
 			removed++
 		}
 	}
@@ -260,7 +260,7 @@ func doHLen(cmd []string, out []byte) []byte {
 		return proto.OutInt(out, 0)
 	}
 	now := getUnixMs()
-	n := ent.hash.Len(now)
+	n := ent.obj.hash.Len(now)
 	hashDone(ent, now)
 	return proto.OutInt(out, int64(n))
 }
@@ -275,7 +275,7 @@ func doHExists(cmd []string, out []byte) []byte {
 		return proto.OutInt(out, 0)
 	}
 	now := getUnixMs()
-	ok := ent.hash.Exists(now, cmd[2])
+	ok := ent.obj.hash.Exists(now, cmd[2])
 	hashDone(ent, now)
 	if !ok {
 		return proto.OutInt(out, 0)
@@ -293,7 +293,13 @@ func doHGetAll(cmd []string, out []byte) []byte {
 		return proto.OutArr(out, 0)
 	}
 	now := getUnixMs()
-	pairs := ent.hash.GetAll(now)
+	// Each field takes at least 10 bytes of the reply (two tags and
+	// lengths): refuse a reply that cannot fit before collecting it.
+	if 5+10*ent.obj.hash.Len(now) > kMaxReply {
+		hashDone(ent, now)
+		return outTooBig(out)
+	}
+	pairs := ent.obj.hash.GetAll(now)
 	hashDone(ent, now)
 	out = proto.OutArr(out, uint32(2*len(pairs)))
 	for _, p := range pairs {
@@ -310,11 +316,15 @@ func perField(out []byte, key string, fields []string, now uint64, each func(h *
 	if wrongType {
 		return proto.OutErr(out, proto.ErrType, "expect hash")
 	}
+	// The reply's size is known: refuse it before changing anything.
+	if 5+9*len(fields) > kMaxReply {
+		return outTooBig(out)
+	}
 	out = proto.OutArr(out, uint32(len(fields)))
 	for _, f := range fields {
 		v := int64(hashes.NoField)
 		if ent != nil {
-			v = each(&ent.hash.Hash, f)
+			v = each(&ent.obj.hash.Hash, f)
 		}
 		out = proto.OutInt(out, v)
 	}
@@ -399,7 +409,7 @@ func doHSetEx(cmd []string, out []byte) []byte {
 		return proto.OutErr(out, proto.ErrType, "expect hash")
 	}
 	for i := 0; i < len(o.fields) && (o.fnx || o.fxx); i += 2 {
-		if ent.hash.Exists(now, o.fields[i]) != o.fxx {
+		if ent.obj.hash.Exists(now, o.fields[i]) != o.fxx {
 			hashDone(ent, now)
 			return proto.OutInt(out, 0)
 		}
@@ -408,11 +418,11 @@ func doHSetEx(cmd []string, out []byte) []byte {
 		f, v := o.fields[i], o.fields[i+1]
 		switch {
 		case o.keepTTL:
-			ent.hash.SetKeepTTL(now, f, v)
+			ent.obj.hash.SetKeepTTL(now, f, v)
 		case o.hasAt:
-			ent.hash.SetExpireAt(now, f, v, o.at)
+			ent.obj.hash.SetExpireAt(now, f, v, o.at)
 		default:
-			ent.hash.Set(now, f, v)
+			ent.obj.hash.Set(now, f, v)
 		}
 	}
 	hashDone(ent, now)
@@ -432,11 +442,17 @@ func doHGetEx(cmd []string, out []byte) []byte {
 	if wrongType {
 		return proto.OutErr(out, proto.ErrType, "expect hash")
 	}
+	if hgetexReplySize(ent, o, now) > kMaxReply {
+		if ent != nil {
+			hashDone(ent, now) // reading may have reclaimed expired fields
+		}
+		return outTooBig(out) // and no expiry was changed
+	}
 	out = proto.OutArr(out, uint32(len(o.fields)))
 	for _, f := range o.fields {
 		val, ok := "", false
 		if ent != nil {
-			val, ok = ent.hash.Get(now, f)
+			val, ok = ent.obj.hash.Get(now, f)
 		}
 		if !ok {
 			out = proto.OutNil(out)
@@ -445,13 +461,39 @@ func doHGetEx(cmd []string, out []byte) []byte {
 		out = proto.OutStr(out, val)
 		switch {
 		case o.persist:
-			ent.hash.Persist(now, f)
+			ent.obj.hash.Persist(now, f)
 		case o.hasAt:
-			ent.hash.Expire(now, f, o.at, hashes.Always)
+			ent.obj.hash.Expire(now, f, o.at, hashes.Always)
 		}
 	}
 	if ent != nil {
 		hashDone(ent, now)
 	}
 	return out
+}
+
+// hgetexReplySize returns the size of hgetex's reply without changing any
+// expiry, so that a reply too big to send can be refused first. A field the
+// command deletes (a time not in the future) reads as nil if named again.
+func hgetexReplySize(ent *Entry, o hashOpts, now uint64) int {
+	size := 5
+	var deleted map[string]bool
+	for _, f := range o.fields {
+		size++
+		if ent == nil || deleted[f] {
+			continue
+		}
+		val, ok := ent.obj.hash.Get(now, f)
+		if !ok {
+			continue
+		}
+		size += 4 + len(val)
+		if o.hasAt && o.at <= now {
+			if deleted == nil {
+				deleted = map[string]bool{}
+			}
+			deleted[f] = true
+		}
+	}
+	return size
 }

@@ -12,7 +12,7 @@ func addMembers(key string, n int) *Entry {
 	for i := 0; i < n; i++ {
 		run("zadd", key, fmt.Sprint(i), fmt.Sprintf("m%d", i))
 	}
-	return gData.db.Lookup(&lookupKey(key).node, entryEq).Owner
+	return lookupEntry(key)
 }
 
 // busyPool returns a pool whose 4 workers are all held until release is
@@ -47,19 +47,19 @@ func TestLargeZSetTornDownOnPool(t *testing.T) {
 			if how == "expiry" {
 				processTimers()
 			}
-			if gData.db.Size() != 0 {
-				t.Fatalf("%d keys left after deleting both", gData.db.Size())
+			if gData.db.Len() != 0 {
+				t.Fatalf("%d keys left after deleting both", gData.db.Len())
 			}
-			if small.zset.Len() != 0 {
-				t.Errorf("the set at the limit was not torn down inline: %d members left", small.zset.Len())
+			if small.obj.zset.Len() != 0 {
+				t.Errorf("the set at the limit was not torn down inline: %d members left", small.obj.zset.Len())
 			}
-			if large.zset.Len() != kLargeContainerSize+1 {
-				t.Errorf("the large set was torn down inline, not queued: %d members left", large.zset.Len())
+			if large.obj.zset.Len() != kLargeContainerSize+1 {
+				t.Errorf("the large set was torn down inline, not queued: %d members left", large.obj.zset.Len())
 			}
 			release()
 			tp.Close() // waits for the queued teardown
-			if large.zset.Len() != 0 {
-				t.Errorf("the pool did not tear down the large set: %d members left", large.zset.Len())
+			if large.obj.zset.Len() != 0 {
+				t.Errorf("the pool did not tear down the large set: %d members left", large.obj.zset.Len())
 			}
 		})
 	}
@@ -73,7 +73,7 @@ func TestLargeZSetTornDownOnPool(t *testing.T) {
 // delete does.
 func BenchmarkDeleteLargeZSet(b *testing.B) {
 	resetData(b)
-	members := addMembers("big", 1_000_000).zset
+	members := addMembers("big", 1_000_000).obj.zset
 	for _, mode := range []string{"inline", "pool"} {
 		b.Run(mode, func(b *testing.B) {
 			gData.tp = threadpool.New(4)
@@ -81,7 +81,7 @@ func BenchmarkDeleteLargeZSet(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				handle := *members // the same nodes, under a new header
-				ent := &Entry{zset: &handle, heapIdx: -1}
+				ent := &Entry{obj: &object{zset: &handle}, heapIdx: -1}
 				if mode == "inline" {
 					entryDestroy(ent)
 				} else {

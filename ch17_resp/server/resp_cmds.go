@@ -44,7 +44,7 @@ func init() {
 		"config":  {-2, respConfig},
 		// The key space.
 		"dbsize": {1, func(st *respState, args [][]byte, out []byte) []byte {
-			return resp.AppendInt(out, int64(gData.db.Size()))
+			return resp.AppendInt(out, int64(gData.db.Len()))
 		}},
 		"flushall": {-1, respFlushAll},
 		"flushdb":  {-1, respFlushAll},
@@ -537,7 +537,7 @@ func respZCard(st *respState, args [][]byte, out []byte) []byte {
 	if ent == nil {
 		return resp.AppendInt(out, 0)
 	}
-	return resp.AppendInt(out, int64(ent.zset.Len()))
+	return resp.AppendInt(out, int64(ent.obj.zset.Len()))
 }
 
 // parseScoreBound reads a ZRANGE BYSCORE bound: a number, "(" and a
@@ -593,17 +593,17 @@ func respZRange(st *respState, args [][]byte, out []byte) []byte {
 		if ent == nil || offset < 0 {
 			return resp.AppendArray(out, 0)
 		}
-		node := ent.zset.SeekGE(lo, "")
+		node := ent.obj.zset.SeekGE(lo, "")
 		for loEx && node != nil && node.Score() == lo {
-			node = ent.zset.Offset(node, +1)
+			node = ent.obj.zset.Offset(node, +1)
 		}
 		if node != nil && offset > 0 {
-			node = ent.zset.Offset(node, offset)
+			node = ent.obj.zset.Offset(node, offset)
 		}
 		for node != nil && (node.Score() < hi || !hiEx && node.Score() == hi) &&
 			(count < 0 || int64(len(nodes)) < count) {
 			nodes = append(nodes, node)
-			node = ent.zset.Offset(node, +1)
+			node = ent.obj.zset.Offset(node, +1)
 		}
 	} else {
 		start, err1 := strconv.ParseInt(string(args[2]), 10, 64)
@@ -618,7 +618,7 @@ func respZRange(st *respState, args [][]byte, out []byte) []byte {
 		if ent == nil {
 			return resp.AppendArray(out, 0)
 		}
-		n := int64(ent.zset.Len())
+		n := int64(ent.obj.zset.Len())
 		if start < 0 {
 			start = max(n+start, 0)
 		}
@@ -627,10 +627,10 @@ func respZRange(st *respState, args [][]byte, out []byte) []byte {
 		}
 		stop = min(stop, n-1)
 		if start <= stop {
-			node := ent.zset.Offset(ent.zset.SeekGE(math.Inf(-1), ""), start)
+			node := ent.obj.zset.Offset(ent.obj.zset.SeekGE(math.Inf(-1), ""), start)
 			for ; node != nil && start <= stop; start++ {
 				nodes = append(nodes, node)
-				node = ent.zset.Offset(node, +1)
+				node = ent.obj.zset.Offset(node, +1)
 			}
 		}
 	}

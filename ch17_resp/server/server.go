@@ -33,10 +33,13 @@ func Main(args []string) int {
 	idle := fs.Duration("idle-timeout", 5*time.Second, "close connections idle for this `long`")
 	gcPercent := fs.Int("gc-percent", 25, "let the heap grow this `percent` past the live data between garbage collections (as GOGC; Go's default is 100)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to `file` until the server exits (for go tool pprof)")
+	logConnsFlag := fs.Bool("log-conns", false, "log a line for every connection that ends (hangs up, breaks the protocol, is idle too long)")
+	maxOutputMB := fs.Int("max-output-mb", maxOutputTotal>>20, "let replies waiting for slow readers grow the connections' buffers by at most this many `MiB` in all")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-resp-addr host:port] [-idle-timeout duration] [-gc-percent n] [-cpuprofile file]")
+		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-resp-addr host:port] [-idle-timeout duration] [-gc-percent n] [-max-output-mb n] [-log-conns] [-cpuprofile file]")
 		fs.PrintDefaults()
 	}
+	defer logFlush(time.Second)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -68,6 +71,13 @@ func Main(args []string) int {
 		fs.Usage()
 		return 2
 	}
+	if *maxOutputMB < 0 || *maxOutputMB > 1<<20 {
+		msg("server: -max-output-mb must be between 0 and 1048576")
+		fs.Usage()
+		return 2
+	}
+	maxOutputTotal = *maxOutputMB << 20
+	logConns = *logConnsFlag
 	// The garbage collector lets the heap grow by this percentage of the
 	// live data before it collects again. Go's default, 100, lets a server
 	// holding 1 GiB of keys take 2 GiB. This server allocates next to
@@ -117,20 +127,18 @@ func Main(args []string) int {
 	return 0
 }
 
-// msg logs one line to stderr, like the book's msg().
-func msg(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, format+"\n", args...)
-}
-
 // exitOnSignal ends the process with status 0 on SIGINT or SIGTERM, after
 // calling atExit. The kernel closes every socket of an exiting process, so
-// there is nothing else to tear down by hand.
+// there is nothing else to tear down by hand. SIGHUP (the terminal went
+// away) ends it the same way, with a log line, rather than killing it
+// silently.
 func exitOnSignal(atExit func()) {
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		msg("%v: shutting down", <-sigs)
 		atExit()
+		logFlush(time.Second)
 		os.Exit(0)
 	}()
 }
@@ -172,7 +180,27 @@ func serve(fd int) error {
 	}
 
 	events := make([]unix.EpollEvent, kMaxEvents)
+	listenerWatched := true
 	for {
+		// While accepting is paused the listening socket is not watched:
+		// it stays readable, and would wake the loop at once.
+		// Both listeners pause together: they draw on the same descriptors.
+		if watch := !acceptPaused(); watch != listenerWatched {
+			for _, lfd := range []int{fd, respListenFd} {
+				if lfd < 0 {
+					continue // no RESP listener
+				}
+				ev := unix.EpollEvent{Fd: int32(lfd)}
+				if watch {
+					ev.Events = unix.EPOLLIN
+				}
+				if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_MOD, lfd, &ev); err != nil {
+					return os.NewSyscallError("epoll_ctl", err)
+				}
+			}
+			listenerWatched = watch
+		}
+
 		// Sleep no longer than until the nearest timer is due.
 		n, err := unix.EpollWait(epfd, events, nextTimerMs())
 		if err == unix.EINTR {
@@ -259,22 +287,20 @@ func connPut(fd2conn *[]*Conn, conn *Conn) {
 // duplicates these fds (no dup, no fork), so no EPOLL_CTL_DEL is needed.
 func connDone(conn *Conn) {
 	gData.fd2conn[conn.fd] = nil
+	outputGrown -= grown(cap(conn.wbuf))
 	unix.Close(conn.fd)
 	conn.idleList.Detach()
 }
 
-// acceptNewConn accepts one connection and starts it reading requests.
+// acceptNewConn accepts every pending connection (see acceptAll).
 func acceptNewConn(fd int) {
-	connfd, err := sock.Accept(fd)
-	if err != nil {
-		msg("%v", err)
-		return
-	}
-	if err := sock.SetNonblock(connfd); err != nil {
-		msg("%v", err)
-		unix.Close(connfd)
-		return
-	}
+	acceptAll(fd, func(connfd int) { startConn(connfd, fd == respListenFd) })
+}
+
+// startConn starts a newly accepted connection reading requests. It came
+// from accept4 already nonblocking (see acceptAll); resp says it came from
+// the RESP listener.
+func startConn(connfd int, resp bool) {
 	// Send replies as soon as they are written. With Nagle's algorithm on,
 	// the kernel holds back a small segment while an earlier one is
 	// unacknowledged, and the client, which has nothing to send until it
@@ -286,7 +312,7 @@ func acceptNewConn(fd int) {
 		return
 	}
 	conn := newConn(connfd)
-	if fd == respListenFd {
+	if resp {
 		conn.resp = newRESPState()
 	}
 	// Register the connection once; connWatch changes its events later.

@@ -1,11 +1,9 @@
 package server
 
 import (
-	"fmt"
 	"math"
+	"os"
 	"time"
-
-	"example.com/byor/ch17_resp/hashtable"
 )
 
 // idleTimeoutMs is how long a connection may stay silent before the server
@@ -57,6 +55,9 @@ func nextTimerMs() int {
 		}
 		nextUs = min(nextUs, dueUs)
 	}
+	if gAccept.pausedUntil != 0 {
+		nextUs = min(nextUs, gAccept.pausedUntil) // resume accepting
+	}
 	if nextUs == math.MaxUint64 {
 		return 10000 // no timers; any timeout will do
 	}
@@ -78,14 +79,14 @@ func processTimers() {
 		if nextUs >= nowUs {
 			break
 		}
-		fmt.Printf("removing idle connection: %d\n", next.fd)
+		connMsg(os.Stdout, "removing idle connection: %d", next.fd)
 		connDone(next)
 	}
 
 	nworks := 0
 	for ; nworks < kMaxWorks && len(gData.heap) > 0 && gData.heap[0].Val < nowUs; nworks++ {
 		ent := gData.heap[0].Owner
-		gData.db.Pop(&ent.node, hnodeSame)
+		removeEntry(ent)
 		entryDel(ent)
 	}
 
@@ -95,10 +96,10 @@ func processTimers() {
 	nowMs := getUnixMs()
 	for nworks < kMaxWorks && len(gData.fieldHeap) > 0 && gData.fieldHeap[0].Val < nowMs {
 		ent := gData.fieldHeap[0].Owner
-		removed := ent.hash.ExpireSome(nowMs, kMaxWorks-nworks)
+		removed := ent.obj.hash.ExpireSome(nowMs, kMaxWorks-nworks)
 		nworks += removed
-		if ent.hash.StoredLen() == 0 {
-			gData.db.Pop(&ent.node, hnodeSame)
+		if ent.obj.hash.StoredLen() == 0 {
+			removeEntry(ent)
 			entryDel(ent)
 		} else {
 			hashTimerUpdate(ent)
@@ -115,10 +116,4 @@ func processTimers() {
 // getMonotonicUsec, it reads the clock without a system call.
 func getUnixMs() uint64 {
 	return uint64(time.Now().UnixMilli())
-}
-
-// hnodeSame matches a node only with itself: the expiring entry is already
-// in hand, so there is no need to compare keys.
-func hnodeSame(lhs, rhs *hashtable.HNode[Entry]) bool {
-	return lhs == rhs
 }

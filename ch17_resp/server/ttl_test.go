@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"example.com/byor/ch17_resp/hashtable"
 	"example.com/byor/ch17_resp/proto"
 	"example.com/byor/ch17_resp/threadpool"
 )
@@ -12,7 +11,7 @@ import (
 // resetData empties the server's global state, with a new thread pool
 // that is closed when the test or benchmark ends.
 func resetData(tb testing.TB) {
-	gData.db = hashtable.HMap[Entry]{}
+	gData.db = newKeySpace()
 	gData.fd2conn = nil
 	gData.idleList.Init()
 	gData.heap = nil
@@ -43,13 +42,13 @@ func TestMassExpiryIsBounded(t *testing.T) {
 		run("pexpire", key, "0") // due now
 	}
 	run("set", "keeper", "v")
-	if got := gData.db.Size(); got != n+1 {
+	if got := gData.db.Len(); got != n+1 {
 		t.Fatalf("db holds %d keys, want %d", got, n+1)
 	}
 
 	for left := n; left > 0; {
 		processTimers()
-		removed := left - (gData.db.Size() - 1)
+		removed := left - (gData.db.Len() - 1)
 		want := min(kMaxWorks, left)
 		if removed != want {
 			t.Fatalf("one processTimers call removed %d keys, want %d (with %d due)", removed, want, left)
@@ -87,8 +86,8 @@ func TestDeleteRemovesTimer(t *testing.T) {
 		t.Fatalf("heap holds %d timers, want 33", len(gData.heap))
 	}
 	for pos, item := range gData.heap {
-		if *item.Ref != pos || item.Owner.heapIdx != pos {
-			t.Fatalf("timer at %d has back-index %d", pos, *item.Ref)
+		if int(item.Owner.heapIdx) != pos {
+			t.Fatalf("timer at %d has back-index %d", pos, item.Owner.heapIdx)
 		}
 		if pos > 0 && gData.heap[(pos-1)/2].Val > item.Val {
 			t.Fatalf("heap order broken at %d", pos)

@@ -29,7 +29,11 @@ func ParseAddr(addr string) (*unix.SockaddrInet4, error) {
 
 // Listen creates a TCP socket listening on sa: socket, SO_REUSEADDR (so a
 // restarted server can bind again at once), bind, listen.
+// It first has the Go runtime set up its poller (see StartRuntimePoller).
 func Listen(sa *unix.SockaddrInet4) (int, error) {
+	if err := StartRuntimePoller(); err != nil {
+		return -1, err
+	}
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
 	if err != nil {
 		return -1, os.NewSyscallError("socket", err)
@@ -72,6 +76,22 @@ func Accept(fd int) (int, error) {
 		}
 		if err != nil {
 			return -1, os.NewSyscallError("accept", err)
+		}
+		return connfd, nil
+	}
+}
+
+// AcceptNonblock is Accept for an event loop: the new socket comes back
+// already nonblocking and close-on-exec, set by accept4(2) in the same
+// system call instead of two fcntl calls afterwards (SetNonblock).
+func AcceptNonblock(fd int) (int, error) {
+	for {
+		connfd, _, err := unix.Accept4(fd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return -1, os.NewSyscallError("accept4", err)
 		}
 		return connfd, nil
 	}
