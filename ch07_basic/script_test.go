@@ -1,7 +1,6 @@
 package chapter_test
 
 import (
-	"regexp"
 	"testing"
 
 	"example.com/byor/testkit"
@@ -21,15 +20,3 @@ func TestMain(m *testing.M) {
 func TestScripts(t *testing.T) {
 	testkit.Run(t, "testdata/script")
 }
-
-// startTestServer starts the chapter's server for a Go test that talks to
-// it over a socket, and stops it when the test ends.
-func startTestServer(t *testing.T, args ...string) testServer {
-	return testServer{testkit.StartTestServer(t, args...)}
-}
-
-// testServer is a running server, with the lower-case waitLog the chapter's
-// older tests call.
-type testServer struct{ *testkit.Server }
-
-func (s testServer) waitLog(re *regexp.Regexp) error { return s.WaitLog(re) }

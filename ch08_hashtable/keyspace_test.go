@@ -3,13 +3,15 @@ package chapter_test
 import (
 	"fmt"
 	"testing"
+
+	"example.com/byor/testkit"
 )
 
 // TestManyKeys drives enough keys through the server for its hashtable to
 // resize many times, pipelining requests in batches, and checks every key
 // reads back right before and after half of them are deleted.
 func TestManyKeys(t *testing.T) {
-	srv := startTestServer(t)
+	srv := testkit.StartTestServer(t)
 	c := dialRaw(t, srv.Addr)
 	const n = 20000
 	key := func(i int) string { return fmt.Sprintf("key:%d", i) }

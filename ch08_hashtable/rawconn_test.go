@@ -2,17 +2,15 @@ package chapter_test
 
 import (
 	"encoding/binary"
-	"errors"
 	"io"
 	"net"
-	"syscall"
 	"testing"
 	"time"
 )
 
 // Helpers for the tests that talk to the server over plain sockets. The
-// checks of bad input, pipelining and partial reads and writes that used
-// to live here are the conformance runner's now (go run ./tools/conform).
+// checks of bad input, pipelining and partial reads and writes are the
+// conformance runner's (go run ./tools/conform), run against every chapter.
 
 // dialRaw connects to the server; every read and write gives up after 10s.
 func dialRaw(t *testing.T, addr string) net.Conn {
@@ -47,16 +45,6 @@ func expectReply(t *testing.T, c net.Conn, want string) {
 	}
 }
 
-// expectClosed checks that the server closes the connection without
-// sending anything more.
-func expectClosed(t *testing.T, c net.Conn) {
-	t.Helper()
-	n, err := c.Read(make([]byte, 1))
-	if n != 0 || !(errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
-		t.Fatalf("read after bad input = %d, %v; want the connection closed", n, err)
-	}
-}
-
 // req frames a command the way the client does. It is written out here,
 // rather than taken from package proto, so the tests check the protocol
 // and not the code under test.
@@ -72,27 +60,4 @@ func req(cmd ...string) []byte {
 // res is the body of a reply with status code and data.
 func res(code uint32, data string) string {
 	return string(binary.LittleEndian.AppendUint32(nil, code)) + data
-}
-
-// exchange sends one command and checks the reply body.
-func exchange(t *testing.T, c net.Conn, want string, cmd ...string) {
-	t.Helper()
-	if _, err := c.Write(req(cmd...)); err != nil {
-		t.Fatal(err)
-	}
-	expectReply(t, c, want)
-}
-
-// le32 is a 4-byte little-endian integer.
-func le32(n uint32) []byte {
-	return binary.LittleEndian.AppendUint32(nil, n)
-}
-
-// concat joins byte slices.
-func concat(parts ...[]byte) []byte {
-	var out []byte
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
 }

@@ -3,13 +3,15 @@ package chapter_test
 import (
 	"fmt"
 	"testing"
+
+	"example.com/byor/testkit"
 )
 
 // TestManyKeys drives enough keys through the server for its hashtable to
 // resize many times, pipelining requests in batches, and checks every key
 // reads back right before and after half of them are deleted.
 func TestManyKeys(t *testing.T) {
-	srv := startTestServer(t)
+	srv := testkit.StartTestServer(t)
 	c := dialRaw(t, srv.Addr)
 	const n = 20000
 	key := func(i int) string { return fmt.Sprintf("key:%d", i) }
@@ -58,7 +60,7 @@ func TestManyKeys(t *testing.T) {
 // TestKeysTooBig: keys answers with every key while the reply fits in one
 // message, and with the error "response is too big" once it would not.
 func TestKeysTooBig(t *testing.T) {
-	srv := startTestServer(t)
+	srv := testkit.StartTestServer(t)
 	c := dialRaw(t, srv.Addr)
 	// Each key costs 1+4+8 bytes in the reply; 5 bytes of array header and
 	// 4 of message header leave room for 314 of them in 4096 bytes.

@@ -11,8 +11,8 @@ import (
 )
 
 // Helpers for the tests that talk to the server over plain sockets. The
-// checks of bad input, pipelining and partial reads and writes that used
-// to live here are the conformance runner's now (go run ./tools/conform).
+// checks of bad input, pipelining and partial reads and writes are the
+// conformance runner's (go run ./tools/conform), run against every chapter.
 
 // dialRaw connects to the server; every read and write gives up after 10s.
 func dialRaw(t *testing.T, addr string) net.Conn {
@@ -99,13 +99,4 @@ func exchange(t *testing.T, c net.Conn, want string, cmd ...string) {
 // le32 is a 4-byte little-endian integer.
 func le32(n uint32) []byte {
 	return binary.LittleEndian.AppendUint32(nil, n)
-}
-
-// concat joins byte slices.
-func concat(parts ...[]byte) []byte {
-	var out []byte
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
 }

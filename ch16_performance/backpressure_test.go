@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"example.com/byor/testkit"
 )
 
 // vmRSS reads a process's resident memory, in bytes, from /proc.
@@ -66,7 +68,7 @@ func raceEnabled() bool {
 // progress at all for that long is closed, as any idle client is. It is
 // set here well above the time the client stalls.
 func TestNeverReadingClient(t *testing.T) {
-	srv := startTestServer(t, "-idle-timeout", "60s")
+	srv := testkit.StartTestServer(t, "-idle-timeout", "60s")
 	pid := srv.Pid()
 	val := strings.Repeat("v", 4000)
 	other := dialRaw(t, srv.Addr)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"example.com/byor/testkit"
 )
 
 // TestMemoryPerKey loads the server with a million keys, each set to a
@@ -36,7 +38,7 @@ func TestMemoryPerKey(t *testing.T) {
 		t.Skip("the race detector's shadow memory swamps the figure")
 	}
 	const keys, limit = 1_000_000, 120
-	srv := startTestServer(t, "-idle-timeout", "60s")
+	srv := testkit.StartTestServer(t, "-idle-timeout", "60s")
 	pid := srv.Pid()
 	c := dialRaw(t, srv.Addr)
 	c.SetDeadline(time.Now().Add(2 * time.Minute))

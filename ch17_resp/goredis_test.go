@@ -10,14 +10,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
+
+	"example.com/byor/testkit"
 )
 
 // newGoRedis starts a server and connects go-redis, the Go client most
 // programs use, to its RESP listener, speaking RESP version proto.
 func newGoRedis(t *testing.T, proto int) *redis.Client {
 	t.Helper()
-	p := startTestServer(t)
-	addr, err := respAddr(p.Server)
+	p := testkit.StartTestServer(t)
+	addr, err := respAddr(p)
 	if err != nil {
 		t.Fatal(err)
 	}

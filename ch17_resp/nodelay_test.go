@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"example.com/byor/testkit"
 )
 
 // TestAcceptedSocketsHaveNoDelay: the server turns Nagle's algorithm off
@@ -17,7 +19,7 @@ import (
 // server's own socket for one connection with pidfd_getfd(2), which a
 // parent may use on its child, and asks it with getsockopt.
 func TestAcceptedSocketsHaveNoDelay(t *testing.T) {
-	srv := startTestServer(t)
+	srv := testkit.StartTestServer(t)
 	c := dialRaw(t, srv.Addr)
 	exchange(t, c, serNil(), "set", "k", "v") // the connection is accepted
 	pid := srv.Pid()

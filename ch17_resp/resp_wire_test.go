@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"example.com/byor/testkit"
 )
 
 // respDial connects to the RESP listener of a server started for t.
-func respDial(t *testing.T, p testServer) net.Conn {
+func respDial(t *testing.T, p *testkit.Server) net.Conn {
 	t.Helper()
-	addr, err := respAddr(p.Server)
+	addr, err := respAddr(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func respExchange(t *testing.T, c net.Conn, r *bufio.Reader, send, want string) 
 // TestRESPWire checks the framing byte by byte: array and inline requests,
 // requests split across writes, pipelines, and RESP3 after HELLO 3.
 func TestRESPWire(t *testing.T) {
-	p := startTestServer(t)
+	p := testkit.StartTestServer(t)
 	c := respDial(t, p)
 	r := bufio.NewReader(c)
 
@@ -89,7 +91,7 @@ func TestRESPWire(t *testing.T) {
 // Redis's protocol error, after the replies to the requests before it,
 // and the connection is closed; the server goes on serving others.
 func TestRESPProtocolErrors(t *testing.T) {
-	p := startTestServer(t)
+	p := testkit.StartTestServer(t)
 	tests := []struct{ send, want string }{
 		{"PING\r\n*1\r\n+PING\r\n", "+PONG\r\n-ERR Protocol error: expected '$', got '+'\r\n"},
 		{"*2\r\n$3\r\nGET\r\n$600000\r\n", "-ERR Protocol error: invalid bulk length\r\n"},
@@ -113,7 +115,7 @@ func TestRESPProtocolErrors(t *testing.T) {
 // TestRESPErrorsChangeNothing: a command answering an error leaves the
 // data as it was.
 func TestRESPErrorsChangeNothing(t *testing.T) {
-	p := startTestServer(t)
+	p := testkit.StartTestServer(t)
 	c := respDial(t, p)
 	r := bufio.NewReader(c)
 	respExchange(t, c, r, "ZADD z 1 a\r\n", ":1\r\n")
@@ -130,7 +132,7 @@ func TestRESPErrorsChangeNothing(t *testing.T) {
 // grows the connection's buffer and goes through whole; a reply over the
 // RESP reply cap is refused with an error, and the connection goes on.
 func TestRESPLargeValues(t *testing.T) {
-	p := startTestServer(t)
+	p := testkit.StartTestServer(t)
 	c := respDial(t, p)
 	r := bufio.NewReader(c)
 	big := strings.Repeat("abcdefgh", 50_000) // 400,000 bytes

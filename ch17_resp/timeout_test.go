@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	"example.com/byor/testkit"
 )
 
 // TestIdleTimeout: with a 1 s idle timeout, a silent client and one that
@@ -12,7 +14,7 @@ import (
 // margins are wide (10x for the chatty client, 3 s of waiting for a 1 s
 // timer) so a slow machine cannot turn them into failures.
 func TestIdleTimeout(t *testing.T) {
-	srv := startTestServer(t, "-idle-timeout", "1s")
+	srv := testkit.StartTestServer(t, "-idle-timeout", "1s")
 	chatty := dialRaw(t, srv.Addr)
 	silent := dialRaw(t, srv.Addr)
 	truncated := dialRaw(t, srv.Addr)

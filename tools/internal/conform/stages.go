@@ -2,7 +2,6 @@ package conform
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -129,14 +128,4 @@ func (st *Stage) Checks(cfg *Config) []Check {
 		}
 	}
 	return out
-}
-
-// sortedKeys is a helper for deterministic output.
-func sortedKeys(m map[string]bool) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
