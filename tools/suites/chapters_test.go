@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -118,6 +119,30 @@ func (c chapter) idleTimeout(d string) []string {
 	return []string{"-idle-timeout", d}
 }
 
+// extraFlags returns the flags the suites need of a server that has them,
+// as its usage text (-h) shows: -log-conns, for the per-connection lines
+// the tests count (off by default from ch16 on), and a free port for a
+// second listener (-resp-addr, ch17 on), so servers run side by side.
+func (c chapter) extraFlags(t *testing.T, srv string) []string {
+	t.Helper()
+	f, _ := usages.LoadOrStore(c.name, sync.OnceValue(func() string {
+		out, _ := exec.Command(srv, "-h").CombinedOutput() // exits 2 after usage
+		return string(out)
+	}))
+	usage := f.(func() string)()
+	var flags []string
+	if strings.Contains(usage, "-log-conns") {
+		flags = append(flags, "-log-conns")
+	}
+	if strings.Contains(usage, "-resp-addr") {
+		flags = append(flags, "-resp-addr", "127.0.0.1:0")
+	}
+	return flags
+}
+
+// usages holds each chapter's server usage text, read once per run.
+var usages sync.Map // chapter name -> func() string
+
 // start starts the chapter's server on a free loopback port and stops it
 // when the test ends, failing the test unless it exits cleanly.
 func (c chapter) start(t *testing.T, args ...string) *serverproc.Process {
@@ -131,7 +156,8 @@ func (c chapter) start(t *testing.T, args ...string) *serverproc.Process {
 		if addr, err = serverproc.FreeAddr(); err != nil {
 			t.Fatal(err)
 		}
-		p, err = serverproc.Start(append([]string{srv, "-addr", addr}, args...), addr, 20*time.Second)
+		argv := append(append([]string{srv, "-addr", addr}, c.extraFlags(t, srv)...), args...)
+		p, err = serverproc.Start(argv, addr, 20*time.Second)
 		if err == nil {
 			break
 		}
