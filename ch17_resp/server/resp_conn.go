@@ -131,15 +131,15 @@ func respFillBuffer(conn *Conn) {
 		return
 	}
 	if err != nil {
-		msg("%v", err)
+		connMsg(os.Stderr, "%v", err)
 		conn.state = stateEnd
 		return
 	}
 	if n == 0 {
 		if len(st.buf) > 0 {
-			msg("unexpected EOF")
+			connMsg(os.Stderr, "unexpected EOF")
 		} else {
-			msg("EOF")
+			connMsg(os.Stderr, "EOF")
 		}
 		stopReading(conn)
 		return
@@ -181,7 +181,7 @@ func respOneRequest(conn *Conn) bool {
 // does, and ends the connection once the replies before it are sent: the
 // rest of the input cannot be framed.
 func respProtocolError(conn *Conn, text string) {
-	msg("bad RESP request: %s", text)
+	connMsg(os.Stderr, "bad RESP request: %s", text)
 	conn.wbuf = resp.AppendError(conn.wbuf, "ERR Protocol error: "+text)
 	stopReading(conn)
 }

@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -161,22 +162,47 @@ func TestClosedLogDoesNotKill(t *testing.T) {
 	}
 }
 
-// TestConnectionLinesOffByDefault: chapter 16 logs nothing per connection
-// unless asked to with -log-conns.
+// TestConnectionLinesOffByDefault: from chapter 16 on, the server logs
+// nothing per connection unless asked to with -log-conns: not for clients
+// that hang up, go idle or (on ch17's RESP listener) break the protocol.
 func TestConnectionLinesOffByDefault(t *testing.T) {
-	p := startServer(t, "ch16_performance", 0, "-idle-timeout", "100ms")
-	if err := churn(p.Addr, 50); err != nil {
-		t.Fatal(err)
-	}
-	idle := dial(t, p.Addr)
-	idle.do("get", "k")
-	time.Sleep(500 * time.Millisecond)
-	if err := p.Stop(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(p.Stderr()+p.Stdout()), "\n") {
-		if !strings.HasPrefix(line, "listening on") && !strings.Contains(line, "shutting down") {
-			t.Errorf("unexpected log line %q", line)
-		}
+	for _, ch := range []string{"ch16_performance", "ch17_resp"} {
+		t.Run(ch, func(t *testing.T) {
+			p := startServer(t, ch, 0, "-idle-timeout", "100ms")
+			if err := churn(p.Addr, 50); err != nil {
+				t.Fatal(err)
+			}
+			idle := dial(t, p.Addr)
+			idle.do("get", "k")
+			if ch == "ch17_resp" {
+				addr := respAddr(t, p)
+				for _, send := range []string{"PING\r\n", "*1\r\n+PING\r\n", "*1\r\n$4\r\nPI"} {
+					c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+					if err != nil {
+						t.Fatal(err)
+					}
+					c.SetDeadline(time.Now().Add(30 * time.Second))
+					io.WriteString(c, send)
+					if strings.HasSuffix(send, "\n") { // answered: wait for it
+						io.ReadAtLeast(c, make([]byte, 64), 1)
+					}
+					c.Close()
+				}
+				c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close() // left idle, to be timed out
+			}
+			time.Sleep(500 * time.Millisecond)
+			if err := p.Stop(5 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(p.Stderr()+p.Stdout()), "\n") {
+				if !strings.HasPrefix(line, "listening ") && !strings.Contains(line, "shutting down") {
+					t.Errorf("unexpected log line %q", line)
+				}
+			}
+		})
 	}
 }

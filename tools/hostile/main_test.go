@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -70,7 +72,7 @@ func startServer(t *testing.T, ch string, nofile uint64, args ...string) *server
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := append([]string{bin, "-addr", addr}, args...)
+	argv := append(append([]string{bin, "-addr", addr}, respFlags(bin)...), args...)
 	p, err := serverproc.Start(argv, addr, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +89,36 @@ func startServer(t *testing.T, ch string, nofile uint64, args ...string) *server
 		}
 	}
 	return p
+}
+
+// respFlags returns, for a server with a RESP listener (ch17 on, as its
+// usage text shows), the flags that put it on a free port: servers run side
+// by side, and 6380 may be taken. See respAddr.
+func respFlags(bin string) []string {
+	f, _ := usages.LoadOrStore(bin, sync.OnceValue(func() string {
+		out, _ := exec.Command(bin, "-h").CombinedOutput() // exits 2 after usage
+		return string(out)
+	}))
+	if strings.Contains(f.(func() string)(), "-resp-addr") {
+		return []string{"-resp-addr", "127.0.0.1:0"}
+	}
+	return nil
+}
+
+// usages holds each server's usage text, read once per run.
+var usages sync.Map // server binary -> func() string
+
+// respAddr returns where a server started by startServer serves RESP,
+// which it logs before it starts accepting.
+func respAddr(t *testing.T, p *serverproc.Process) string {
+	t.Helper()
+	for _, line := range strings.Split(p.Stderr(), "\n") {
+		if addr, ok := strings.CutPrefix(line, "listening for RESP on "); ok {
+			return strings.TrimSpace(addr)
+		}
+	}
+	t.Fatalf("the server logged no RESP listener:\n%s", p.Stderr())
+	return ""
 }
 
 // client speaks the protocol of chapters 11 and later.
