@@ -139,7 +139,7 @@ func connectionIO(conn *Conn, events uint32) {
 	// request that is still incomplete are not progress: a client sending
 	// one byte every 100 ms was otherwise never idle and never dropped. So
 	// a request must arrive whole within the idle timeout.
-	if conn.progress || conn.rbufStart == conn.rbufEnd {
+	if conn.progress || conn.inputEmpty() {
 		conn.idleStart = getMonotonicUsec()
 		conn.idleList.Detach()
 		gData.idleList.InsertBefore(&conn.idleList)

@@ -174,7 +174,19 @@ func respOneRequest(conn *Conn) bool {
 	if cap(st.scratch) > kRESPBufSize {
 		st.scratch = nil // do not keep a large reply's memory per connection
 	}
+	conn.progress = true
 	return true
+}
+
+// inputEmpty reports whether the connection holds no received bytes that
+// are not handled yet: part of a request, for a connection that is still
+// sending one (see connectionIO). A RESP connection keeps them in its own
+// buffer, not in rbuf.
+func (conn *Conn) inputEmpty() bool {
+	if conn.resp != nil {
+		return conn.resp.start == len(conn.resp.buf)
+	}
+	return conn.rbufStart == conn.rbufEnd
 }
 
 // respProtocolError answers a request that cannot be parsed, as Redis
