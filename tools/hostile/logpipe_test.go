@@ -25,7 +25,7 @@ func startWithOutput(t *testing.T, ch string, stdout, stderr *os.File, args ...s
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd = exec.Command(bin, append([]string{"-addr", addr}, args...)...)
+	cmd = exec.Command(bin, append(append([]string{"-addr", addr}, respFlags(bin)...), args...)...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -91,10 +91,8 @@ func TestUnreadLogDoesNotBlock(t *testing.T) {
 			if _, err := unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
 				t.Fatal(err)
 			}
-			args := []string{"-idle-timeout", "1s"}
-			if ch == "ch16_performance" {
-				args = append(args, "-log-conns") // the lines that fill the pipe
-			}
+			// With the lines that fill the pipe.
+			args := append([]string{"-idle-timeout", "1s"}, logConnsFlag(t, ch)...)
 			addr, _, _ := startWithOutput(t, ch, w, w, args...)
 			w.Close()
 			done := make(chan error, 1)
@@ -135,10 +133,7 @@ func TestClosedLogDoesNotKill(t *testing.T) {
 				close(ready)
 				r.Close()
 			}()
-			args := []string{"-idle-timeout", "100ms"}
-			if ch == "ch16_performance" {
-				args = append(args, "-log-conns")
-			}
+			args := append([]string{"-idle-timeout", "100ms"}, logConnsFlag(t, ch)...)
 			addr, _, exited := startWithOutput(t, ch, w, w, args...)
 			w.Close()
 			<-ready
