@@ -218,6 +218,7 @@ func respWbufNeed(conn *Conn) int {
 // rest of the input cannot be framed.
 func respProtocolError(conn *Conn, text string) {
 	connMsg(os.Stderr, "bad RESP request: %s", text)
+	wbufReserve(conn) // room for the error, any growth counted
 	conn.wbuf = resp.AppendError(conn.wbuf, "ERR Protocol error: "+text)
 	stopReading(conn)
 }

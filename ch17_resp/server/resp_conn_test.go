@@ -178,3 +178,19 @@ func TestRESPTotalOutputBounded(t *testing.T) {
 		t.Fatalf("outputGrown = %d after the replies were sent, want %d", outputGrown, others)
 	}
 }
+
+// TestRESPProtocolErrorAccounted: the error answering a request that does
+// not parse, added to a full write buffer, grows it through the same
+// accounting as any reply.
+func TestRESPProtocolErrorAccounted(t *testing.T) {
+	conn, _ := newSlowRESPConn(t)
+	conn.wbuf = make([]byte, kWBufSize) // full of unsent replies
+	base := outputGrown
+	respProtocolError(conn, "expected '$', got '+'")
+	if got, want := outputGrown-base, grown(cap(conn.wbuf)); got != want || want == 0 {
+		t.Fatalf("outputGrown counts %d bytes of growth, the buffer has %d", got, want)
+	}
+	if !bytes.HasSuffix(conn.wbuf, []byte("-ERR Protocol error: expected '$', got '+'\r\n")) {
+		t.Fatalf("the error is not at the end of the buffer: %q", conn.wbuf[len(conn.wbuf)-64:])
+	}
+}
