@@ -177,6 +177,17 @@ func respOneRequest(conn *Conn) bool {
 	return true
 }
 
+// respRequestReady is requestReady for a RESP connection: whether its
+// buffer holds a whole request, or bytes the parser rejects, for the next
+// turn to handle.
+func respRequestReady(conn *Conn) bool {
+	st := conn.resp
+	cmd, _, err := resp.ParseRequest(st.buf[st.start:], gData.args)
+	gData.args = cmd
+	clear(cmd) // keep no pointers into this connection's buffer
+	return err != resp.ErrIncomplete
+}
+
 // respProtocolError answers a request that cannot be parsed, as Redis
 // does, and ends the connection once the replies before it are sent: the
 // rest of the input cannot be framed.

@@ -25,12 +25,19 @@ func TestFloodersDoNotStallOthers(t *testing.T) {
 	testFlooders(t, "ch16_performance")
 }
 
+// TestFloodersDoNotStallOthersCh17: the same for chapter 17, which carries
+// chapter 16's event loop (its RESP listener is off here).
+func TestFloodersDoNotStallOthersCh17(t *testing.T) {
+	testFlooders(t, "ch17_resp", "-resp-addr", "")
+}
+
 // testFlooders runs the flood against chapter ch's server and fails if
-// the slowest get of the well-behaved client takes longer than the bound.
+// the slowest get of the well-behaved client takes longer than the bound;
+// args go to the server.
 // The bound is generous (the machine running the tests may be loaded); an
 // event loop that lets one connection write megabytes per turn exceeds it
 // many times over.
-func testFlooders(t *testing.T, ch string) {
+func testFlooders(t *testing.T, ch string, args ...string) {
 	const bound = 400 * time.Millisecond
 	flooders, gets, dur := 1000, 4000, 3*time.Second
 	// For measuring by hand: HOSTILE_FLOODERS=300 HOSTILE_FLOOD_GETS=8000.
@@ -40,7 +47,7 @@ func testFlooders(t *testing.T, ch string) {
 	if s := os.Getenv("HOSTILE_FLOOD_GETS"); s != "" {
 		gets, _ = strconv.Atoi(s)
 	}
-	p := startServer(t, ch, 0)
+	p := startServer(t, ch, 0, args...)
 	c := dial(t, p.Addr)
 	c.do("set", "big", strings.Repeat("v", 4000))
 	c.do("set", "small", "v")
