@@ -213,8 +213,8 @@ func requestReady(conn *Conn) bool {
 // replies with one write. A client may send many requests without waiting
 // for replies (pipelining), so one read can bring many requests.
 func serveRequests(conn *Conn) {
-	made := 0 // reply bytes made this turn
 	// exercise: ch16-batched-replies
+	made := 0 // reply bytes made this turn
 	for sent := true; ; {
 		// Answer requests while the output allows, and this turn's share
 		// (kMaxTurn) is not spent. Any left over wait in rbuf, and the
