@@ -137,11 +137,10 @@ func (conn *Conn) canAnswer() bool {
 func connectionIO(conn *Conn, events uint32) {
 	conn.progress = false
 	// Read only while requests can be answered; past kMaxOutput the input
-	// waits in the kernel. An error or hang-up is found by the read or the
-	// write that follows.
-	// Requests left over from the last turn are answered first: reading
-	// now could find the client's EOF, which ends the connection before
-	// they are.
+	// waits in the kernel. Requests left over from the last turn (see
+	// kMaxTurn) are answered before any more is read: the read could find
+	// the client's EOF, which would end the connection before they are. An
+	// error or hang-up is found by the read or the write that follows.
 	if events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 && conn.canAnswer() && !requestReady(conn) {
 		tryFillBuffer(conn)
 	}
