@@ -2,6 +2,7 @@ package chapter_test
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -144,4 +145,105 @@ func TestRESPLargeValues(t *testing.T) {
 	respExchange(t, c, r, "*4\r\n$4\r\nHSET\r\n$1\r\nh\r\n$1\r\na\r\n$400000\r\n"+big+"\r\n", ":1\r\n")
 	respExchange(t, c, r, "*4\r\n$4\r\nHSET\r\n$1\r\nh\r\n$1\r\nb\r\n$400000\r\n"+big+"\r\n", ":1\r\n")
 	respExchange(t, c, r, "HGETALL h\r\nPING\r\n", "-ERR response is too big\r\n+PONG\r\n")
+}
+
+// respSetMany sets n keys named prefix+i, each of keyLen bytes or more, to
+// "v" over a RESP connection, in one pipeline.
+func respSetMany(t *testing.T, c net.Conn, r *bufio.Reader, prefix string, n, keyLen int) {
+	t.Helper()
+	var b strings.Builder
+	for i := range n {
+		k := fmt.Sprintf("%s%d", prefix, i)
+		k += strings.Repeat("x", max(0, keyLen-len(k)))
+		fmt.Fprintf(&b, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1\r\nv\r\n", len(k), k)
+	}
+	respExchange(t, c, r, b.String(), strings.Repeat("+OK\r\n", n))
+}
+
+// TestRESPManyKeys: KEYS and FLUSHALL work on a key space far larger than
+// the book's keys can list in one 4 KiB reply (it once panicked the
+// server), and KEYS refuses a reply over the RESP reply cap.
+func TestRESPManyKeys(t *testing.T) {
+	p := testkit.StartTestServer(t)
+	c := respDial(t, p)
+	r := bufio.NewReader(c)
+	const n = 1500
+	respSetMany(t, c, r, "key", n, 0)
+	respExchange(t, c, r, "DBSIZE\r\n", fmt.Sprintf(":%d\r\n", n))
+
+	if _, err := io.WriteString(c, "KEYS *\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := r.ReadString('\n')
+	if err != nil || line != fmt.Sprintf("*%d\r\n", n) {
+		t.Fatalf("KEYS *: got %q (%v), want an array of %d", line, err, n)
+	}
+	seen := map[string]bool{}
+	for range n {
+		hdr, err1 := r.ReadString('\n')
+		key, err2 := r.ReadString('\n')
+		if err1 != nil || err2 != nil || !strings.HasPrefix(hdr, "$") {
+			t.Fatalf("KEYS *: bad element %q %q (%v %v)", hdr, key, err1, err2)
+		}
+		seen[strings.TrimSuffix(key, "\r\n")] = true
+	}
+	for i := range n {
+		if k := fmt.Sprintf("key%d", i); !seen[k] {
+			t.Fatalf("KEYS * misses %q", k)
+		}
+	}
+	respExchange(t, c, r, "KEYS key149?\r\n", "*10\r\n")
+	for range 10 {
+		if _, err := r.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// 600 keys of 1000 bytes: listing them is over 512 KiB.
+	respSetMany(t, c, r, "long", 600, 1000)
+	respExchange(t, c, r, "KEYS *\r\nKEYS long*\r\nKEYS key1499\r\n",
+		"-ERR response is too big\r\n-ERR response is too big\r\n*1\r\n$7\r\nkey1499\r\n")
+
+	respExchange(t, c, r, "FLUSHALL\r\nDBSIZE\r\nPING\r\n", "+OK\r\n:0\r\n+PONG\r\n")
+}
+
+// TestRESPReplyBounds: the commands of this chapter's own (ZRANGE here)
+// answer up to 512 KiB; the hash commands passed to chapter 15's code keep
+// its 4 KiB bound, as the README says: HGETALL of 408 fields is answered,
+// of 409 refused.
+func TestRESPReplyBounds(t *testing.T) {
+	p := testkit.StartTestServer(t)
+	c := respDial(t, p)
+	r := bufio.NewReader(c)
+	var zadd, hset strings.Builder
+	zadd.WriteString("ZADD z")
+	hset.WriteString("HSET h")
+	for i := range 1000 {
+		fmt.Fprintf(&zadd, " %d member%04d", i, i)
+	}
+	for i := range 408 {
+		fmt.Fprintf(&hset, " f%03d v", i)
+	}
+	respExchange(t, c, r, zadd.String()+"\r\n"+hset.String()+"\r\n", ":1000\r\n:408\r\n")
+	var want strings.Builder
+	want.WriteString("*1000\r\n")
+	for i := range 1000 {
+		fmt.Fprintf(&want, "$10\r\nmember%04d\r\n", i)
+	}
+	respExchange(t, c, r, "ZRANGE z 0 -1\r\n", want.String()) // 16 KB
+	if _, err := io.WriteString(c, "HGETALL h\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := r.ReadString('\n'); err != nil || line != "*816\r\n" {
+		t.Fatalf("HGETALL of 408 fields: got %q (%v), want *816", line, err)
+	}
+	for range 816 * 2 {
+		if _, err := r.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+	}
+	respExchange(t, c, r, "HSET h f408 v\r\nHGETALL h\r\nHLEN h\r\n", ":1\r\n-ERR response is too big\r\n:409\r\n")
 }

@@ -52,16 +52,44 @@ func MatchVary(got, want string, unordered bool) (bool, error) {
 		res = append(res, re)
 	}
 	gotLines := lines(got)
-	ok := len(gotLines) == len(res) && (got == "" || strings.HasSuffix(got, "\n"))
-	used := make([]bool, len(res))
-	for i := 0; ok && i < len(gotLines); i++ {
-		ok = false
-		for j, re := range res {
-			if !used[j] && (unordered || j == i) && re.MatchString(gotLines[i]) {
-				used[j], ok = true, true
-				break
+	if len(gotLines) != len(res) || got != "" && !strings.HasSuffix(got, "\n") {
+		return false, nil
+	}
+	if !unordered {
+		for i, re := range res {
+			if !re.MatchString(gotLines[i]) {
+				return false, nil
 			}
 		}
+		return true, nil
 	}
+	// In any order: each output line must be paired with an expected line
+	// it matches, every line once. Placeholders can make one output line
+	// fit several expected ones, so first-fit could miss a pairing that
+	// exists; augmenting paths (a bipartite matching) find it.
+	pairOf := make([]int, len(res)) // expected line -> output line, or -1
+	for j := range pairOf {
+		pairOf[j] = -1
+	}
+	var assign func(i int, seen []bool) bool
+	assign = func(i int, seen []bool) bool {
+		for j, re := range res {
+			if seen[j] || !re.MatchString(gotLines[i]) {
+				continue
+			}
+			seen[j] = true
+			if pairOf[j] < 0 || assign(pairOf[j], seen) {
+				pairOf[j] = i
+				return true
+			}
+		}
+		return false
+	}
+	for i := range gotLines {
+		if !assign(i, make([]bool, len(res))) {
+			return false, nil
+		}
+	}
+	ok := true
 	return ok, nil
 }

@@ -120,11 +120,21 @@ func (conn *Conn) pending() int {
 // canAnswer reports whether the connection may answer one more request:
 // it is still serving, a reply of any size keeps it within kMaxOutput, and
 // any growth of its buffer that takes keeps all within maxOutputTotal.
+// A RESP reply may be far larger (kRESPMaxReply): on those connections the
+// unsent replies are kept under kMaxOutput before one more is added, and a
+// connection with none unsent may take one whatever its size, or with a
+// small -max-output-mb it could answer nothing larger than its buffer.
 func (conn *Conn) canAnswer() bool {
 	if conn.state != stateReq || conn.pending()+4+proto.KMaxMsg > kMaxOutput {
 		return false
 	}
 	size := wbufNeed(conn)
+	if conn.resp != nil {
+		size = respWbufNeed(conn)
+		if conn.pending() == 0 {
+			return true
+		}
+	}
 	return size <= cap(conn.wbuf) || outputGrown+grown(size)-grown(cap(conn.wbuf)) <= maxOutputTotal
 }
 
@@ -151,7 +161,7 @@ func connectionIO(conn *Conn, events uint32) {
 	// request that is still incomplete are not progress: a client sending
 	// one byte every 100 ms was otherwise never idle and never dropped. So
 	// a request must arrive whole within the idle timeout.
-	if conn.progress || conn.rbufStart == conn.rbufEnd {
+	if conn.progress || conn.inputEmpty() {
 		conn.idleStart = getMonotonicUsec()
 		conn.idleList.Detach()
 		gData.idleList.InsertBefore(&conn.idleList)

@@ -157,7 +157,6 @@ var (
 	bSet     = []byte("set")
 	bPExpire = []byte("pexpire")
 	bPTTL    = []byte("pttl")
-	bKeys    = []byte("keys")
 	bZAdd    = []byte("zadd")
 	bZRem    = []byte("zrem")
 	bMinus1  = []byte("-1")
@@ -325,17 +324,12 @@ func respConfig(st *respState, args [][]byte, out []byte) []byte {
 	return out
 }
 
-// allKeys returns every key, from the book's keys command.
-func (st *respState) allKeys() []string {
-	st.scratch = doRequest([][]byte{bKeys}, st.scratch[:0])
-	n := int(binary.LittleEndian.Uint32(st.scratch[1:]))
-	keys := make([]string, 0, n)
-	rest := st.scratch[5:]
-	for range n {
-		sz := int(binary.LittleEndian.Uint32(rest[1:]))
-		keys = append(keys, string(rest[5:5+sz]))
-		rest = rest[5+sz:]
-	}
+// allKeys returns every key, walking the key table itself: the book's
+// keys command refuses a reply over 4 KiB, so it cannot list a key space
+// of more than a few hundred keys.
+func allKeys() []string {
+	keys := make([]string, 0, gData.db.Len())
+	gData.db.All(func(ent *Entry) { keys = append(keys, ent.key()) })
 	return keys
 }
 
@@ -344,20 +338,27 @@ func respFlushAll(st *respState, args [][]byte, out []byte) []byte {
 	if len(args) > 2 || len(args) == 2 && upper(args[1]) != "ASYNC" && upper(args[1]) != "SYNC" {
 		return resp.AppendError(out, errSyntax)
 	}
-	for _, k := range st.allKeys() {
+	for _, k := range allKeys() {
 		st.bookInt(bDel, []byte(k))
 	}
 	return resp.AppendSimple(out, "OK")
 }
 
-// respKeys: KEYS pattern, with Redis's glob patterns.
+// respKeys: KEYS pattern, with Redis's glob patterns. A reply that would
+// be over kRESPMaxReply is refused as soon as the keys matched so far
+// tell, rather than built and dropped.
 func respKeys(st *respState, args [][]byte, out []byte) []byte {
-	keys := st.allKeys()
-	match := keys[:0]
-	for _, k := range keys {
-		if globMatch(string(args[1]), k) {
+	pattern := string(args[1])
+	var match []string
+	size := 0
+	gData.db.All(func(ent *Entry) {
+		if k := ent.key(); size <= kRESPMaxReply && globMatch(pattern, k) {
 			match = append(match, k)
+			size += len(k) + 5 // at least "$n\r\n" and "\r\n" around it
 		}
+	})
+	if size > kRESPMaxReply {
+		return resp.AppendError(out, "ERR response is too big")
 	}
 	out = resp.AppendArray(out, len(match))
 	for _, k := range match {

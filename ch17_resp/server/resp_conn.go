@@ -131,15 +131,15 @@ func respFillBuffer(conn *Conn) {
 		return
 	}
 	if err != nil {
-		msg("%v", err)
+		connMsg(os.Stderr, "%v", err)
 		conn.state = stateEnd
 		return
 	}
 	if n == 0 {
 		if len(st.buf) > 0 {
-			msg("unexpected EOF")
+			connMsg(os.Stderr, "unexpected EOF")
 		} else {
-			msg("EOF")
+			connMsg(os.Stderr, "EOF")
 		}
 		stopReading(conn)
 		return
@@ -165,15 +165,32 @@ func respOneRequest(conn *Conn) bool {
 	if len(cmd) == 0 {
 		return true // an empty line or array: nothing to answer
 	}
-	start := len(conn.wbuf)
+	// The reply goes in wbuf through the book's path's accounting: the
+	// replies already sent are moved out first (a client reading slowly
+	// would otherwise have them copied along each time a reply grows the
+	// buffer), room is made for a reply of the book's size (wbufReserve),
+	// and a larger reply's growth of the buffer counts in outputGrown, as
+	// canAnswer allowed for (see respWbufNeed).
+	if conn.wbufSent > 0 {
+		conn.wbuf = append(conn.wbuf[:0], conn.wbuf[conn.wbufSent:]...)
+		conn.wbufSent = 0
+	}
+	wbufReserve(conn)
+	before := conn.wbuf
+	start := len(before)
 	conn.wbuf = respDo(conn, cmd, conn.wbuf)
 	clear(cmd) // keep no pointers into this connection's buffer
 	if len(conn.wbuf)-start > kRESPMaxReply {
-		conn.wbuf = resp.AppendError(conn.wbuf[:start], "ERR response is too big")
+		// The error goes in the buffer's own array, which has room for it;
+		// one the reply outgrew is dropped.
+		conn.wbuf = resp.AppendError(before[:start], "ERR response is too big")
+	} else {
+		outputGrown += grown(cap(conn.wbuf)) - grown(cap(before))
 	}
 	if cap(st.scratch) > kRESPBufSize {
 		st.scratch = nil // do not keep a large reply's memory per connection
 	}
+	conn.progress = true
 	return true
 }
 
@@ -188,11 +205,31 @@ func respRequestReady(conn *Conn) bool {
 	return err != resp.ErrIncomplete
 }
 
+// inputEmpty reports whether the connection holds no received bytes that
+// are not handled yet: part of a request, for a connection that is still
+// sending one (see connectionIO). A RESP connection keeps them in its own
+// buffer, not in rbuf.
+func (conn *Conn) inputEmpty() bool {
+	if conn.resp != nil {
+		return conn.resp.start == len(conn.resp.buf)
+	}
+	return conn.rbufStart == conn.rbufEnd
+}
+
+// respWbufNeed bounds the capacity a RESP connection's write buffer can
+// reach by answering one more request: what wbufReserve makes it, or what
+// appending a reply of up to kRESPMaxReply to the unsent ones does (append
+// grows a slice by about a quarter at a time, in whole pages).
+func respWbufNeed(conn *Conn) int {
+	return max(wbufNeed(conn), (conn.pending()+kRESPMaxReply)*5/4+16<<10)
+}
+
 // respProtocolError answers a request that cannot be parsed, as Redis
 // does, and ends the connection once the replies before it are sent: the
 // rest of the input cannot be framed.
 func respProtocolError(conn *Conn, text string) {
-	msg("bad RESP request: %s", text)
+	connMsg(os.Stderr, "bad RESP request: %s", text)
+	wbufReserve(conn) // room for the error, any growth counted
 	conn.wbuf = resp.AppendError(conn.wbuf, "ERR Protocol error: "+text)
 	stopReading(conn)
 }

@@ -22,22 +22,20 @@ import (
 // well-behaved client waits for at most a few turns, not for the floods
 // of all the others to be written.
 func TestFloodersDoNotStallOthers(t *testing.T) {
-	testFlooders(t, "ch16_performance")
+	for _, ch := range []string{"ch16_performance", "ch17_resp"} {
+		t.Run(ch, func(t *testing.T) { testFlooders(t, ch, false) })
+	}
+	// ch17's RESP connections flooding, on their own listener.
+	t.Run("ch17_resp-RESP", func(t *testing.T) { testFlooders(t, "ch17_resp", true) })
 }
 
-// TestFloodersDoNotStallOthersCh17: the same for chapter 17, which carries
-// chapter 16's event loop (its RESP listener is off here).
-func TestFloodersDoNotStallOthersCh17(t *testing.T) {
-	testFlooders(t, "ch17_resp", "-resp-addr", "")
-}
-
-// testFlooders runs the flood against chapter ch's server and fails if
-// the slowest get of the well-behaved client takes longer than the bound;
-// args go to the server.
-// The bound is generous (the machine running the tests may be loaded); an
-// event loop that lets one connection write megabytes per turn exceeds it
-// many times over.
-func testFlooders(t *testing.T, ch string, args ...string) {
+// testFlooders runs the flood against chapter ch's server (in Redis's
+// protocol on its RESP listener if resp; the well-behaved client speaks
+// the book's) and fails if that client's slowest get takes longer than the
+// bound. The bound is generous (the machine running the tests may be
+// loaded); an event loop that lets one connection write most of a
+// megabyte per turn exceeds it.
+func testFlooders(t *testing.T, ch string, resp bool) {
 	const bound = 400 * time.Millisecond
 	flooders, gets, dur := 1000, 4000, 3*time.Second
 	// For measuring by hand: HOSTILE_FLOODERS=300 HOSTILE_FLOOD_GETS=8000.
@@ -47,12 +45,17 @@ func testFlooders(t *testing.T, ch string, args ...string) {
 	if s := os.Getenv("HOSTILE_FLOOD_GETS"); s != "" {
 		gets, _ = strconv.Atoi(s)
 	}
-	p := startServer(t, ch, 0, args...)
+	p := startServer(t, ch, 0)
 	c := dial(t, p.Addr)
 	c.do("set", "big", strings.Repeat("v", 4000))
 	c.do("set", "small", "v")
 
 	req, _ := wire.AppendRequest(nil, "get", "big")
+	addr := p.Addr
+	if resp {
+		req = []byte("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")
+		addr = respAddr(t, p)
+	}
 	reqs := bytes.Repeat(req, gets)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -61,7 +64,7 @@ func testFlooders(t *testing.T, ch string, args ...string) {
 		wg.Wait()
 	}()
 	for range flooders {
-		conn, err := net.DialTimeout("tcp", p.Addr, 5*time.Second)
+		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}

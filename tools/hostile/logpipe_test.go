@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -24,7 +25,7 @@ func startWithOutput(t *testing.T, ch string, stdout, stderr *os.File, args ...s
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd = exec.Command(bin, append([]string{"-addr", addr}, args...)...)
+	cmd = exec.Command(bin, append(append([]string{"-addr", addr}, respFlags(bin)...), args...)...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -90,10 +91,8 @@ func TestUnreadLogDoesNotBlock(t *testing.T) {
 			if _, err := unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
 				t.Fatal(err)
 			}
-			args := []string{"-idle-timeout", "1s"}
-			if ch == "ch16_performance" {
-				args = append(args, "-log-conns") // the lines that fill the pipe
-			}
+			// With the lines that fill the pipe.
+			args := append([]string{"-idle-timeout", "1s"}, logConnsFlag(t, ch)...)
 			addr, _, _ := startWithOutput(t, ch, w, w, args...)
 			w.Close()
 			done := make(chan error, 1)
@@ -134,10 +133,7 @@ func TestClosedLogDoesNotKill(t *testing.T) {
 				close(ready)
 				r.Close()
 			}()
-			args := []string{"-idle-timeout", "100ms"}
-			if ch == "ch16_performance" {
-				args = append(args, "-log-conns")
-			}
+			args := append([]string{"-idle-timeout", "100ms"}, logConnsFlag(t, ch)...)
 			addr, _, exited := startWithOutput(t, ch, w, w, args...)
 			w.Close()
 			<-ready
@@ -161,22 +157,47 @@ func TestClosedLogDoesNotKill(t *testing.T) {
 	}
 }
 
-// TestConnectionLinesOffByDefault: chapter 16 logs nothing per connection
-// unless asked to with -log-conns.
+// TestConnectionLinesOffByDefault: from chapter 16 on, the server logs
+// nothing per connection unless asked to with -log-conns: not for clients
+// that hang up, go idle or (on ch17's RESP listener) break the protocol.
 func TestConnectionLinesOffByDefault(t *testing.T) {
-	p := startServer(t, "ch16_performance", 0, "-idle-timeout", "100ms")
-	if err := churn(p.Addr, 50); err != nil {
-		t.Fatal(err)
-	}
-	idle := dial(t, p.Addr)
-	idle.do("get", "k")
-	time.Sleep(500 * time.Millisecond)
-	if err := p.Stop(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(p.Stderr()+p.Stdout()), "\n") {
-		if !strings.HasPrefix(line, "listening on") && !strings.Contains(line, "shutting down") {
-			t.Errorf("unexpected log line %q", line)
-		}
+	for _, ch := range []string{"ch16_performance", "ch17_resp"} {
+		t.Run(ch, func(t *testing.T) {
+			p := startServer(t, ch, 0, "-idle-timeout", "100ms")
+			if err := churn(p.Addr, 50); err != nil {
+				t.Fatal(err)
+			}
+			idle := dial(t, p.Addr)
+			idle.do("get", "k")
+			if ch == "ch17_resp" {
+				addr := respAddr(t, p)
+				for _, send := range []string{"PING\r\n", "*1\r\n+PING\r\n", "*1\r\n$4\r\nPI"} {
+					c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+					if err != nil {
+						t.Fatal(err)
+					}
+					c.SetDeadline(time.Now().Add(30 * time.Second))
+					io.WriteString(c, send)
+					if strings.HasSuffix(send, "\n") { // answered: wait for it
+						io.ReadAtLeast(c, make([]byte, 64), 1)
+					}
+					c.Close()
+				}
+				c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close() // left idle, to be timed out
+			}
+			time.Sleep(500 * time.Millisecond)
+			if err := p.Stop(5 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(p.Stderr()+p.Stdout()), "\n") {
+				if !strings.HasPrefix(line, "listening ") && !strings.Contains(line, "shutting down") {
+					t.Errorf("unexpected log line %q", line)
+				}
+			}
+		})
 	}
 }

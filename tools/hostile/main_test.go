@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,7 +22,7 @@ var allChapters = []string{
 	"ch03_hello", "ch04_protocol", "ch06_eventloop", "ch07_basic",
 	"ch08_hashtable", "ch09_serialize", "ch10_avl", "ch11_zset",
 	"ch12_timers", "ch13_heap_ttl", "ch14_threadpool", "ch15_field_ttl",
-	"ch16_performance",
+	"ch16_performance", "ch17_resp",
 }
 
 // binDir holds the servers built for this test run.
@@ -70,7 +72,7 @@ func startServer(t *testing.T, ch string, nofile uint64, args ...string) *server
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := append([]string{bin, "-addr", addr}, args...)
+	argv := append(append([]string{bin, "-addr", addr}, respFlags(bin)...), args...)
 	p, err := serverproc.Start(argv, addr, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +89,51 @@ func startServer(t *testing.T, ch string, nofile uint64, args ...string) *server
 		}
 	}
 	return p
+}
+
+// serverUsage returns the usage text (-h) of the server binary bin, read
+// once per run: what flags it has.
+func serverUsage(bin string) string {
+	f, _ := usages.LoadOrStore(bin, sync.OnceValue(func() string {
+		out, _ := exec.Command(bin, "-h").CombinedOutput() // exits 2 after usage
+		return string(out)
+	}))
+	return f.(func() string)()
+}
+
+// usages holds each server's usage text.
+var usages sync.Map // server binary -> func() string
+
+// respFlags returns, for a server with a RESP listener (ch17 on), the
+// flags that put it on a free port: servers run side by side, and 6380
+// may be taken. See respAddr.
+func respFlags(bin string) []string {
+	if strings.Contains(serverUsage(bin), "-resp-addr") {
+		return []string{"-resp-addr", "127.0.0.1:0"}
+	}
+	return nil
+}
+
+// logConnsFlag returns -log-conns for a server that logs per-connection
+// lines only when asked to (ch16 on), which tests that need the lines ask.
+func logConnsFlag(t *testing.T, ch string) []string {
+	if strings.Contains(serverUsage(serverBin(t, ch)), "-log-conns") {
+		return []string{"-log-conns"}
+	}
+	return nil
+}
+
+// respAddr returns where a server started by startServer serves RESP,
+// which it logs before it starts accepting.
+func respAddr(t *testing.T, p *serverproc.Process) string {
+	t.Helper()
+	for _, line := range strings.Split(p.Stderr(), "\n") {
+		if addr, ok := strings.CutPrefix(line, "listening for RESP on "); ok {
+			return strings.TrimSpace(addr)
+		}
+	}
+	t.Fatalf("the server logged no RESP listener:\n%s", p.Stderr())
+	return ""
 }
 
 // client speaks the protocol of chapters 11 and later.

@@ -40,15 +40,24 @@ func TestHangupExitsCleanly(t *testing.T) {
 // whole within the idle timeout.
 func TestDrippingClientDropped(t *testing.T) {
 	for _, ch := range fieldChapters {
-		t.Run(ch, func(t *testing.T) { testDrippingClient(t, ch) })
+		t.Run(ch, func(t *testing.T) { testDrippingClient(t, ch, false) })
 	}
+	// ch17's RESP connections read into a buffer of their own.
+	t.Run("ch17_resp-RESP", func(t *testing.T) { testDrippingClient(t, "ch17_resp", true) })
 }
 
-func testDrippingClient(t *testing.T, ch string) {
+// testDrippingClient drips a request to chapter ch's server, in Redis's
+// protocol on its RESP listener if resp.
+func testDrippingClient(t *testing.T, ch string, resp bool) {
 	const idle = 500 * time.Millisecond
 	p := startServer(t, ch, 0, "-idle-timeout", idle.String())
+	addr := p.Addr
 	req, _ := wire.AppendRequest(nil, "set", "k", strings.Repeat("v", 200))
-	conn, err := net.Dial("tcp", p.Addr)
+	if resp {
+		addr = respAddr(t, p)
+		req = []byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$200\r\n" + strings.Repeat("v", 200) + "\r\n")
+	}
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,14 +68,19 @@ func getLatency(t *testing.T, addr, key string, n int) time.Duration {
 // held for it; the server must also bound the sum (to 8 MiB here, with
 // -max-output-mb), and keep serving others.
 func TestSlowReadersMemoryBounded(t *testing.T) {
-	testSlowReaders(t, "8", 50<<20)
+	for _, ch := range []string{"ch16_performance", "ch17_resp"} {
+		t.Run(ch, func(t *testing.T) { testSlowReaders(t, ch, false, "8", 50<<20) })
+	}
+	// ch17's RESP connections, whose replies are built their own way.
+	t.Run("ch17_resp-RESP", func(t *testing.T) { testSlowReaders(t, "ch17_resp", true, "8", 50<<20) })
 }
 
-// testSlowReaders runs the flood against a server started with
+// testSlowReaders runs the flood against chapter ch's server (in Redis's
+// protocol on its RESP listener if resp) started with
 // -max-output-mb maxMB and fails if its resident memory peaks past limit.
 // The kernel takes the first few MB of each client's replies into its
 // socket buffers; the gets are enough to leave about 1 MiB more.
-func testSlowReaders(t *testing.T, maxMB string, limit int64) {
+func testSlowReaders(t *testing.T, ch string, resp bool, maxMB string, limit int64) {
 	clients, gets := 60, 1000
 	// For measuring by hand: HOSTILE_SLOW_READERS=1000 HOSTILE_MAX_OUTPUT_MB=64.
 	if s := os.Getenv("HOSTILE_SLOW_READERS"); s != "" {
@@ -84,13 +89,18 @@ func testSlowReaders(t *testing.T, maxMB string, limit int64) {
 	if s := os.Getenv("HOSTILE_MAX_OUTPUT_MB"); s != "" {
 		maxMB = s
 	}
-	p := startServer(t, "ch16_performance", 0, "-max-output-mb", maxMB)
+	p := startServer(t, ch, 0, "-max-output-mb", maxMB)
 	c := dial(t, p.Addr)
 	c.do("set", "big", strings.Repeat("v", 4000))
 	c.do("set", "small", "v")
 	before := procStatus(t, p.Pid(), "VmRSS")
 
 	req, _ := wire.AppendRequest(nil, "get", "big")
+	addr := p.Addr
+	if resp {
+		req = []byte("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")
+		addr = respAddr(t, p)
+	}
 	reqs := bytes.Repeat(req, gets)
 	var conns []net.Conn
 	defer func() {
@@ -101,7 +111,7 @@ func testSlowReaders(t *testing.T, maxMB string, limit int64) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for range clients {
-		conn, err := dialSmallWindow(p.Addr)
+		conn, err := dialSmallWindow(addr)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 )
 
 // fieldChapters are the chapters with hashes whose fields expire.
-var fieldChapters = []string{"ch15_field_ttl", "ch16_performance"}
+var fieldChapters = []string{"ch15_field_ttl", "ch16_performance", "ch17_resp"}
 
 // TestTooBigReplyChangesNothing: a command refused because its reply would
 // not fit in one message must not have changed the data.

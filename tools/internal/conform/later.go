@@ -361,8 +361,9 @@ func ttlChecks(st *Stage, cfg *Config) []Check {
 				if err := c.Cmd(e.Int(1), "pexpire", k, "300"); err != nil {
 					return err
 				}
-				// Do not touch the key: watch pttl, which reads without
-				// deleting... by waiting, then asking once.
+				// Let the TTL pass without touching the key, then poll
+				// pttl (up to 10 s) until the server has removed it on
+				// its own.
 				time.Sleep(1500 * time.Millisecond)
 				deadline := time.Now().Add(10 * time.Second)
 				for {
