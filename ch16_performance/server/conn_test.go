@@ -186,8 +186,10 @@ func TestReadBufferConsumedByOffset(t *testing.T) {
 // then stop reading, with the last requests left in rbuf and none in the
 // socket; once the client reads, those requests must be answered without
 // any more input (the pipelining fix: nothing else will wake the server),
-// and every reply must arrive intact and in order. Whenever the server
-// waits for input, no complete request may be left unanswered in rbuf.
+// and every reply must arrive intact and in order. Whenever a complete
+// request is left unanswered in rbuf (the output bound, or the end of the
+// connection's turn, kMaxTurn), the connection must wait for room to write,
+// which is what brings it back.
 //
 // The backlog drains either in many short writes, or, if the socket's
 // send buffer grows at the bound, in one write that sends it all; then
@@ -224,8 +226,8 @@ func testBacklog(t *testing.T, growAtBound bool) {
 		if conn.state != stateReq {
 			t.Fatalf("the connection left stateReq (state %d)", conn.state)
 		}
-		if conn.events&unix.EPOLLIN != 0 && requestWaiting(conn) {
-			t.Fatal("the connection waits for input with a complete request unanswered")
+		if requestWaiting(conn) && conn.events&unix.EPOLLOUT == 0 {
+			t.Fatal("a complete request is left unanswered, and the connection does not wait for room to write")
 		}
 		if conn.pending() > kMaxOutput || cap(conn.wbuf) > kMaxOutput {
 			t.Fatalf("%d bytes of replies pending in a buffer of %d, past the bound %d", conn.pending(), cap(conn.wbuf), kMaxOutput)
@@ -298,7 +300,8 @@ func TestBadRequestAfterBacklog(t *testing.T) {
 	conn := newTestConn(t, srv)
 	val := strings.Repeat("v", 4000)
 	run("set", "k", val)
-	const n = 50
+	// As many as one turn answers (see kMaxTurn), more than the socket takes.
+	n := (kMaxTurn - 1) / len(testStrReply(val))
 	requests := append(bytes.Repeat(testFrame("get", "k"), n), 0xff, 0xff, 0xff, 0xff) // then a length far too big
 	if _, err := unix.Write(cli, requests); err != nil {
 		t.Fatal(err)
@@ -334,5 +337,65 @@ func TestBadRequestAfterBacklog(t *testing.T) {
 	}
 	if want := bytes.Repeat(testStrReply(val), n); !bytes.Equal(got, want) {
 		t.Fatalf("before the close the client got %d bytes, want the %d replies (%d bytes)", len(got), n, len(want))
+	}
+}
+
+// TestTurnBounded: however many requests one read brings, a connection
+// makes at most kMaxTurn of replies in one turn (plus the reply that
+// crosses it), so that the event loop gets on to other connections. The
+// requests left are answered on its next turns, with no more input: it
+// must wait for room to write, which epoll reports at once. The client has
+// hung up its side after sending them; the EOF must not be read before
+// they are all answered, and every reply must arrive, in order.
+func TestTurnBounded(t *testing.T) {
+	srv, cli := testPair(t, unix.SOCK_STREAM)
+	conn := newTestConn(t, srv)
+	val := strings.Repeat("v", 4000)
+	run("set", "k", val)
+	reply := testStrReply(val)
+	n := 4 * kMaxTurn / len(reply) // several turns' worth, in one read
+	requests := bytes.Repeat(testFrame("get", "k"), n)
+	if len(requests) > len(conn.rbuf) {
+		t.Fatalf("test bug: %d bytes of requests take more than one read", len(requests))
+	}
+	if w, err := unix.Write(cli, requests); err != nil || w != len(requests) {
+		t.Fatalf("writing the requests: %d of %d bytes, %v", w, len(requests), err)
+	}
+	if err := unix.Shutdown(cli, unix.SHUT_WR); err != nil {
+		t.Fatal(err)
+	}
+
+	var got []byte
+	buf := make([]byte, 64<<10)
+	turns := 0
+	for conn.state != stateEnd {
+		if !loopOnce(t, conn) {
+			t.Fatalf("after %d turns, %d bytes of replies, epoll does not report the connection (state %d, events %#x, request waiting %v)",
+				turns, len(got), conn.state, conn.events, requestWaiting(conn))
+		}
+		turns++
+		if conn.pending() > 0 {
+			t.Fatalf("turn %d: %d bytes of replies unsent; the socket was to take them all", turns, conn.pending())
+		}
+		m, err := unix.Read(cli, buf)
+		if err != nil && !errors.Is(err, unix.EAGAIN) {
+			t.Fatal(err)
+		}
+		if m > kMaxTurn+len(reply) {
+			t.Fatalf("turn %d made %d bytes of replies, past kMaxTurn (%d) and one reply", turns, m, kMaxTurn)
+		}
+		got = append(got, buf[:max(m, 0)]...)
+		if conn.state == stateReq && requestWaiting(conn) && conn.events&unix.EPOLLOUT == 0 {
+			t.Fatalf("turn %d left requests unanswered and does not wait for room to write", turns)
+		}
+		if turns > 10*n {
+			t.Fatalf("still open after %d turns", turns)
+		}
+	}
+	if want := bytes.Repeat(reply, n); !bytes.Equal(got, want) {
+		t.Fatalf("got %d bytes of replies, want the %d replies (%d bytes)", len(got), n, len(want))
+	}
+	if turns < 4 {
+		t.Errorf("%d replies of %d bytes came in %d turns; the turn does not bound them", n, len(reply), turns)
 	}
 }

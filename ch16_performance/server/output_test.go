@@ -38,8 +38,8 @@ func TestTotalOutputBounded(t *testing.T) {
 	if cap(conn.wbuf) > kWBufSize {
 		t.Fatalf("the write buffer grew to %d bytes with the total bound reached", cap(conn.wbuf))
 	}
-	if !requestWaiting(conn) || conn.events&unix.EPOLLIN != 0 {
-		t.Fatalf("want requests left unanswered and the connection not read (events %#x)", conn.events)
+	if !requestWaiting(conn) || conn.events&unix.EPOLLOUT == 0 {
+		t.Fatalf("want requests left unanswered and the connection waiting for room to write (events %#x)", conn.events)
 	}
 	if outputGrown != maxOutputTotal {
 		t.Fatalf("outputGrown = %d, want %d", outputGrown, maxOutputTotal)

@@ -194,6 +194,17 @@ func respOneRequest(conn *Conn) bool {
 	return true
 }
 
+// respRequestReady is requestReady for a RESP connection: whether its
+// buffer holds a whole request, or bytes the parser rejects, for the next
+// turn to handle.
+func respRequestReady(conn *Conn) bool {
+	st := conn.resp
+	cmd, _, err := resp.ParseRequest(st.buf[st.start:], gData.args)
+	gData.args = cmd
+	clear(cmd) // keep no pointers into this connection's buffer
+	return err != resp.ErrIncomplete
+}
+
 // inputEmpty reports whether the connection holds no received bytes that
 // are not handled yet: part of a request, for a connection that is still
 // sending one (see connectionIO). A RESP connection keeps them in its own

@@ -243,13 +243,18 @@ func serve(fd int) error {
 }
 
 // connEvents returns the epoll events a connection waits for: input while
-// it may answer more requests, room to write while replies are unsent.
-// EPOLLERR and EPOLLHUP need no asking; epoll always reports them, and the
-// next read or write finds the error.
+// it may answer more requests, room to write while replies are unsent, or
+// while requests left over from its last turn wait (see kMaxTurn): its
+// socket then has room, or will once the client reads, so epoll reports it
+// again and it is not forgotten. EPOLLERR and EPOLLHUP need no asking;
+// epoll always reports them, and the next read or write finds the error.
 func connEvents(conn *Conn) uint32 {
 	var events uint32
 	if conn.canAnswer() {
 		events |= unix.EPOLLIN
+		if requestReady(conn) {
+			events |= unix.EPOLLOUT
+		}
 	}
 	if conn.pending() > 0 {
 		events |= unix.EPOLLOUT

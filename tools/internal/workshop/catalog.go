@@ -231,16 +231,18 @@ var Catalog = []Exercise{
 	{
 		ID: "ch16-batched-replies", Chapter: "ch16_performance", Title: "one write for many replies (the book's ch06 exercise 3)",
 		Task: "Write serveRequests in server/conn.go: answer every complete request in rbuf " +
-			"while the output allows, then send all the replies with one write, and go " +
-			"round again for requests left over once the write made room.",
+			"while the output allows and the turn's share (kMaxTurn bytes of replies) is not " +
+			"spent, then send all the replies with one write, and go round again for requests " +
+			"left over once the write made room.",
 		Minutes: 30,
 		Tests: []TestRef{
-			{"./server", "^(TestRepliesBatchedInOneWrite|TestBacklogBoundedAndResumed|TestBadRequestAfterBacklog)$"},
+			{"./server", "^(TestRepliesBatchedInOneWrite|TestBacklogBoundedAndResumed|TestBadRequestAfterBacklog|TestTurnBounded)$"},
 			{".", "^(TestScripts|TestNeverReadingClient)$"},
 		},
 		Hint: "tryOneRequest appends to wbuf and tryFlushBuffer writes it; loop while canAnswer " +
-			"allows. Requests left in rbuf after a full write must be answered without waiting " +
-			"for input: the client may have nothing more to send.",
+			"allows, counting the bytes each reply adds to conn.pending(). Requests left in rbuf " +
+			"after a full write must be answered without waiting for input: the client may have " +
+			"nothing more to send. Those left past kMaxTurn wait for the next turn.",
 	},
 }
 

@@ -1,0 +1,119 @@
+package hostile
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"example.com/byor/tools/internal/wire"
+)
+
+// TestFloodersDoNotStallOthers: many clients pipeline gets of a 4,000-byte
+// value and read the replies slowly, so their sockets keep becoming
+// writable again; meanwhile another client sends one get at a time. The
+// event loop must give every ready connection a short turn, so that the
+// well-behaved client waits for at most a few turns, not for the floods
+// of all the others to be written.
+func TestFloodersDoNotStallOthers(t *testing.T) {
+	for _, ch := range []string{"ch16_performance", "ch17_resp"} {
+		t.Run(ch, func(t *testing.T) { testFlooders(t, ch, false) })
+	}
+	// ch17's RESP connections flooding, on their own listener.
+	t.Run("ch17_resp-RESP", func(t *testing.T) { testFlooders(t, "ch17_resp", true) })
+}
+
+// testFlooders runs the flood against chapter ch's server (in Redis's
+// protocol on its RESP listener if resp; the well-behaved client speaks
+// the book's) and fails if that client's slowest get takes longer than the
+// bound. The bound is generous (the machine running the tests may be
+// loaded); an event loop that lets one connection write most of a
+// megabyte per turn exceeds it.
+func testFlooders(t *testing.T, ch string, resp bool) {
+	const bound = 400 * time.Millisecond
+	flooders, gets, dur := 1000, 4000, 3*time.Second
+	// For measuring by hand: HOSTILE_FLOODERS=300 HOSTILE_FLOOD_GETS=8000.
+	if s := os.Getenv("HOSTILE_FLOODERS"); s != "" {
+		flooders, _ = strconv.Atoi(s)
+	}
+	if s := os.Getenv("HOSTILE_FLOOD_GETS"); s != "" {
+		gets, _ = strconv.Atoi(s)
+	}
+	p := startServer(t, ch, 0)
+	c := dial(t, p.Addr)
+	c.do("set", "big", strings.Repeat("v", 4000))
+	c.do("set", "small", "v")
+
+	req, _ := wire.AppendRequest(nil, "get", "big")
+	addr := p.Addr
+	if resp {
+		req = []byte("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")
+		addr = respAddr(t, p)
+	}
+	reqs := bytes.Repeat(req, gets)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer func() {
+		close(stop)
+		wg.Wait()
+	}()
+	for range flooders {
+		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(2)
+		// Send every request at once, without waiting for a reply.
+		go func() {
+			defer wg.Done()
+			conn.SetWriteDeadline(time.Now().Add(dur + 5*time.Second))
+			conn.Write(reqs)
+		}()
+		// Read 16 KB every 2 ms until the test ends: slowly, but enough
+		// for the socket to become writable again and again.
+		go func() {
+			defer wg.Done()
+			defer conn.Close()
+			buf := make([]byte, 16<<10)
+			tick := time.NewTicker(10 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+				conn.SetReadDeadline(time.Now().Add(time.Second))
+				if _, err := io.ReadFull(conn, buf); err != nil {
+					if ne, ok := err.(net.Error); ok && ne.Timeout() {
+						continue
+					}
+					return
+				}
+			}
+		}()
+	}
+
+	// The well-behaved client: one get at a time, for dur.
+	var lats []time.Duration
+	for start := time.Now(); time.Since(start) < dur; {
+		t0 := time.Now()
+		if v := c.do("get", "small"); v.Tag != wire.TagStr {
+			t.Fatalf("get small: %v", v)
+		}
+		lats = append(lats, time.Since(t0))
+	}
+	slices.Sort(lats)
+	worst, p99 := lats[len(lats)-1], lats[len(lats)*99/100]
+	t.Logf("%d flooders reading slowly: %d gets by another client, p99 %v, slowest %v",
+		flooders, len(lats), p99, worst)
+	if worst > bound {
+		t.Errorf("a get took %v while others flooded, past %v", worst, bound)
+	}
+}
