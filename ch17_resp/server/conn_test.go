@@ -365,13 +365,24 @@ func TestTurnBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	checkTurns(t, conn, cli, reply, n, requestWaiting)
+}
+
+// checkTurns runs the event loop for conn until the connection ends,
+// reading what the client end cli received after every turn. Each turn may
+// make at most kMaxTurn of replies, plus the one that crosses it; a turn
+// that leaves a complete request waiting (as waiting tells) must ask for
+// room to write, so that epoll brings the connection back; and in all the
+// client must get reply n times.
+func checkTurns(t *testing.T, conn *Conn, cli int, reply []byte, n int, waiting func(*Conn) bool) {
+	t.Helper()
 	var got []byte
 	buf := make([]byte, 64<<10)
 	turns := 0
 	for conn.state != stateEnd {
 		if !loopOnce(t, conn) {
 			t.Fatalf("after %d turns, %d bytes of replies, epoll does not report the connection (state %d, events %#x, request waiting %v)",
-				turns, len(got), conn.state, conn.events, requestWaiting(conn))
+				turns, len(got), conn.state, conn.events, waiting(conn))
 		}
 		turns++
 		if conn.pending() > 0 {
@@ -385,7 +396,7 @@ func TestTurnBounded(t *testing.T) {
 			t.Fatalf("turn %d made %d bytes of replies, past kMaxTurn (%d) and one reply", turns, m, kMaxTurn)
 		}
 		got = append(got, buf[:max(m, 0)]...)
-		if conn.state == stateReq && requestWaiting(conn) && conn.events&unix.EPOLLOUT == 0 {
+		if conn.state == stateReq && waiting(conn) && conn.events&unix.EPOLLOUT == 0 {
 			t.Fatalf("turn %d left requests unanswered and does not wait for room to write", turns)
 		}
 		if turns > 10*n {

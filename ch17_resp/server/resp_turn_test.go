@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -34,37 +33,5 @@ func TestRESPTurnBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var got []byte
-	buf := make([]byte, 64<<10)
-	turns := 0
-	for conn.state != stateEnd {
-		if !loopOnce(t, conn) {
-			t.Fatalf("after %d turns, %d bytes of replies, epoll does not report the connection (state %d, events %#x)",
-				turns, len(got), conn.state, conn.events)
-		}
-		turns++
-		if conn.pending() > 0 {
-			t.Fatalf("turn %d: %d bytes of replies unsent; the socket was to take them all", turns, conn.pending())
-		}
-		m, err := unix.Read(cli, buf)
-		if err != nil && !errors.Is(err, unix.EAGAIN) {
-			t.Fatal(err)
-		}
-		if m > kMaxTurn+len(reply) {
-			t.Fatalf("turn %d made %d bytes of replies, past kMaxTurn (%d) and one reply", turns, m, kMaxTurn)
-		}
-		got = append(got, buf[:max(m, 0)]...)
-		if conn.state == stateReq && requestReady(conn) && conn.events&unix.EPOLLOUT == 0 {
-			t.Fatalf("turn %d left requests unanswered and does not wait for room to write", turns)
-		}
-		if turns > 10*n {
-			t.Fatalf("still open after %d turns", turns)
-		}
-	}
-	if want := bytes.Repeat(reply, n); !bytes.Equal(got, want) {
-		t.Fatalf("got %d bytes of replies, want the %d replies (%d bytes)", len(got), n, len(want))
-	}
-	if turns < 4 {
-		t.Errorf("%d replies of %d bytes came in %d turns; the turn does not bound them", n, len(reply), turns)
-	}
+	checkTurns(t, conn, cli, reply, n, requestReady)
 }
