@@ -73,19 +73,7 @@ func server(t *testing.T, id string) []string {
 }
 
 // family returns the stages sharing stage id's wire format, up to id.
-func family(id string) []string {
-	var out []string
-	target := StageByID(id)
-	for _, st := range Stages() {
-		if st.Num > target.Num {
-			break
-		}
-		if st.Kind == target.Kind && st.Tags == target.Tags && st.Pipelined == target.Pipelined {
-			out = append(out, st.ID)
-		}
-	}
-	return out
-}
+func family(id string) []string { return Family(id) }
 
 // run runs stages against cmd and returns the summary and the report.
 func run(t *testing.T, cfg Config, ids ...string) (*Summary, string) {
@@ -206,6 +194,18 @@ func TestFaults(t *testing.T) {
 		}
 		cfg.Strict = true
 		if sum, out := run(t, cfg, "ch09"); !sum.Failed || !strings.Contains(out, "WARNING") {
+			t.Errorf("with -strict, want the warning to fail:\n%s", out)
+		}
+	})
+	t.Run("the book's pexpire overflow is a warning", func(t *testing.T) {
+		t.Parallel()
+		cfg := Config{Server: fakeServer("book"), Match: "session ttl"}
+		sum, out := run(t, cfg, "ch14")
+		if sum.Failed || sum.Count(Warned) != 1 || sum.Count(OK) != 0 || !strings.Contains(out, "pexpire overflow") {
+			t.Errorf("without -strict, want the ttl session to warn, not fail:\n%s", out)
+		}
+		cfg.Strict = true
+		if sum, out := run(t, cfg, "ch14"); !sum.Failed || !strings.Contains(out, "WARNING") {
 			t.Errorf("with -strict, want the warning to fail:\n%s", out)
 		}
 	})

@@ -317,6 +317,8 @@ func runSession(e *Env, s *session) error {
 		}
 		c.Close()
 	}
+	var bug *bookBug // a book bug whose consequences the next steps may show
+	warned := map[*bookBug]bool{}
 	for _, st := range s.steps {
 		if st.waitFor != nil {
 			if err := waitFor(e, s, st); err != nil {
@@ -328,11 +330,23 @@ func runSession(e *Env, s *session) error {
 		if err != nil {
 			return fmt.Errorf("%s.txtar line %d: %v", s.name, st.line, err)
 		}
+		key := strings.Join(st.args, " ")
 		for _, oc := range st.checks {
 			if msg := oc.fails(out); msg != "" {
+				if bug != nil && bug.book[key] != nil && bug.book[key].MatchString(out) {
+					if !warned[bug] {
+						warned[bug] = true
+						e.Warn("%s.txtar line %d: after %q, %s answers %s where this session expects %s: %s",
+							s.name, oc.line, bug.trigger, e.showRequest(req), strings.TrimSuffix(out, "\n"), msg, bug.why)
+					}
+					break
+				}
 				return fmt.Errorf("%s.txtar line %d: %s\nrequest:  %s\nexpected: %s\nreceived: %s%s",
 					s.name, oc.line, oc.source, e.showRequest(req), msg, strings.ReplaceAll(strings.TrimSuffix(out, "\n"), "\n", " | "), e.hexNote(raw))
 			}
+		}
+		if b := findBookBug(s.name, key); b != nil {
+			bug = b
 		}
 	}
 	return nil
@@ -460,4 +474,40 @@ func runClient(e *Env, st step) (out string, req, raw []byte, err error) {
 		s = fmt.Sprintf("undecodable reply (%v): %x\n", rerr, clip(body))
 	}
 	return s, req, body, nil
+}
+
+// bookBug is a place where a session expects this repository's fix of a
+// bug in the book's own code: a server that behaves as the book's code
+// does there is reported with a warning that explains the bug, not a
+// failure (-strict makes it one).
+type bookBug struct {
+	script  string // the session
+	trigger string // the request, words joined by blanks, from which the book's code differs
+	why     string
+	// book holds, for the session's later requests, what the book's
+	// code prints instead of what the session expects.
+	book map[string]*regexp.Regexp
+}
+
+var bookBugs = []*bookBug{{
+	script:  "ttl",
+	trigger: "pexpire n 99999999999999999999",
+	why: "the book's code computes the deadline as now + ms*1000 microseconds in uint64_t without a check; " +
+		"for 2^63-1 ms (what strtoll makes of 99999999999999999999) the sum wraps around to 1 ms before now and the key expires at once, " +
+		"where this repository's servers keep it (the pexpire overflow; see docs/ch13_heap_ttl.md)",
+	book: map[string]*regexp.Regexp{
+		"pttl n":     regexp.MustCompile(`^\(int\) (-2|0)\n$`), // removed, or due and not yet removed
+		"pexpire n ": regexp.MustCompile(`^\(int\) 0\n$`),      // the key is gone
+	},
+}}
+
+// findBookBug returns the book bug that request req (words joined by
+// blanks) of session script triggers, or nil.
+func findBookBug(script, req string) *bookBug {
+	for _, b := range bookBugs {
+		if b.script == script && b.trigger == req {
+			return b
+		}
+	}
+	return nil
 }
