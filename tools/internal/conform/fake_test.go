@@ -104,7 +104,7 @@ func (f *fake) serve(c net.Conn) {
 		if len(body) < 4 || int(binary.LittleEndian.Uint32(body)) > f.maxArgs {
 			return
 		}
-		args, err := parseArgs(body)
+		args, err := wire.SplitRequest(body)
 		if err != nil {
 			return
 		}
@@ -306,7 +306,7 @@ func (f *fake) serveBookHang(c net.Conn) {
 			if len(buf) < 4+l {
 				break
 			}
-			args, err := parseArgs(buf[4 : 4+l])
+			args, err := wire.SplitRequest(buf[4 : 4+l])
 			if err != nil {
 				return
 			}

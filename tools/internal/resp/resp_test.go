@@ -81,3 +81,22 @@ func FuzzReadReply(f *testing.F) {
 		}
 	})
 }
+
+func TestReadRaw(t *testing.T) {
+	for _, in := range []string{
+		"+OK\r\n", "-ERR x\r\n", ":-3\r\n", "$-1\r\n", "$0\r\n\r\n", "$5\r\na\r\nbc\r\n", "*-1\r\n", "_\r\n", ",1.5\r\n", "#t\r\n",
+		"*2\r\n$1\r\na\r\n*1\r\n:1\r\n", "%1\r\n+k\r\n,-inf\r\n", "~0\r\n", "|1\r\n+a\r\n+b\r\n:1\r\n", "=7\r\ntxt:abc\r\n",
+	} {
+		r := bufio.NewReader(strings.NewReader(in + "+next\r\n"))
+		got, err := ReadRaw(r, nil, 1<<20)
+		if err != nil || string(got) != in {
+			t.Errorf("ReadRaw(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "*2\r\n:1\r\n", "$3\r\nab", "$3\r\nabcd\r\n", "?\r\n", "$99\r\n", "*x\r\n", "+no crlf\n"} {
+		r := bufio.NewReader(strings.NewReader(in))
+		if got, err := ReadRaw(r, nil, 10); err == nil {
+			t.Errorf("ReadRaw(%q) = %q, want an error", in, got)
+		}
+	}
+}
