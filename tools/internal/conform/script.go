@@ -1,7 +1,6 @@
 package conform
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"example.com/byor/testkit"
+	"example.com/byor/tools/internal/scriptread"
 )
 
 // Sessions are the chapters' testscript files read as data: each
@@ -100,14 +100,17 @@ func parseSession(name string, ar *txtar.Archive) (*session, error) {
 			}
 			continue
 		}
-		words, err := splitWords(line)
+		l, err := scriptread.Parse(line)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", ln, err)
 		}
-		neg := false
-		if words[0] == "!" {
-			neg, words = true, words[1:]
+		if l.Name == "" {
+			continue
 		}
+		if len(l.Conds) > 0 || l.Maybe {
+			return nil, fmt.Errorf("line %d: cannot replay %q", ln, line)
+		}
+		neg, words := l.Negated, append([]string{l.Name}, l.Vals()...)
 		last := func() *step {
 			if len(s.steps) == 0 {
 				return nil
@@ -185,7 +188,7 @@ func parseSession(name string, ar *txtar.Archive) (*session, error) {
 				}
 				oc.want = want
 			}
-			if _, err := testkit.MatchVary("", oc.want, false); err != nil {
+			if err := scriptread.CheckText(oc.want); err != nil {
 				return nil, fmt.Errorf("line %d: %v", ln, err)
 			}
 			if st := last(); st != nil {
@@ -221,47 +224,6 @@ func parseSession(name string, ar *txtar.Archive) (*session, error) {
 		}
 	}
 	return s, nil
-}
-
-// splitWords splits a script line as testscript does: blanks separate
-// words, single quotes group them (” inside quotes is one quote).
-func splitWords(line string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord, quoted := false, false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quoted && c == '\'' && i+1 < len(line) && line[i+1] == '\'':
-			cur.WriteByte('\'')
-			i++
-		case quoted && c == '\'':
-			quoted = false
-		case quoted:
-			cur.WriteByte(c)
-		case c == ' ' || c == '\t':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case c == '\'':
-			quoted, inWord = true, true
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if quoted {
-		return nil, errors.New("unterminated quote")
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	if len(words) == 0 {
-		return nil, errors.New("empty line")
-	}
-	return words, nil
 }
 
 // sessionChecks turns chapter dir's scripts into checks.
@@ -345,7 +307,7 @@ func runSession(e *Env, s *session) error {
 					break
 				}
 				return fmt.Errorf("%s.txtar line %d: %s\nrequest:  %s\nexpected: %s\nreceived: %s%s",
-					s.name, oc.line, oc.source, e.showRequest(req), msg, strings.ReplaceAll(strings.TrimSuffix(out, "\n"), "\n", " | "), e.hexNote(raw))
+					s.name, oc.line, oc.source, e.showRequest(req), msg, strings.ReplaceAll(strings.TrimSuffix(out, "\n"), "\n", " | "), e.hexNote(req, raw))
 			}
 		}
 		if b := findBookBug(s.name, key); b != nil {
@@ -355,11 +317,11 @@ func runSession(e *Env, s *session) error {
 	return nil
 }
 
-func (e *Env) hexNote(raw []byte) string {
+func (e *Env) hexNote(req, raw []byte) string {
 	if !e.verbose {
 		return ""
 	}
-	return "\nreceived hex: " + hexOf(raw)
+	return "\nrequest hex:  " + hexOf(req) + "\nreceived hex: " + hexOf(raw)
 }
 
 // fails returns "" if out passes the check, else what was expected.
