@@ -298,6 +298,19 @@ func TestFaults(t *testing.T) {
 		t.Parallel()
 		expectFailure(t, Config{Server: fakeServer("hang"), MaxCheckTime: 3 * time.Second}, "ch09", "keys lists", "no reply before the check's deadline")
 	})
+	t.Run("a closed connection shows the request and what arrived", func(t *testing.T) {
+		t.Parallel()
+		sum := expectFailure(t, Config{Server: fakeServer("hangup"), Verbose: true}, "ch09", "keys lists", "the server closed the connection")
+		for _, r := range sum.Results {
+			if r.Outcome == Failed {
+				for _, want := range []string{"request:  keys\n", "received: 3 bytes \"\\t\\x00\\x00\"", "request hex:  0c00000001000000040000006b657973", "received hex: 090000"} {
+					if !strings.Contains(r.Detail, want) {
+						t.Errorf("report lacks %q:\n%s", want, r.Detail)
+					}
+				}
+			}
+		}
+	})
 	t.Run("crash", func(t *testing.T) {
 		t.Parallel()
 		start := time.Now()

@@ -30,6 +30,7 @@ import (
 //	notimeout  2023 edition without the idle timeout
 //	hang       2023 edition that never answers keys
 //	crash      2023 edition that exits on keys
+//	hangup     2023 edition that answers keys with 3 bytes and hangs up
 //	book       2023 edition with chapter 13's pexpire and pttl as the
 //	           book's code has them, overflow included: now + ms*1000 µs
 //	           is computed in uint64 and wraps, so a huge TTL expires the
@@ -106,6 +107,10 @@ func (f *fake) serve(c net.Conn) {
 		}
 		args, err := wire.SplitRequest(body)
 		if err != nil {
+			return
+		}
+		if f.mode == "hangup" && len(args) == 1 && args[0] == "keys" {
+			c.Write([]byte{9, 0, 0}) // part of a header, then gone
 			return
 		}
 		out := f.do(args)
