@@ -33,15 +33,18 @@ func readRaw(r *bufio.Reader, dst []byte, max, depth int) ([]byte, error) {
 	if len(line) == 0 {
 		return dst, fmt.Errorf("%w: empty line", ErrProtocol)
 	}
-	switch line[0] {
+	// line aliases r's buffer, which the reads below refill: keep what
+	// is needed of it.
+	kind := line[0]
+	n, nerr := parseInt(line[1:])
+	switch kind {
 	case '+', '-', ':', '_', ',', '#', '(':
 		return dst, nil
 	case '$', '!', '=': // blob string, blob error, verbatim string
-		n, err := parseInt(line[1:])
-		if err != nil {
-			return dst, err
+		if nerr != nil {
+			return dst, nerr
 		}
-		if n == -1 && line[0] == '$' {
+		if n == -1 && kind == '$' {
 			return dst, nil // RESP2's null bulk string
 		}
 		if n < 0 || n > int64(max) {
@@ -60,29 +63,29 @@ func readRaw(r *bufio.Reader, dst []byte, max, depth int) ([]byte, error) {
 		}
 		return dst, nil
 	case '*', '~', '>', '%', '|': // array, set, push, map, attribute
-		n, err := parseInt(line[1:])
-		if err != nil {
-			return dst, err
+		if nerr != nil {
+			return dst, nerr
 		}
-		if n == -1 && line[0] == '*' {
+		if n == -1 && kind == '*' {
 			return dst, nil // RESP2's null array
 		}
 		if n < 0 || n > int64(max) {
 			return dst, fmt.Errorf("%w: aggregate of %d", ErrProtocol, n)
 		}
-		if line[0] == '%' || line[0] == '|' {
+		if kind == '%' || kind == '|' {
 			n *= 2
 		}
 		for range n {
+			var err error
 			if dst, err = readRaw(r, dst, max, depth+1); err != nil {
 				return dst, err
 			}
 		}
-		if line[0] == '|' {
+		if kind == '|' {
 			// Attributes come before the reply they describe.
 			return readRaw(r, dst, max, depth)
 		}
 		return dst, nil
 	}
-	return dst, fmt.Errorf("%w: unknown reply type %q", ErrProtocol, line[0])
+	return dst, fmt.Errorf("%w: unknown reply type %q", ErrProtocol, kind)
 }

@@ -100,3 +100,22 @@ func TestReadRaw(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRawSmallBuffer: the type of an aggregate must not be read again
+// from the reader's buffer once reading its elements has refilled it.
+// Here the 16-byte buffer holds exactly the lines up to "$5\r\n", so the
+// bulk string's bytes refill it from its start with '|', the attribute
+// type: read again, the array would take the next reply as one more
+// element. (Redis's COMMAND reply, with names such as "config|get",
+// did that now and then.)
+func TestReadRawSmallBuffer(t *testing.T) {
+	want := "*2\r\n+abcde\r\n$5\r\n|||||\r\n"
+	r := bufio.NewReaderSize(strings.NewReader(want+"+next\r\n"), 16)
+	got, err := ReadRaw(r, nil, 1<<20)
+	if err != nil || string(got) != want {
+		t.Fatalf("ReadRaw = %q, %v; want %q", got, err, want)
+	}
+	if rest, err := ReadRaw(r, nil, 10); err != nil || string(rest) != "+next\r\n" {
+		t.Errorf("next reply %q, %v", rest, err)
+	}
+}
