@@ -2,6 +2,7 @@ package resp
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -118,4 +119,19 @@ func TestReadRawSmallBuffer(t *testing.T) {
 	if rest, err := ReadRaw(r, nil, 10); err != nil || string(rest) != "+next\r\n" {
 		t.Errorf("next reply %q, %v", rest, err)
 	}
+}
+
+// FuzzReadRaw: whatever the bytes, ReadRaw does not panic, and what it
+// returns is a prefix of them.
+func FuzzReadRaw(f *testing.F) {
+	for _, s := range []string{"+OK\r\n", "*2\r\n$1\r\na\r\n%1\r\n:1\r\n_\r\n", "|1\r\n+a\r\n+b\r\n:1\r\n", "$-1\r\n", "*-1\r\n", "$3\r\nab"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r := bufio.NewReaderSize(bytes.NewReader(in), 16)
+		got, _ := ReadRaw(r, nil, 1<<16)
+		if !bytes.HasPrefix(in, got) {
+			t.Fatalf("ReadRaw(%q) = %q, not a prefix", in, got)
+		}
+	})
 }
