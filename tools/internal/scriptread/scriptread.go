@@ -23,8 +23,8 @@ type Word struct {
 }
 
 // Words splits a script line into words the way testscript does: spaces
-// and tabs separate words, single quotes group them ('' inside quotes is
-// one quote), and an unquoted '#' starts a comment. Variables are not
+// and tabs separate words, single quotes group them (inside them, two
+// single quotes make one), and an unquoted '#' starts a comment. Variables are not
 // expanded. It fails on an unterminated quote.
 func Words(line string) ([]Word, error) {
 	var (
