@@ -35,6 +35,17 @@ func TestNoServer(t *testing.T) {
 	}
 }
 
+// TestUpToSays: -upto names the stages it leaves out, and why, before it
+// starts (here it then finds no server).
+func TestUpToSays(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"-addr", "127.0.0.1:1", "-upto", "ch14"}, &stdout, &stderr)
+	want := "skipping ch03 ch04 ch06 ch07 ch08 ch09 ch10: the wire format changes at ch11"
+	if code != 1 || !strings.HasPrefix(stdout.String(), want) {
+		t.Errorf("exit %d, stdout %q; want it to start with %q", code, stdout.String(), want)
+	}
+}
+
 func TestSplitCommand(t *testing.T) {
 	got, err := splitCommand(`./server -addr {addr}  'two words' x''y`)
 	want := []string{"./server", "-addr", "{addr}", "two words", "xy"}

@@ -13,17 +13,14 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/serverproc"
 	"example.com/byor/tools/internal/wire"
 )
 
-// allChapters are the chapters with a server, in book order.
-var allChapters = []string{
-	"ch03_hello", "ch04_protocol", "ch06_eventloop", "ch07_basic",
-	"ch08_hashtable", "ch09_serialize", "ch10_avl", "ch11_zset",
-	"ch12_timers", "ch13_heap_ttl", "ch14_threadpool", "ch15_field_ttl",
-	"ch16_performance", "ch17_resp",
-}
+// allChapters are the chapters with a server, in book order, from the
+// tools' registry of chapters.
+var allChapters = chapters.Dirs()
 
 // binDir holds the servers built for this test run.
 var binDir string

@@ -93,6 +93,9 @@ type Summary struct {
 	Results []Result
 	// Failed is true if any check failed (or warned, with Strict).
 	Failed bool
+	// Hint, after a failure, names the chapters whose format the server
+	// seems to speak instead.
+	Hint string
 }
 
 // Count returns how many results have outcome o.
@@ -154,7 +157,7 @@ func Run(cfg Config, ids []string, stopAtFailure bool) (*Summary, error) {
 	}
 	sum := &Summary{}
 	for _, st := range stages {
-		failed, err := runStage(&cfg, st, sum)
+		failed, err := runStage(&cfg, st, sum, !sum.Failed)
 		if err != nil {
 			return sum, err
 		}
@@ -218,11 +221,21 @@ func (t *target) addr() string {
 	return t.cfg.Addr
 }
 
-// runStage runs one stage's checks and reports whether any failed.
-func runStage(cfg *Config, st *Stage, sum *Summary) (bool, error) {
+// runStage runs one stage's checks and reports whether any failed. With
+// hint, a failed stage ends with a guess at which chapter's format the
+// server speaks, if not the stage's.
+func runStage(cfg *Config, st *Stage, sum *Summary, hint bool) (bool, error) {
 	tg := &target{cfg: cfg}
 	defer tg.stop()
 	failed := false
+	defer func() {
+		if failed && hint && tg.ensure() == nil {
+			if h := lookalike(st, tg.addr()); h != "" {
+				sum.Hint = h
+				fmt.Fprintln(cfg.Out, h)
+			}
+		}
+	}()
 	for _, ck := range st.Checks(cfg) {
 		if cfg.Match != "" && !strings.Contains(ck.Name, cfg.Match) {
 			continue

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/serverproc"
 )
 
@@ -73,19 +74,7 @@ func server(t *testing.T, id string) []string {
 }
 
 // family returns the stages sharing stage id's wire format, up to id.
-func family(id string) []string {
-	var out []string
-	target := StageByID(id)
-	for _, st := range Stages() {
-		if st.Num > target.Num {
-			break
-		}
-		if st.Kind == target.Kind && st.Tags == target.Tags && st.Pipelined == target.Pipelined {
-			out = append(out, st.ID)
-		}
-	}
-	return out
-}
+func family(id string) []string { return Family(id) }
 
 // run runs stages against cmd and returns the summary and the report.
 func run(t *testing.T, cfg Config, ids ...string) (*Summary, string) {
@@ -102,9 +91,31 @@ func run(t *testing.T, cfg Config, ids ...string) (*Summary, string) {
 // limit keeps the chapters' runs from all competing for the CPU at once.
 var limit = make(chan struct{}, 3)
 
+// pendingRESP are the ch17 checks where chapter 17 does not yet answer as
+// Redis does (issue 22 brings it in line). Against ch17 they are logged,
+// not failed; against Redis they must pass like every other check.
+var pendingRESP = []string{
+	"SET's options",
+	"sorted sets:",
+	"errors in Redis's words",
+	"what clients send on connecting",
+	"transactions:",
+}
+
+func pending(check string) bool {
+	for _, p := range pendingRESP {
+		if strings.HasPrefix(check, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // TestChapters: every chapter's server passes its own stage, and the
 // earlier stages whose wire format it shares. (Only ch12's stage has the
 // slow idle-timeout check, so each chapter from ch12 on runs it once.)
+// Chapter 17's RESP listener takes the ch17 stage, its book listener the
+// stages of chapter 16's format.
 func TestChapters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs every chapter's server")
@@ -115,14 +126,42 @@ func TestChapters(t *testing.T) {
 			cmd := server(t, st.ID)
 			limit <- struct{}{}
 			defer func() { <-limit }()
+			ch := chapters.ByID(st.ID)
 			fam := family(st.ID)
-			sum, out := run(t, Config{Server: cmd}, st.ID)
-			if len(fam) > 1 {
-				s2, o2 := run(t, Config{Server: cmd}, fam[:len(fam)-1]...)
+			var sum *Summary
+			var out string
+			if st.Kind == kindRESP {
+				sum, out = run(t, Config{Server: []string{cmd[0], "-addr", "127.0.0.1:0", "-resp-addr", "{addr}"}}, st.ID)
+				var rest []Result
+				for _, r := range sum.Results {
+					if r.Outcome == Failed && pending(r.Check) {
+						t.Logf("pending (issue 22): %s %s:\n%s", r.Stage, r.Check, r.Detail)
+						continue
+					}
+					if r.Outcome == OK && pending(r.Check) {
+						t.Logf("%s now passes: drop it from pendingRESP", r.Check)
+					}
+					rest = append(rest, r)
+				}
+				sum.Results = rest
+				// The book's listener, without a RESP one to share ports.
+				cmd = append(cmd, "-resp-addr", "")
+				for i := len(Stages()) - 1; i >= 0; i-- {
+					if b := Stages()[i]; b.Num < st.Num && b.Proto == ch.Protocol() {
+						fam = family(b.ID)
+						break
+					}
+				}
+			} else {
+				sum, out = run(t, Config{Server: cmd}, st.ID)
+				fam = fam[:len(fam)-1]
+			}
+			if len(fam) > 0 {
+				s2, o2 := run(t, Config{Server: cmd}, fam...)
 				sum.Results = append(sum.Results, s2.Results...)
 				out += o2
 			}
-			if st.Num >= 16 {
+			if !ch.Has(chapters.KeysOrder) {
 				// ch16's key table is not the book's: the order of keys,
 				// which the earlier stages check, is the one difference.
 				sum.Results = slices.DeleteFunc(sum.Results, func(r Result) bool {
@@ -130,12 +169,82 @@ func TestChapters(t *testing.T) {
 				})
 			}
 			if sum.Count(OK) < 1 || sum.Count(Failed) > 0 || sum.Count(Warned) > 0 || sum.Count(Unverified) > 0 {
-				t.Errorf("%s's server on stages %v:\n%s", st.Dir, fam, out)
+				t.Errorf("%s's server on stages %s and %v:\n%s", st.Dir, st.ID, fam, out)
 			}
 			for _, r := range sum.Results {
-				if r.Outcome == Skipped {
+				if r.Outcome == Skipped && !strings.HasPrefix(r.Check, "not checked") {
 					t.Errorf("%s %s skipped: %s", r.Stage, r.Check, r.Detail)
 				}
+			}
+		})
+	}
+}
+
+// TestRedis: a real redis-server passes the RESP stage. CI installs one.
+func TestRedis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs redis-server")
+	}
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server not installed (Debian: apt-get install redis-server)")
+	}
+	cmd := []string{"redis-server", "--port", "{port}", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}
+	sum, out := run(t, Config{Server: cmd}, "ch17")
+	if sum.Failed || sum.Count(OK) < 15 || sum.Count(Skipped) != 1 {
+		t.Errorf("redis-server on the ch17 stage:\n%s", out)
+	}
+}
+
+// TestUpTo: -upto runs the stages of the target's wire format, and says
+// which earlier ones it leaves out.
+func TestUpTo(t *testing.T) {
+	for _, c := range []struct {
+		id, ids, skipped string
+	}{
+		{"ch03", "ch03", ""},
+		{"ch04", "ch04", "ch03"},
+		{"ch06", "ch06", "ch03 ch04"},
+		{"ch08", "ch07 ch08", "ch03 ch04 ch06"},
+		{"ch10", "ch09 ch10", "ch03 ch04 ch06 ch07 ch08"},
+		{"ch14", "ch11 ch12 ch13 ch14", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
+		{"ch16", "ch11 ch12 ch13 ch14 ch15 ch16", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
+		{"ch17", "ch17", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16"},
+	} {
+		p, err := UpTo(c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(p.IDs, " "); got != c.ids {
+			t.Errorf("UpTo(%s) runs %s, want %s", c.id, got, c.ids)
+		}
+		if got := strings.Join(p.Skipped, " "); got != c.skipped || (got != "") != (p.Why != "") {
+			t.Errorf("UpTo(%s) skips %q (%q), want %q", c.id, got, p.Why, c.skipped)
+		}
+	}
+	if _, err := UpTo("ch99"); err == nil {
+		t.Errorf("UpTo(ch99) did not fail")
+	}
+}
+
+// TestLookalike: a stage failing against another chapter's server names
+// the chapters the server looks like.
+func TestLookalike(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs servers")
+	}
+	for _, c := range []struct{ server, stage, want string }{
+		{"ch04", "ch03", "like a ch04 server"},
+		{"ch07", "ch03", "like a ch07-ch08 server"},
+		{"ch09", "ch11", "like a ch09-ch10 server"},
+		{"ch14", "ch09", "like a ch11-ch16 server"},
+		{"ch14", "ch17", "like a ch11-ch16 server"},
+		{"ch06", "ch04", "like a ch06 server"},
+	} {
+		t.Run(c.server+" on "+c.stage, func(t *testing.T) {
+			t.Parallel()
+			sum, out := run(t, Config{Server: server(t, c.server), MaxCheckTime: 10 * time.Second, SkipSlow: true}, c.stage)
+			if !sum.Failed || !strings.Contains(sum.Hint, c.want) || !strings.Contains(out, "hint: this server answers "+c.want) {
+				t.Errorf("hint %q, want one saying %q:\n%s", sum.Hint, c.want, out)
 			}
 		})
 	}
@@ -189,6 +298,19 @@ func TestFaults(t *testing.T) {
 		t.Parallel()
 		expectFailure(t, Config{Server: fakeServer("hang"), MaxCheckTime: 3 * time.Second}, "ch09", "keys lists", "no reply before the check's deadline")
 	})
+	t.Run("a closed connection shows the request and what arrived", func(t *testing.T) {
+		t.Parallel()
+		sum := expectFailure(t, Config{Server: fakeServer("hangup"), Verbose: true}, "ch09", "keys lists", "the server closed the connection")
+		for _, r := range sum.Results {
+			if r.Outcome == Failed {
+				for _, want := range []string{"request:  keys\n", "received: 3 bytes \"\\t\\x00\\x00\"", "request hex:  0c00000001000000040000006b657973", "received hex: 090000"} {
+					if !strings.Contains(r.Detail, want) {
+						t.Errorf("report lacks %q:\n%s", want, r.Detail)
+					}
+				}
+			}
+		}
+	})
 	t.Run("crash", func(t *testing.T) {
 		t.Parallel()
 		start := time.Now()
@@ -206,6 +328,18 @@ func TestFaults(t *testing.T) {
 		}
 		cfg.Strict = true
 		if sum, out := run(t, cfg, "ch09"); !sum.Failed || !strings.Contains(out, "WARNING") {
+			t.Errorf("with -strict, want the warning to fail:\n%s", out)
+		}
+	})
+	t.Run("the book's pexpire overflow is a warning", func(t *testing.T) {
+		t.Parallel()
+		cfg := Config{Server: fakeServer("book"), Match: "session ttl"}
+		sum, out := run(t, cfg, "ch14")
+		if sum.Failed || sum.Count(Warned) != 1 || sum.Count(OK) != 0 || !strings.Contains(out, "pexpire overflow") {
+			t.Errorf("without -strict, want the ttl session to warn, not fail:\n%s", out)
+		}
+		cfg.Strict = true
+		if sum, out := run(t, cfg, "ch14"); !sum.Failed || !strings.Contains(out, "WARNING") {
 			t.Errorf("with -strict, want the warning to fail:\n%s", out)
 		}
 	})

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"bufio"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -63,10 +64,24 @@ func (e *Env) closeAll() {
 	e.conns = nil
 }
 
-// Conn is one client connection.
+// Conn is one client connection. It remembers the last request sent and
+// the bytes of the reply being read, so that every failure report can show
+// both, a connection the server closed included.
 type Conn struct {
-	e *Env
-	c net.Conn
+	e    *Env
+	c    net.Conn
+	br   *bufio.Reader
+	last []byte // the request the next reply answers
+	got  []byte // the bytes of the reply read so far
+}
+
+// Read reads from the connection, recording what arrives.
+func (c *Conn) Read(p []byte) (int, error) {
+	n, err := c.c.Read(p)
+	if len(c.got) < 4096 {
+		c.got = append(c.got, p[:min(n, 4096-len(c.got))]...)
+	}
+	return n, err
 }
 
 // Dial opens a connection to the server.
@@ -88,11 +103,14 @@ func (e *Env) Dial() (*Conn, error) {
 		c.Close()
 		return nil, errors.New("the server has exited")
 	}
-	return &Conn{e: e, c: c}, nil
+	conn := &Conn{e: e, c: c}
+	conn.br = bufio.NewReaderSize(conn, 64<<10)
+	return conn, nil
 }
 
 // Send writes b in one write.
 func (c *Conn) Send(b []byte) error {
+	c.last = b
 	if _, err := c.c.Write(b); err != nil {
 		return fmt.Errorf("sending %s: %v", c.e.showRequest(b), err)
 	}
@@ -101,6 +119,7 @@ func (c *Conn) Send(b []byte) error {
 
 // SendBytewise writes b one byte per write.
 func (c *Conn) SendBytewise(b []byte) error {
+	c.last = b
 	for i := range b {
 		if _, err := c.c.Write(b[i : i+1]); err != nil {
 			return fmt.Errorf("sending byte %d of %s: %v", i, c.e.showRequest(b), err)
@@ -131,31 +150,51 @@ func (c *Conn) CloseWrite() {
 // ReadReply reads one framed reply and returns its body. The frame length
 // is bounded by the edition's message limit.
 func (c *Conn) ReadReply() ([]byte, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(c.c, hdr[:]); err != nil {
-		return nil, c.readErr("reading a reply header", err)
-	}
-	n := binary.LittleEndian.Uint32(hdr[:])
-	if limit := c.e.maxMsg(); int64(n) > int64(limit) {
-		return nil, fmt.Errorf("reply header announces %d bytes, above the %d-byte message limit", n, limit)
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(c.c, body); err != nil {
-		return nil, c.readErr(fmt.Sprintf("reading a %d-byte reply body", n), err)
+	c.got = c.got[:0]
+	body, err := wire.ReadFrameMax(c.br, nil, c.e.maxMsg())
+	switch {
+	case errors.Is(err, wire.ErrTooBig):
+		return nil, c.readErr("reading a reply", fmt.Errorf("its header announces more than the %d-byte message limit", c.e.maxMsg()))
+	case err != nil:
+		return nil, c.readErr("reading a reply", err)
 	}
 	return body, nil
 }
 
+// readErr describes a failed read: what was sent, what went wrong, and
+// what had arrived of the reply.
 func (c *Conn) readErr(what string, err error) error {
+	var why string
 	switch {
 	case c.e.died():
-		return fmt.Errorf("%s: the server exited", what)
+		why = "the server exited"
 	case isTimeout(err):
-		return fmt.Errorf("%s: no reply before the check's deadline (the server may be stuck)", what)
+		why = "no reply before the check's deadline (the server may be stuck)"
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
-		return fmt.Errorf("%s: the server closed the connection", what)
+		why = "the server closed the connection"
+	default:
+		why = err.Error()
 	}
-	return fmt.Errorf("%s: %v", what, err)
+	var b strings.Builder
+	fmt.Fprintf(&b, "request:  %s\n", c.e.showRequest(c.last))
+	fmt.Fprintf(&b, "%s: %s\n", what, why)
+	if len(c.got) == 0 {
+		b.WriteString("received: nothing")
+	} else {
+		fmt.Fprintf(&b, "received: %d bytes %s", len(c.got), quoteClip(c.got))
+	}
+	if c.e.verbose {
+		fmt.Fprintf(&b, "\nrequest hex:  %s\nreceived hex: %s", hexOf(c.last), hexOf(c.got))
+	}
+	return errors.New(b.String())
+}
+
+// quoteClip quotes b, cut to 200 bytes.
+func quoteClip(b []byte) string {
+	if len(b) > 200 {
+		return strconv.Quote(string(b[:200])) + "..."
+	}
+	return strconv.Quote(string(b))
 }
 
 func isTimeout(err error) bool {
@@ -194,9 +233,10 @@ func hexOf(b []byte) string {
 // Expect reads one reply and compares its body with want, byte for byte.
 // req is only for the report.
 func (c *Conn) Expect(req, want []byte) error {
+	c.last = req
 	got, err := c.ReadReply()
 	if err != nil {
-		return fmt.Errorf("request: %s\n%v", c.e.showRequest(req), err)
+		return err
 	}
 	if string(got) != string(want) {
 		return &Mismatch{Request: req, Want: want, Got: got, e: c.e}
@@ -221,7 +261,7 @@ func (c *Conn) Cmd(want []byte, args ...string) error {
 // sending anything (more).
 func (c *Conn) ExpectClosed(why string) error {
 	buf := make([]byte, 64)
-	n, err := c.c.Read(buf)
+	n, err := c.br.Read(buf)
 	switch {
 	case n > 0:
 		return fmt.Errorf("%s: expected the server to close the connection, received %q", why, buf[:n])
@@ -248,16 +288,7 @@ func le32(n uint32) []byte { return binary.LittleEndian.AppendUint32(nil, n) }
 // Req frames a command as a list of strings. Unlike wire.AppendRequest it
 // does not refuse requests over the limits: checks send those on purpose.
 func (e *Env) Req(args ...string) []byte {
-	return Frame(reqBody(args...))
-}
-
-func reqBody(args ...string) []byte {
-	b := le32(uint32(len(args)))
-	for _, a := range args {
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(a)))
-		b = append(b, a...)
-	}
-	return b
+	return wire.AppendRawRequest(nil, args...)
 }
 
 // Res is a chapter 07-08 reply body: u32 status, then data.
@@ -352,14 +383,16 @@ func (e *Env) showRequest(b []byte) string {
 	switch e.stage.Kind {
 	case kindHello:
 		return fmt.Sprintf("%q (bare bytes)", clip(b))
+	case kindRESP:
+		return showRESPRequest(b)
 	case kindEcho:
 		if len(b) >= 4 && int(binary.LittleEndian.Uint32(b)) == len(b)-4 {
 			return fmt.Sprintf("frame %q", clip(b[4:]))
 		}
 		return fmt.Sprintf("%d raw bytes %x", len(b), clip(b))
 	}
-	if len(b) >= 4 && int(binary.LittleEndian.Uint32(b)) == len(b)-4 && len(b)-4 <= e.maxMsg() {
-		if args, err := parseArgs(b[4:]); err == nil {
+	if len(b) >= 4 && int(binary.LittleEndian.Uint32(b)) == len(b)-4 {
+		if args, err := wire.SplitRequest(b[4:]); err == nil {
 			parts := make([]string, len(args))
 			for i, a := range args {
 				parts[i] = showWord(a)
@@ -371,32 +404,6 @@ func (e *Env) showRequest(b []byte) string {
 		}
 	}
 	return fmt.Sprintf("%d raw bytes %x", len(b), clip(b))
-}
-
-// parseArgs splits a request body without the 4096-byte limit.
-func parseArgs(body []byte) ([]string, error) {
-	if len(body) < 4 {
-		return nil, errors.New("short")
-	}
-	n := binary.LittleEndian.Uint32(body)
-	pos := 4
-	var args []string
-	for range n {
-		if len(body)-pos < 4 {
-			return nil, errors.New("short")
-		}
-		l := int(binary.LittleEndian.Uint32(body[pos:]))
-		pos += 4
-		if l > len(body)-pos {
-			return nil, errors.New("short")
-		}
-		args = append(args, string(body[pos:pos+l]))
-		pos += l
-	}
-	if pos != len(body) {
-		return nil, errors.New("trailing")
-	}
-	return args, nil
 }
 
 func showWord(s string) string {
@@ -438,6 +445,8 @@ func (e *Env) render(b []byte) (string, error) {
 	switch e.stage.Kind {
 	case kindHello, kindEcho:
 		return fmt.Sprintf("server says: %s\n", b), nil
+	case kindRESP:
+		return quoteClip(b), nil
 	case kindStatus:
 		if len(b) < 4 {
 			return "", errors.New("reply shorter than its status")

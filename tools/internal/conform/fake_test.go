@@ -30,6 +30,11 @@ import (
 //	notimeout  2023 edition without the idle timeout
 //	hang       2023 edition that never answers keys
 //	crash      2023 edition that exits on keys
+//	hangup     2023 edition that answers keys with 3 bytes and hangs up
+//	book       2023 edition with chapter 13's pexpire and pttl as the
+//	           book's code has them, overflow included: now + ms*1000 µs
+//	           is computed in uint64 and wraps, so a huge TTL expires the
+//	           key at once
 //	bookhang   2023 edition with the book's pipelining hang, roughly: after
 //	           500 replies it leaves the requests it has buffered alone
 //	           until more bytes arrive
@@ -40,6 +45,8 @@ type fake struct {
 	strs    map[string]string
 	order   []string // string keys in insertion order, for keys
 	zsets   map[string]map[string]float64
+	ttls    map[string]uint64 // key -> deadline in µs since start (book mode)
+	start   time.Time
 	maxMsg  int
 	maxArgs int
 }
@@ -53,7 +60,7 @@ func fakeMain() bool {
 	mode := fs.String("fake", "", "mode")
 	addr := fs.String("addr", "127.0.0.1:1234", "address")
 	fs.Parse(os.Args[1:])
-	f := &fake{mode: *mode, strs: map[string]string{}, zsets: map[string]map[string]float64{}, maxMsg: 4096, maxArgs: 1024}
+	f := &fake{mode: *mode, strs: map[string]string{}, zsets: map[string]map[string]float64{}, ttls: map[string]uint64{}, start: time.Now(), maxMsg: 4096, maxArgs: 1024}
 	if f.mode == "newer" {
 		f.maxMsg, f.maxArgs = 32<<20, 200000
 	}
@@ -98,8 +105,12 @@ func (f *fake) serve(c net.Conn) {
 		if len(body) < 4 || int(binary.LittleEndian.Uint32(body)) > f.maxArgs {
 			return
 		}
-		args, err := parseArgs(body)
+		args, err := wire.SplitRequest(body)
 		if err != nil {
+			return
+		}
+		if f.mode == "hangup" && len(args) == 1 && args[0] == "keys" {
+			c.Write([]byte{9, 0, 0}) // part of a header, then gone
 			return
 		}
 		out := f.do(args)
@@ -132,6 +143,44 @@ func (f *fake) do(args []string) []byte {
 	}
 	is := func(cmd string, n int) bool { return name == cmd && len(args) == n }
 	t := wire.Tags11
+	if f.mode == "book" {
+		// The book removes due keys after each loop iteration; removing
+		// them before each request is the same as far as clients see.
+		now := uint64(time.Since(f.start).Microseconds())
+		for k, at := range f.ttls {
+			if at < now {
+				f.remove(k)
+			}
+		}
+		switch {
+		case is("pexpire", 3):
+			ms, ok := strtoll(args[2])
+			if !ok {
+				return wire.AppendErr(nil, 4, "expect int64")
+			}
+			if !f.exists(args[1]) {
+				return wire.AppendInt(nil, 0)
+			}
+			if ms < 0 {
+				delete(f.ttls, args[1])
+			} else {
+				f.ttls[args[1]] = now + uint64(ms)*1000 // wraps, as in the book
+			}
+			return wire.AppendInt(nil, 1)
+		case is("pttl", 2):
+			if !f.exists(args[1]) {
+				return wire.AppendInt(nil, -2)
+			}
+			at, ok := f.ttls[args[1]]
+			switch {
+			case !ok:
+				return wire.AppendInt(nil, -1)
+			case at > now:
+				return wire.AppendInt(nil, int64((at-now)/1000))
+			}
+			return wire.AppendInt(nil, 0)
+		}
+	}
 	switch {
 	case is("get", 2):
 		if v, ok := f.strs[args[1]]; ok {
@@ -145,17 +194,9 @@ func (f *fake) do(args []string) []byte {
 		f.strs[args[1]] = args[2]
 		return wire.AppendNil(nil)
 	case is("del", 2):
-		_, a := f.strs[args[1]]
-		_, b := f.zsets[args[1]]
-		delete(f.strs, args[1])
-		for i, k := range f.order {
-			if k == args[1] {
-				f.order = append(f.order[:i], f.order[i+1:]...)
-				break
-			}
-		}
-		delete(f.zsets, args[1])
-		if a || b {
+		had := f.exists(args[1])
+		f.remove(args[1])
+		if had {
 			return wire.AppendInt(nil, 1)
 		}
 		return wire.AppendInt(nil, 0)
@@ -270,7 +311,7 @@ func (f *fake) serveBookHang(c net.Conn) {
 			if len(buf) < 4+l {
 				break
 			}
-			args, err := parseArgs(buf[4 : 4+l])
+			args, err := wire.SplitRequest(buf[4 : 4+l])
 			if err != nil {
 				return
 			}
@@ -282,4 +323,61 @@ func (f *fake) serveBookHang(c net.Conn) {
 			hung = replies == 500
 		}
 	}
+}
+
+func (f *fake) exists(k string) bool {
+	_, a := f.strs[k]
+	_, b := f.zsets[k]
+	return a || b
+}
+
+func (f *fake) remove(k string) {
+	delete(f.strs, k)
+	delete(f.zsets, k)
+	delete(f.ttls, k)
+	for i, o := range f.order {
+		if o == k {
+			f.order = append(f.order[:i], f.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// strtoll reads s as the book's str2int does: C's strtoll in base 10
+// (blanks and a sign first, clamped to the int64 range, "" is 0), and
+// nothing may follow the digits.
+func strtoll(s string) (int64, bool) {
+	i := 0
+	for i < len(s) && strings.IndexByte(" \t\n\v\f\r", s[i]) >= 0 {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	start := i
+	var v uint64
+	over := false
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		if v > (math.MaxUint64-9)/10 {
+			over = true
+		}
+		v = v*10 + uint64(s[i]-'0')
+	}
+	if i == start {
+		return 0, s == "" // no digits: C stops at the start; only "" ends there
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	switch {
+	case neg && (over || v > 1<<63):
+		return math.MinInt64, true
+	case neg:
+		return -int64(v), true
+	case over || v > math.MaxInt64:
+		return math.MaxInt64, true
+	}
+	return int64(v), true
 }

@@ -1,7 +1,6 @@
 package conform
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"example.com/byor/testkit"
+	"example.com/byor/tools/internal/scriptread"
 )
 
 // Sessions are the chapters' testscript files read as data: each
@@ -100,14 +100,17 @@ func parseSession(name string, ar *txtar.Archive) (*session, error) {
 			}
 			continue
 		}
-		words, err := splitWords(line)
+		l, err := scriptread.Parse(line)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", ln, err)
 		}
-		neg := false
-		if words[0] == "!" {
-			neg, words = true, words[1:]
+		if l.Name == "" {
+			continue
 		}
+		if len(l.Conds) > 0 || l.Maybe {
+			return nil, fmt.Errorf("line %d: cannot replay %q", ln, line)
+		}
+		neg, words := l.Negated, append([]string{l.Name}, l.Vals()...)
 		last := func() *step {
 			if len(s.steps) == 0 {
 				return nil
@@ -185,7 +188,7 @@ func parseSession(name string, ar *txtar.Archive) (*session, error) {
 				}
 				oc.want = want
 			}
-			if _, err := testkit.MatchVary("", oc.want, false); err != nil {
+			if err := scriptread.CheckText(oc.want); err != nil {
 				return nil, fmt.Errorf("line %d: %v", ln, err)
 			}
 			if st := last(); st != nil {
@@ -223,50 +226,12 @@ func parseSession(name string, ar *txtar.Archive) (*session, error) {
 	return s, nil
 }
 
-// splitWords splits a script line as testscript does: blanks separate
-// words, single quotes group them (” inside quotes is one quote).
-func splitWords(line string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord, quoted := false, false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quoted && c == '\'' && i+1 < len(line) && line[i+1] == '\'':
-			cur.WriteByte('\'')
-			i++
-		case quoted && c == '\'':
-			quoted = false
-		case quoted:
-			cur.WriteByte(c)
-		case c == ' ' || c == '\t':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		case c == '\'':
-			quoted, inWord = true, true
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if quoted {
-		return nil, errors.New("unterminated quote")
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	if len(words) == 0 {
-		return nil, errors.New("empty line")
-	}
-	return words, nil
-}
-
 // sessionChecks turns chapter dir's scripts into checks.
 func sessionChecks(st *Stage, cfg *Config) []Check {
 	name := "sessions"
+	if st.Kind == kindRESP {
+		return nil // the chapter's scripts replay its book-protocol listener
+	}
 	if cfg.Edition == EditionNewer {
 		return []Check{{Name: name, Skip: "the sessions are the 2023 edition's"}}
 	}
@@ -317,6 +282,8 @@ func runSession(e *Env, s *session) error {
 		}
 		c.Close()
 	}
+	var bug *bookBug // a book bug whose consequences the next steps may show
+	warned := map[*bookBug]bool{}
 	for _, st := range s.steps {
 		if st.waitFor != nil {
 			if err := waitFor(e, s, st); err != nil {
@@ -328,21 +295,33 @@ func runSession(e *Env, s *session) error {
 		if err != nil {
 			return fmt.Errorf("%s.txtar line %d: %v", s.name, st.line, err)
 		}
+		key := strings.Join(st.args, " ")
 		for _, oc := range st.checks {
 			if msg := oc.fails(out); msg != "" {
+				if bug != nil && bug.book[key] != nil && bug.book[key].MatchString(out) {
+					if !warned[bug] {
+						warned[bug] = true
+						e.Warn("%s.txtar line %d: after %q, %s answers %s where this session expects %s: %s",
+							s.name, oc.line, bug.trigger, e.showRequest(req), strings.TrimSuffix(out, "\n"), msg, bug.why)
+					}
+					break
+				}
 				return fmt.Errorf("%s.txtar line %d: %s\nrequest:  %s\nexpected: %s\nreceived: %s%s",
-					s.name, oc.line, oc.source, e.showRequest(req), msg, strings.ReplaceAll(strings.TrimSuffix(out, "\n"), "\n", " | "), e.hexNote(raw))
+					s.name, oc.line, oc.source, e.showRequest(req), msg, strings.ReplaceAll(strings.TrimSuffix(out, "\n"), "\n", " | "), e.hexNote(req, raw))
 			}
+		}
+		if b := findBookBug(s.name, key); b != nil {
+			bug = b
 		}
 	}
 	return nil
 }
 
-func (e *Env) hexNote(raw []byte) string {
+func (e *Env) hexNote(req, raw []byte) string {
 	if !e.verbose {
 		return ""
 	}
-	return "\nreceived hex: " + hexOf(raw)
+	return "\nrequest hex:  " + hexOf(req) + "\nreceived hex: " + hexOf(raw)
 }
 
 // fails returns "" if out passes the check, else what was expected.
@@ -409,7 +388,8 @@ func runClient(e *Env, st step) (out string, req, raw []byte, err error) {
 			return "", req, nil, err
 		}
 		buf := make([]byte, 64)
-		n, rerr := c.c.Read(buf)
+		c.got = c.got[:0]
+		n, rerr := c.br.Read(buf)
 		if n == 0 {
 			return "", req, nil, c.readErr("reading the reply", rerr)
 		}
@@ -460,4 +440,40 @@ func runClient(e *Env, st step) (out string, req, raw []byte, err error) {
 		s = fmt.Sprintf("undecodable reply (%v): %x\n", rerr, clip(body))
 	}
 	return s, req, body, nil
+}
+
+// bookBug is a place where a session expects this repository's fix of a
+// bug in the book's own code: a server that behaves as the book's code
+// does there is reported with a warning that explains the bug, not a
+// failure (-strict makes it one).
+type bookBug struct {
+	script  string // the session
+	trigger string // the request, words joined by blanks, from which the book's code differs
+	why     string
+	// book holds, for the session's later requests, what the book's
+	// code prints instead of what the session expects.
+	book map[string]*regexp.Regexp
+}
+
+var bookBugs = []*bookBug{{
+	script:  "ttl",
+	trigger: "pexpire n 99999999999999999999",
+	why: "the book's code computes the deadline as now + ms*1000 microseconds in uint64_t without a check; " +
+		"for 2^63-1 ms (what strtoll makes of 99999999999999999999) the sum wraps around to 1 ms before now and the key expires at once, " +
+		"where this repository's servers keep it (the pexpire overflow; see docs/ch13_heap_ttl.md)",
+	book: map[string]*regexp.Regexp{
+		"pttl n":     regexp.MustCompile(`^\(int\) (-2|0)\n$`), // removed, or due and not yet removed
+		"pexpire n ": regexp.MustCompile(`^\(int\) 0\n$`),      // the key is gone
+	},
+}}
+
+// findBookBug returns the book bug that request req (words joined by
+// blanks) of session script triggers, or nil.
+func findBookBug(script, req string) *bookBug {
+	for _, b := range bookBugs {
+		if b.script == script && b.trigger == req {
+			return b
+		}
+	}
+	return nil
 }

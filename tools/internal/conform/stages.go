@@ -5,10 +5,11 @@ import (
 	"strings"
 	"time"
 
+	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/wire"
 )
 
-// kind is a stage's wire format.
+// kind is how a stage talks to the server.
 type kind int
 
 const (
@@ -16,6 +17,7 @@ const (
 	kindEcho               // ch04, ch06: framed text messages
 	kindStatus             // ch07-ch08: list-of-strings requests, u32 status replies
 	kindSer                // ch09 on: serialized replies
+	kindRESP               // ch17: Redis's protocol
 )
 
 // Stage is one chapter's checks.
@@ -25,6 +27,7 @@ type Stage struct {
 	Dir       string // the chapter's directory, for its scripts
 	Title     string
 	Section   string // where in the book the stage comes from
+	Proto     chapters.Protocol
 	Kind      kind
 	Pipelined bool      // ch06 on: the client sends its hellos at once
 	Tags      wire.Tags // kindSer: the tag numbering
@@ -53,21 +56,45 @@ type Check struct {
 	Run  func(e *Env) error
 }
 
-var stages = []*Stage{
-	{ID: "ch03", Num: 3, Dir: "ch03_hello", Title: "hello server/client", Section: "03. Hello Server/Client", Kind: kindHello},
-	{ID: "ch04", Num: 4, Dir: "ch04_protocol", Title: "length-prefixed messages", Section: "04. Protocol Parsing", Kind: kindEcho},
-	{ID: "ch06", Num: 6, Dir: "ch06_eventloop", Title: "the event loop", Section: "06. The Event Loop Implementation", Kind: kindEcho, Pipelined: true},
-	{ID: "ch07", Num: 7, Dir: "ch07_basic", Title: "get, set, del", Section: "07. Basic Server: get, set, del", Kind: kindStatus, Pipelined: true},
-	{ID: "ch08", Num: 8, Dir: "ch08_hashtable", Title: "the hashtable", Section: "08. Data Structure: Hashtables", Kind: kindStatus, Pipelined: true, extra: resizeChecks},
-	{ID: "ch09", Num: 9, Dir: "ch09_serialize", Title: "serialized replies", Section: "09. Data Serialization", Kind: kindSer, Pipelined: true, Tags: wire.Tags09},
-	{ID: "ch10", Num: 10, Dir: "ch10_avl", Title: "the AVL tree (no wire change)", Section: "10. The AVL Tree: Implementation & Testing", Kind: kindSer, Pipelined: true, Tags: wire.Tags09},
-	{ID: "ch11", Num: 11, Dir: "ch11_zset", Title: "sorted sets", Section: "11. The AVL Tree and the Sorted Set", Kind: kindSer, Pipelined: true, Tags: wire.Tags11, extra: zsetChecks},
-	{ID: "ch12", Num: 12, Dir: "ch12_timers", Title: "idle timers", Section: "12. The Event Loop and Timers", Kind: kindSer, Pipelined: true, Tags: wire.Tags11, extra: idleChecks},
-	{ID: "ch13", Num: 13, Dir: "ch13_heap_ttl", Title: "key TTLs", Section: "13. The Heap Data Structure and the TTL", Kind: kindSer, Pipelined: true, Tags: wire.Tags11, extra: ttlChecks},
-	{ID: "ch14", Num: 14, Dir: "ch14_threadpool", Title: "the thread pool", Section: "14. The Thread Pool & Asynchronous Tasks", Kind: kindSer, Pipelined: true, Tags: wire.Tags11, extra: poolChecks},
-	{ID: "ch15", Num: 15, Dir: "ch15_field_ttl", Title: "beyond the book: hash fields with TTLs", Section: "beyond the book: the Valkey RFC on hash field TTLs (ch15_field_ttl/README.md)", Kind: kindSer, Pipelined: true, Tags: wire.Tags11, extra: fieldTTLChecks},
-	{ID: "ch16", Num: 16, Dir: "ch16_performance", Title: "beyond the book: performance", Section: "beyond the book: the book's speed exercises (ch16_performance/README.md)", Kind: kindSer, Pipelined: true, Tags: wire.Tags11, extra: outputChecks},
+// extras are the stages' own checks, by chapter.
+var extras = map[string]func(st *Stage, cfg *Config) []Check{
+	"ch08": resizeChecks,
+	"ch11": zsetChecks,
+	"ch12": idleChecks,
+	"ch13": ttlChecks,
+	"ch14": poolChecks,
+	"ch15": fieldTTLChecks,
+	"ch16": outputChecks,
+	"ch17": respChecks,
 }
+
+// stages are built from the chapter registry: one per chapter with a
+// server, checking the protocol that chapter adds.
+var stages = func() []*Stage {
+	var out []*Stage
+	for _, ch := range chapters.All() {
+		st := &Stage{ID: ch.ID, Num: ch.Num, Dir: ch.Dir, Title: ch.Title, Section: ch.Section,
+			Proto: ch.Newest(), extra: extras[ch.ID]}
+		switch st.Proto {
+		case chapters.Hello:
+			st.Kind = kindHello
+		case chapters.World:
+			st.Kind = kindEcho
+		case chapters.Echo:
+			st.Kind, st.Pipelined = kindEcho, true
+		case chapters.Status:
+			st.Kind, st.Pipelined = kindStatus, true
+		case chapters.Tagged9:
+			st.Kind, st.Pipelined, st.Tags = kindSer, true, wire.Tags09
+		case chapters.Tagged11:
+			st.Kind, st.Pipelined, st.Tags = kindSer, true, wire.Tags11
+		case chapters.RESP:
+			st.Kind, st.Pipelined = kindRESP, true
+		}
+		out = append(out, st)
+	}
+	return out
+}()
 
 // Stages returns every stage, in chapter order.
 func Stages() []*Stage { return stages }
@@ -91,19 +118,52 @@ func StageByID(id string) *Stage {
 	return nil
 }
 
-// UpTo returns the ids of the stages from ch03 up to and including id.
-func UpTo(id string) ([]string, error) {
-	if StageByID(id) == nil {
+// Plan is what -upto runs: the stages a server of one chapter can pass,
+// and the earlier ones left out, with why.
+type Plan struct {
+	IDs     []string // the stages to run, in order
+	Skipped []string // the earlier stages left out
+	Why     string   // why they are left out ("" if none are)
+}
+
+// UpTo returns the stages a server of chapter id should pass: from the
+// first stage that speaks id's wire format up to id. The earlier stages,
+// of other formats, are listed as skipped, with the reason.
+func UpTo(id string) (*Plan, error) {
+	target := StageByID(id)
+	if target == nil {
 		return nil, fmt.Errorf("unknown stage %q (known: %s)", id, strings.Join(StageIDs(), " "))
 	}
-	var ids []string
+	p := &Plan{}
 	for _, st := range stages {
-		ids = append(ids, st.ID)
-		if st.ID == id {
+		if st.Num > target.Num {
 			break
 		}
+		if st.Proto == target.Proto {
+			p.IDs = append(p.IDs, st.ID)
+		} else {
+			p.Skipped = append(p.Skipped, st.ID)
+		}
 	}
-	return ids, nil
+	if len(p.Skipped) > 0 {
+		first := p.IDs[0]
+		p.Why = fmt.Sprintf("the wire format changes at %s: a %s server speaks %s, which the stages before %s do not",
+			first, id, target.Proto, first)
+		if target.Kind == kindRESP {
+			p.Why += " (check a chapter 17 server's book listener, -addr, with -upto ch16)"
+		}
+	}
+	return p, nil
+}
+
+// Family returns the ids of the stages that speak the same wire format as
+// stage id, up to and including it.
+func Family(id string) []string {
+	p, err := UpTo(id)
+	if err != nil {
+		return nil
+	}
+	return p.IDs
 }
 
 // Checks returns the stage's checks for cfg, in the order they run.
@@ -114,6 +174,8 @@ func (st *Stage) Checks(cfg *Config) []Check {
 		// The session is the whole wire of chapter 03.
 	case kindEcho:
 		out = append(out, echoChecks(st, cfg)...)
+	case kindRESP:
+		// Its checks are all the stage's own.
 	default:
 		out = append(out, commandChecks(st, cfg)...)
 	}

@@ -9,76 +9,20 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"example.com/byor/tools/internal/scriptread"
 )
-
-// word is one argument of a script line: its value after testscript's
-// quoting rules, and whether any of it was written outside quotes with a
-// '$' (a variable that testscript would expand).
-type word struct {
-	val      string
-	variable bool
-}
-
-// splitWords splits a script line into words the way testscript does:
-// spaces and tabs separate words, single quotes group them (” inside
-// quotes is one quote), and an unquoted '#' starts a comment. Variables are
-// not expanded. It fails on an unterminated quote.
-func splitWords(line string) ([]word, error) {
-	var (
-		words  []word
-		cur    strings.Builder
-		inWord bool
-		isVar  bool
-		quoted bool
-	)
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quoted && c == '\'' && i+1 < len(line) && line[i+1] == '\'':
-			cur.WriteByte('\'')
-			i++
-		case quoted && c == '\'':
-			quoted = false
-		case quoted:
-			cur.WriteByte(c)
-		case c == ' ' || c == '\t' || c == '\r' || c == '#':
-			if inWord {
-				words = append(words, word{cur.String(), isVar})
-				cur.Reset()
-				inWord, isVar = false, false
-			}
-			if c == '#' {
-				return words, nil
-			}
-		case c == '\'':
-			quoted, inWord = true, true
-		default:
-			if c == '$' {
-				isVar = true
-			}
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if quoted {
-		return nil, fmt.Errorf("unterminated quoted argument")
-	}
-	if inWord {
-		words = append(words, word{cur.String(), isVar})
-	}
-	return words, nil
-}
 
 // shellSafe matches words a shell user would type without quotes.
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 // shellQuote writes w as a POSIX shell user would type it. A word holding
 // an unquoted variable stays as written, so that the shell expands it too.
-func shellQuote(w word) string {
-	if shellSafe.MatchString(w.val) || w.variable && !strings.ContainsAny(w.val, " \t'\"") {
-		return w.val
+func shellQuote(w scriptread.Word) string {
+	if shellSafe.MatchString(w.Val) || w.Variable && !strings.ContainsAny(w.Val, " \t'\"") {
+		return w.Val
 	}
-	return "'" + strings.ReplaceAll(w.val, "'", `'\''`) + "'"
+	return "'" + strings.ReplaceAll(w.Val, "'", `'\''`) + "'"
 }
 
 // step is one client command of a session with what the script proves it
@@ -131,42 +75,34 @@ func RenderSession(archive []byte) (string, error) {
 		}
 		above := comments
 		comments = nil
-		ws, err := splitWords(trimmed)
+		// Conditions such as [linux] do not change what is printed.
+		l, err := scriptread.Parse(trimmed)
 		if err != nil {
 			return "", fmt.Errorf("script line %d: %v", n+1, err)
 		}
-		// Conditions such as [linux] do not change what is printed.
-		for len(ws) > 0 && strings.HasPrefix(ws[0].val, "[") {
-			ws = ws[1:]
-		}
-		negated := false
-		if len(ws) > 0 && (ws[0].val == "!" || ws[0].val == "?") {
-			negated = ws[0].val == "!"
-			ws = ws[1:]
-		}
-		if len(ws) == 0 {
+		if l.Name == "" {
 			continue
 		}
-		args := ws[1:]
-		switch name := ws[0].val; {
-		case name == "exec" && len(args) > 0 && args[0].val == "client":
+		negated, args := l.Negated, l.Args
+		switch name := l.Name; {
+		case name == "exec" && len(args) > 0 && args[0].Val == "client":
 			cur = &step{line: n + 1, comments: above, command: clientCommand(args[1:]), negated: negated}
 			steps = append(steps, cur)
-		case name == "exec" && len(args) > 0 && args[0].val == "redis-cli":
+		case name == "exec" && len(args) > 0 && args[0].Val == "redis-cli":
 			cur = &step{line: n + 1, comments: above, command: redisCLICommand(args[1:]), negated: negated}
 			steps = append(steps, cur)
-		case name == "waitfor" && len(args) > 1 && args[1].val == "client":
+		case name == "waitfor" && len(args) > 1 && args[1].Val == "client":
 			cur = &step{line: n + 1, comments: above, command: clientCommand(args[2:])}
 			steps = append(steps, cur)
-		case name == "cmp" && !negated && len(args) == 2 && isStream(args[0].val):
+		case name == "cmp" && !negated && len(args) == 2 && isStream(args[0].Val):
 			if cur == nil {
 				continue
 			}
-			data, ok := files[args[1].val]
+			data, ok := files[args[1].Val]
 			if !ok {
-				return "", fmt.Errorf("script line %d: cmp names %s, which the archive does not hold", n+1, args[1].val)
+				return "", fmt.Errorf("script line %d: cmp names %s, which the archive does not hold", n+1, args[1].Val)
 			}
-			cur.set(args[0].val, splitLines(data))
+			cur.set(args[0].Val, splitLines(data))
 		case name == "cmpvary" && !negated:
 			if cur == nil {
 				continue
@@ -177,7 +113,7 @@ func RenderSession(archive []byte) (string, error) {
 			}
 			cur.set(stream, out)
 			cur.unordered = cur.unordered || unordered && stream == "stdout"
-		case (name == "stdout" || name == "stderr") && negated && len(args) == 1 && args[0].val == ".":
+		case (name == "stdout" || name == "stderr") && negated && len(args) == 1 && args[0].Val == ".":
 			// "! stdout ." proves there is no output at all.
 			if cur != nil {
 				cur.set(name, []string{})
@@ -256,23 +192,23 @@ func splitLines(text string) []string {
 // cmpVary reads the arguments of the harness's command
 // "cmpvary [-unordered] [-text] stdout|stderr FILE|TEXT" and returns the
 // stream it compares and the expected lines as a guide shows them.
-func cmpVary(args []word, files map[string]string) (stream string, lines []string, unordered bool, err error) {
+func cmpVary(args []scriptread.Word, files map[string]string) (stream string, lines []string, unordered bool, err error) {
 	inline := false
-	for len(args) > 0 && strings.HasPrefix(args[0].val, "-") {
-		switch args[0].val {
+	for len(args) > 0 && strings.HasPrefix(args[0].Val, "-") {
+		switch args[0].Val {
 		case "-unordered":
 			unordered = true
 		case "-text":
 			inline = true
 		default:
-			return "", nil, false, fmt.Errorf("cmpvary: unknown flag %s", args[0].val)
+			return "", nil, false, fmt.Errorf("cmpvary: unknown flag %s", args[0].Val)
 		}
 		args = args[1:]
 	}
-	if len(args) != 2 || !isStream(args[0].val) {
+	if len(args) != 2 || !isStream(args[0].Val) {
 		return "", nil, false, fmt.Errorf("cmpvary: want [-unordered] [-text] stdout|stderr FILE|TEXT")
 	}
-	text := args[1].val
+	text := args[1].Val
 	if inline && text != "" {
 		text += "\n"
 	} else if !inline {
@@ -285,38 +221,16 @@ func cmpVary(args []word, files map[string]string) (stream string, lines []strin
 	lines = splitLines(text)
 	for i, l := range lines {
 		if lines[i], err = ShowPlaceholders(l); err != nil {
-			return "", nil, false, fmt.Errorf("cmpvary %s: %v", args[1].val, err)
+			return "", nil, false, fmt.Errorf("cmpvary %s: %v", args[1].Val, err)
 		}
 	}
-	return args[0].val, lines, unordered, nil
+	return args[0].Val, lines, unordered, nil
 }
 
 // ShowPlaceholders renders one expected line of cmpvary for a reader: each
 // «name=regexp» (a part that varies from run to run) becomes <name>. It
 // fails on a placeholder the harness would refuse.
-func ShowPlaceholders(line string) (string, error) {
-	var b strings.Builder
-	for {
-		start := strings.Index(line, "«")
-		if start < 0 {
-			break
-		}
-		end := strings.Index(line[start:], "»")
-		if end < 0 {
-			return "", fmt.Errorf("unclosed placeholder in %q (want «name=regexp»)", line)
-		}
-		name, pattern, ok := strings.Cut(line[start+len("«"):start+end], "=")
-		if !ok || name == "" {
-			return "", fmt.Errorf("malformed placeholder in %q (want «name=regexp»)", line)
-		}
-		if _, err := regexp.Compile(pattern); err != nil {
-			return "", fmt.Errorf("placeholder %s: %v", name, err)
-		}
-		b.WriteString(line[:start] + "<" + name + ">")
-		line = line[start+end+len("»"):]
-	}
-	return b.String() + line, nil
-}
+func ShowPlaceholders(line string) (string, error) { return scriptread.Show(line) }
 
 // ClientPath is where the guides have the reader build the chapter's
 // client ("go build -o bin/ ./chNN_name/cmd/..." at the repository root).
@@ -325,10 +239,10 @@ const ClientPath = "bin/client"
 // clientCommand writes the client's arguments as a reader would type them,
 // leaving out the "-addr $ADDR" that points the script's client at its
 // server on a free port (the reader's server listens on the default one).
-func clientCommand(args []word) string {
+func clientCommand(args []scriptread.Word) string {
 	parts := []string{ClientPath}
 	for i := 0; i < len(args); i++ {
-		if args[i].val == "-addr" && i+1 < len(args) && args[i+1].val == "$ADDR" {
+		if args[i].Val == "-addr" && i+1 < len(args) && args[i+1].Val == "$ADDR" {
 			i++
 			continue
 		}
@@ -347,17 +261,17 @@ const RESPPort = "6380"
 // redis-cli's default anyway) is left out. So is --no-raw: scripts give
 // it so that redis-cli, piped, prints replies as it does on a terminal
 // ("hello world" quoted, (integer) 2, (nil)), which is its default there.
-func redisCLICommand(args []word) string {
+func redisCLICommand(args []scriptread.Word) string {
 	parts := []string{"redis-cli"}
 	for i := 0; i < len(args); i++ {
-		if args[i].val == "--no-raw" {
+		if args[i].Val == "--no-raw" {
 			continue
 		}
-		if i+1 < len(args) && args[i].val == "-h" && args[i+1].val == "$RESP_HOST" {
+		if i+1 < len(args) && args[i].Val == "-h" && args[i+1].Val == "$RESP_HOST" {
 			i++
 			continue
 		}
-		if i+1 < len(args) && args[i].val == "-p" && args[i+1].val == "$RESP_PORT" {
+		if i+1 < len(args) && args[i].Val == "-p" && args[i+1].Val == "$RESP_PORT" {
 			parts = append(parts, "-p", RESPPort)
 			i++
 			continue

@@ -1,7 +1,8 @@
-// Package resp speaks the part of Redis's protocol (RESP2) that the load
-// tools need: commands as arrays of bulk strings, and the replies to them.
-// It lets tools/loadgen drive a real Redis with exactly the requests it
-// sends to the chapter servers, so both are measured by the same client.
+// Package resp speaks Redis's protocol for the tools: commands as arrays of
+// bulk strings, and the replies to them. ReadReply decodes the RESP2
+// replies the load tools need, so that tools/loadgen drives a real Redis
+// with exactly the requests it sends to the chapter servers; ReadRaw reads
+// any whole reply of RESP2 or RESP3 as bytes, for the conformance runner.
 package resp
 
 import (

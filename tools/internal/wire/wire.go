@@ -122,18 +122,45 @@ func AppendRequest[S ~string | ~[]byte](dst []byte, args ...S) ([]byte, error) {
 	return dst, nil
 }
 
+// AppendRawRequest appends one framed request holding args to dst, like
+// AppendRequest but whatever its size: for tests that send requests over
+// the limits on purpose.
+func AppendRawRequest[S ~string | ~[]byte](dst []byte, args ...S) []byte {
+	body := 4
+	for _, a := range args {
+		body += 4 + len(a)
+	}
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(body))
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(args)))
+	for _, a := range args {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(a)))
+		dst = append(dst, a...)
+	}
+	return dst
+}
+
 // ParseRequest splits a request body (without its length header) into its
 // strings, rejecting the same malformed bodies the server does.
 func ParseRequest(body []byte) ([]string, error) {
 	if len(body) > MaxMsg {
 		return nil, ErrTooBig
 	}
+	if len(body) >= 4 && binary.LittleEndian.Uint32(body) > MaxArgs {
+		return nil, ErrTooMany
+	}
+	return SplitRequest(body)
+}
+
+// SplitRequest splits a request body into its strings as ParseRequest
+// does, but whatever its size and number of strings: for showing requests
+// of any profile (the newer edition's limits are larger).
+func SplitRequest(body []byte) ([]string, error) {
 	if len(body) < 4 {
 		return nil, fmt.Errorf("%w: missing nstr", ErrTruncated)
 	}
 	n := binary.LittleEndian.Uint32(body)
-	if n > MaxArgs {
-		return nil, ErrTooMany
+	if uint64(n) > uint64(len(body)/4) {
+		return nil, fmt.Errorf("%w: %d strings cannot fit %d bytes", ErrTruncated, n, len(body))
 	}
 	args := make([]string, 0, n)
 	pos := 4
@@ -159,16 +186,23 @@ func ParseRequest(body []byte) ([]string, error) {
 // capacity is below MaxMsg) and returns the body. A length over MaxMsg is an
 // error: the stream can no longer be trusted.
 func ReadFrame(r io.Reader, buf []byte) ([]byte, error) {
+	return ReadFrameMax(r, buf, MaxMsg)
+}
+
+// ReadFrameMax is ReadFrame with a limit of limit bytes instead of MaxMsg
+// (the newer edition's messages go up to 32 MiB). A header that arrives
+// only in part is io.ErrUnexpectedEOF; none at all, io.EOF.
+func ReadFrameMax(r io.Reader, buf []byte, limit int) ([]byte, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, err
 	}
 	n := binary.LittleEndian.Uint32(hdr[:])
-	if n > MaxMsg {
+	if int64(n) > int64(limit) {
 		return nil, fmt.Errorf("%w: frame of %d bytes", ErrTooBig, n)
 	}
 	if cap(buf) < int(n) {
-		buf = make([]byte, MaxMsg)
+		buf = make([]byte, max(int(n), min(limit, MaxMsg)))
 	}
 	body := buf[:n]
 	if _, err := io.ReadFull(r, body); err != nil {

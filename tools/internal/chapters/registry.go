@@ -1,0 +1,186 @@
+package chapters
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Protocol is a wire format a chapter's server speaks. Two chapters with
+// the same Protocol answer the same bytes with the same bytes (for what
+// both implement): a server of the later one passes the earlier one's
+// checks.
+type Protocol int
+
+// The wire formats, in the order the chapters introduce them.
+const (
+	Hello    Protocol = iota // ch03: bare bytes, "hello" answered "world"
+	World                    // ch04: length-prefixed messages, each answered "world"
+	Echo                     // ch06: length-prefixed messages echoed, pipelined
+	Status                   // ch07-ch08: lists of strings; u32 status + data replies
+	Tagged9                  // ch09-ch10: serialized replies, arrays tagged 4
+	Tagged11                 // ch11 on: doubles tagged 4, arrays 5
+	RESP                     // Redis's protocol (ch17's second listener)
+)
+
+func (p Protocol) String() string {
+	switch p {
+	case Hello:
+		return "bare hello/world bytes (ch03)"
+	case World:
+		return "length-prefixed messages answered with world (ch04)"
+	case Echo:
+		return "length-prefixed messages echoed back (ch06)"
+	case Status:
+		return "lists of strings with status replies (ch07-ch08)"
+	case Tagged9:
+		return "serialized replies with arrays tagged 4 (ch09-ch10)"
+	case Tagged11:
+		return "serialized replies with doubles tagged 4 and arrays 5 (ch11 on)"
+	case RESP:
+		return "Redis's protocol, RESP (ch17)"
+	}
+	return fmt.Sprintf("protocol(%d)", int(p))
+}
+
+// Feature is something a chapter's server does beyond the wire format.
+type Feature uint
+
+// The features the tools test for.
+const (
+	Keys         Feature = 1 << iota // ch09 on: the keys command
+	KeysOrder                        // ch09-ch15: keys in the book's hashtable order
+	ZSet                             // ch11 on: sorted sets
+	IdleTimer                        // ch12 on: idle connections closed
+	TTL                              // ch13 on: pexpire, pttl
+	ThreadPool                       // ch14 on: large sets freed off the loop
+	FieldTTL                         // ch15 on: hash fields with TTLs
+	OutputBound                      // ch16 on: a client's unsent replies bounded
+	RESPListener                     // ch17 on: a second listener speaking RESP
+)
+
+// Flag is a command-line flag of a chapter's server that the tools use.
+type Flag uint
+
+// The flags.
+const (
+	FlagAddr        Flag = 1 << iota // -addr host:port (every chapter)
+	FlagIdleTimeout                  // -idle-timeout d (ch12 on)
+	FlagLogConns                     // -log-conns (ch16 on: connection lines are off by default)
+	FlagRESPAddr                     // -resp-addr host:port (ch17 on)
+)
+
+// Info is one chapter with a server, as the tools see it.
+type Info struct {
+	ID      string // "ch07"
+	Num     int    // 7
+	Dir     string // "ch07_basic"
+	Title   string
+	Section string // where in the book it comes from
+	// Protocols are what its listeners speak: first the one on -addr,
+	// then any other (ch17's RESP on -resp-addr).
+	Protocols []Protocol
+	Features  Feature
+	Flags     Flag
+}
+
+// Protocol is what the chapter's server speaks on -addr.
+func (c *Info) Protocol() Protocol { return c.Protocols[0] }
+
+// Newest is the protocol the chapter adds, the one its own conformance
+// stage checks: ch17's is RESP.
+func (c *Info) Newest() Protocol { return c.Protocols[len(c.Protocols)-1] }
+
+// Has reports whether the chapter's server has every feature in f.
+func (c *Info) Has(f Feature) bool { return c.Features&f == f }
+
+// HasFlag reports whether the chapter's server takes flag f.
+func (c *Info) HasFlag(f Flag) bool { return c.Flags&f == f }
+
+// Beyond reports whether the chapter goes beyond the book.
+func (c *Info) Beyond() bool { return c.Num > 14 }
+
+const (
+	ser     = Keys | KeysOrder
+	zs      = ser | ZSet
+	timers  = zs | IdleTimer
+	ttl     = timers | TTL
+	pool    = ttl | ThreadPool
+	fields  = pool | FieldTTL
+	perf    = fields&^KeysOrder | OutputBound
+	addr    = FlagAddr
+	idle    = addr | FlagIdleTimeout
+	logConn = idle | FlagLogConns
+)
+
+// registry is every chapter with a server, in book order. A new chapter
+// joins here; the tools that run chapters' servers (tools/conform, the
+// hostile-client tests, the cross-chapter suites) read this list.
+var registry = []*Info{
+	{ID: "ch03", Num: 3, Dir: "ch03_hello", Title: "hello server/client", Section: "03. Hello Server/Client", Protocols: []Protocol{Hello}, Flags: addr},
+	{ID: "ch04", Num: 4, Dir: "ch04_protocol", Title: "length-prefixed messages", Section: "04. Protocol Parsing", Protocols: []Protocol{World}, Flags: addr},
+	{ID: "ch06", Num: 6, Dir: "ch06_eventloop", Title: "the event loop", Section: "06. The Event Loop Implementation", Protocols: []Protocol{Echo}, Flags: addr},
+	{ID: "ch07", Num: 7, Dir: "ch07_basic", Title: "get, set, del", Section: "07. Basic Server: get, set, del", Protocols: []Protocol{Status}, Flags: addr},
+	{ID: "ch08", Num: 8, Dir: "ch08_hashtable", Title: "the hashtable", Section: "08. Data Structure: Hashtables", Protocols: []Protocol{Status}, Flags: addr},
+	{ID: "ch09", Num: 9, Dir: "ch09_serialize", Title: "serialized replies", Section: "09. Data Serialization", Protocols: []Protocol{Tagged9}, Features: ser, Flags: addr},
+	{ID: "ch10", Num: 10, Dir: "ch10_avl", Title: "the AVL tree (no wire change)", Section: "10. The AVL Tree: Implementation & Testing", Protocols: []Protocol{Tagged9}, Features: ser, Flags: addr},
+	{ID: "ch11", Num: 11, Dir: "ch11_zset", Title: "sorted sets", Section: "11. The AVL Tree and the Sorted Set", Protocols: []Protocol{Tagged11}, Features: zs, Flags: addr},
+	{ID: "ch12", Num: 12, Dir: "ch12_timers", Title: "idle timers", Section: "12. The Event Loop and Timers", Protocols: []Protocol{Tagged11}, Features: timers, Flags: idle},
+	{ID: "ch13", Num: 13, Dir: "ch13_heap_ttl", Title: "key TTLs", Section: "13. The Heap Data Structure and the TTL", Protocols: []Protocol{Tagged11}, Features: ttl, Flags: idle},
+	{ID: "ch14", Num: 14, Dir: "ch14_threadpool", Title: "the thread pool", Section: "14. The Thread Pool & Asynchronous Tasks", Protocols: []Protocol{Tagged11}, Features: pool, Flags: idle},
+	{ID: "ch15", Num: 15, Dir: "ch15_field_ttl", Title: "beyond the book: hash fields with TTLs", Section: "beyond the book: the Valkey RFC on hash field TTLs (ch15_field_ttl/README.md)", Protocols: []Protocol{Tagged11}, Features: fields, Flags: idle},
+	{ID: "ch16", Num: 16, Dir: "ch16_performance", Title: "beyond the book: performance", Section: "beyond the book: the book's speed exercises (ch16_performance/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
+	{ID: "ch17", Num: 17, Dir: "ch17_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch17_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: perf | RESPListener, Flags: logConn | FlagRESPAddr},
+}
+
+// All returns every chapter with a server, in book order.
+func All() []*Info { return registry }
+
+// ByID returns the chapter "chNN", or nil.
+func ByID(id string) *Info {
+	for _, c := range registry {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// ByDir returns the chapter in directory dir ("ch07_basic"), or nil.
+func ByDir(dir string) *Info {
+	for _, c := range registry {
+		if c.Dir == dir {
+			return c
+		}
+	}
+	return nil
+}
+
+// From returns the chapters numbered n or later, in book order.
+func From(n int) []*Info {
+	var out []*Info
+	for _, c := range registry {
+		if c.Num >= n {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Dirs returns the directories of every chapter with a server, in book
+// order.
+func Dirs() []string {
+	var out []string
+	for _, c := range registry {
+		out = append(out, c.Dir)
+	}
+	return out
+}
+
+// IDs returns the ids of every chapter with a server, joined by spaces.
+func IDs() string {
+	var out []string
+	for _, c := range registry {
+		out = append(out, c.ID)
+	}
+	return strings.Join(out, " ")
+}
