@@ -8,3 +8,24 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	golang.org/x/sys v0.49.0
 )
+
+require (
+	example.com/byor/ch08_hashtable v0.0.0
+	example.com/byor/ch10_avl v0.0.0
+	example.com/byor/ch11_zset v0.0.0
+	example.com/byor/ch12_timers v0.0.0
+	example.com/byor/ch13_heap_ttl v0.0.0
+	example.com/byor/ch14_threadpool v0.0.0
+)
+
+// The explorer draws the chapters' own structures. The workspace supplies
+// the chapters; these say where they are for commands that read the
+// module graph.
+replace (
+	example.com/byor/ch08_hashtable v0.0.0 => ../ch08_hashtable
+	example.com/byor/ch10_avl v0.0.0 => ../ch10_avl
+	example.com/byor/ch11_zset v0.0.0 => ../ch11_zset
+	example.com/byor/ch12_timers v0.0.0 => ../ch12_timers
+	example.com/byor/ch13_heap_ttl v0.0.0 => ../ch13_heap_ttl
+	example.com/byor/ch14_threadpool v0.0.0 => ../ch14_threadpool
+)
