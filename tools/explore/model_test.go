@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -89,8 +90,9 @@ func TestAVLDeleteKeepsCounts(t *testing.T) {
 		t.Errorf("nodes after three deletes: %v", got)
 	}
 	// 4(2(1,3),6(5,7)) loses 4, 5 and 6, each replaced by its successor:
-	// 7(2(1,3),-) leans left by two, and 7 turns right under 2.
-	if ran := strings.Join(steps[9].Ran, "\n"); !strings.Contains(ran, "avl.Fix: rotRight(7)") {
+	// avl.Del(6) first unlinks 7, its successor, and 6(2(1,3),-) leans left
+	// by two: 6 turns right under 2, then 7 takes its place.
+	if ran := strings.Join(steps[9].Ran, "\n"); !strings.Contains(ran, "avl.Fix: rotRight(6)") {
 		t.Errorf("del 6 ran:\n%s", ran)
 	}
 	if !strings.Contains(pic, ">root 2: height 3, 4 nodes<") {
@@ -269,6 +271,64 @@ func TestEveryScenarioServes(t *testing.T) {
 				resp.Body.Close()
 				if resp.StatusCode != http.StatusOK {
 					t.Errorf("%s %q step %d: %s", v.name, sc.name, k, resp.Status)
+				}
+			}
+		}
+	}
+}
+
+func TestZSetUpdateAndRemove(t *testing.T) {
+	cmds := append(numbered("zadd z %[1]d m%[1]d", 1, 8), "zadd z 10 m1", "zrem z m4", "zrem z m4", "zscore z m1", "zquery z 2 \"\" 1 4")
+	steps, pic := replayView(t, "zset", bookRehash, cmds, -1)
+	var replies []string
+	for _, s := range steps[7:] {
+		replies = append(replies, s.Reply)
+	}
+	want := []string{"(int) 0", "(int) 1", "(int) 0", "(dbl) 10", "(arr) len=4 m3 3 m5 5"}
+	if diff := cmp.Diff(want, replies); diff != "" {
+		t.Errorf("replies (-want +got):\n%s", diff)
+	}
+	if ran := strings.Join(steps[7].Ran, "\n"); !strings.Contains(ran, "zset.(*ZSet).update") {
+		t.Errorf("zadd of a member ran:\n%s", ran)
+	}
+	if got := len(attrs(nodeAttr, pic)); got != 6 {
+		t.Errorf("%d nodes after a zrem, want 6", got)
+	}
+}
+
+// TestRandomCommands runs random command streams through every view: no
+// panic, and every tree node drawn once.
+func TestRandomCommands(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := map[string][]string{
+		"hashtable": {"set k%d v", "get k%d", "del k%d", "keys"},
+		"avl":       {"add %d", "del %d"},
+		"zset":      {"zadd z %d m%d", "zrem z m%d", "zscore z m%d", "zquery z %d \"\" 1 3"},
+		"timers":    {"connect", "request %d", "close %d", "wait %d00"},
+		"heap":      {"set k%d v", "del k%d", "pexpire k%d %d00", "wait %d0", "pttl k%d"},
+		"keyspace":  {"set k%d v", "del k%d", "zadd k%d 1 x", "pexpire k%d %d00", "wait %d0", "zrem k%d x", "keys"},
+	}
+	for _, v := range views {
+		var cmds []string
+		for range 300 {
+			f := words[v.name][rng.IntN(len(words[v.name]))]
+			n := strings.Count(f, "%d")
+			args := make([]any, n)
+			for i := range args {
+				args[i] = rng.IntN(40)
+			}
+			cmds = append(cmds, fmt.Sprintf(f, args...))
+		}
+		for _, rehash := range []int{1, bookRehash} {
+			for _, upto := range []int{100, 200, 300} {
+				_, pic := replayView(t, v.name, rehash, cmds, upto)
+				ids := attrs(nodeAttr, pic)
+				seen := map[string]bool{}
+				for _, id := range ids {
+					if seen[id] {
+						t.Errorf("%s: node %q drawn twice", v.name, id)
+					}
+					seen[id] = true
 				}
 			}
 		}

@@ -57,6 +57,8 @@ type shape struct {
 	depth  map[string]int
 	// under[id] is the set of ids in id's subtree.
 	under map[string]map[string]bool
+	rank  map[string]int // in-order position
+
 }
 
 // rotations names the rotations a command made, from the tree's shape
@@ -64,7 +66,7 @@ type shape struct {
 // is the node just inserted below it) has been rotated down, to the left
 // when that parent came from its right side.
 // Inner rotations are listed first, as fixLeft and fixRight make them.
-func rotations(before, after shape, leftOf func(a, b string) bool, gone string) (names []string, rotated map[string]bool) {
+func rotations(before, after shape, gone string) (names []string, rotated map[string]bool) {
 	rotated = map[string]bool{}
 	var ids []string
 	for id, p := range after.parent {
@@ -79,6 +81,35 @@ func rotations(before, after shape, leftOf func(a, b string) bool, gone string) 
 		}
 		ids = append(ids, id)
 	}
+	dir := map[string]string{}
+	for _, id := range ids {
+		dir[id] = "rotRight"
+		if after.rank[id] < after.rank[after.parent[id]] {
+			dir[id] = "rotLeft"
+		}
+		rotated[id] = true
+	}
+	// avl.Del rebalances before the successor takes the deleted node's
+	// place, so a rotation at the deleted node shows as one of its children
+	// (not the successor) rising into its place.
+	if gone != "" {
+		succ := ""
+		for id := range before.under[gone] {
+			if before.rank[gone] < before.rank[id] && (succ == "" || before.rank[id] < before.rank[succ]) {
+				succ = id
+			}
+		}
+		for id, old := range before.parent {
+			if old == gone && id != succ && succ != "" && after.parent[id] == before.parent[gone] {
+				ids = append(ids, gone)
+				dir[gone] = "rotLeft"
+				if before.rank[id] < before.rank[gone] {
+					dir[gone] = "rotRight"
+				}
+				rotated[id] = true
+			}
+		}
+	}
 	sort.Slice(ids, func(i, j int) bool {
 		if before.depth[ids[i]] != before.depth[ids[j]] {
 			return before.depth[ids[i]] > before.depth[ids[j]]
@@ -86,19 +117,14 @@ func rotations(before, after shape, leftOf func(a, b string) bool, gone string) 
 		return ids[i] < ids[j]
 	})
 	for _, id := range ids {
-		rotated[id] = true
-		if leftOf(id, after.parent[id]) {
-			names = append(names, "rotLeft("+id+")")
-		} else {
-			names = append(names, "rotRight("+id+")")
-		}
+		names = append(names, dir[id]+"("+id+")")
 	}
 	return names, rotated
 }
 
 // shapeOf records the links of a tree of tnodes.
 func shapeOf(root *tnode) shape {
-	s := shape{parent: map[string]string{}, depth: map[string]int{}, under: map[string]map[string]bool{}}
+	s := shape{parent: map[string]string{}, depth: map[string]int{}, under: map[string]map[string]bool{}, rank: map[string]int{}}
 	var walk func(n *tnode, parent string, depth int) map[string]bool
 	walk = func(n *tnode, parent string, depth int) map[string]bool {
 		if n == nil {
@@ -106,10 +132,12 @@ func shapeOf(root *tnode) shape {
 		}
 		s.parent[n.id], s.depth[n.id] = parent, depth
 		sub := map[string]bool{}
-		for _, ch := range []*tnode{n.left, n.right} {
-			for id := range walk(ch, n.id, depth+1) {
-				sub[id] = true
-			}
+		for id := range walk(n.left, n.id, depth+1) {
+			sub[id] = true
+		}
+		s.rank[n.id] = len(s.rank)
+		for id := range walk(n.right, n.id, depth+1) {
+			sub[id] = true
 		}
 		s.under[n.id] = sub
 		all := map[string]bool{n.id: true}
@@ -218,7 +246,7 @@ func (w *avlWorld) do(args []string) (string, []string) {
 		gone = id
 	}
 	after := shapeOf(avlTree(w.root))
-	rots, rotated := rotations(before, after, func(a, b string) bool { return numLess(a, b) }, gone)
+	rots, rotated := rotations(before, after, gone)
 	for r := range rotated {
 		w.hl[r] = hlRot
 	}
@@ -229,12 +257,6 @@ func (w *avlWorld) do(args []string) (string, []string) {
 		ran = append(ran, fixRan(rots))
 	}
 	return reply, ran
-}
-
-func numLess(a, b string) bool {
-	x, _ := strconv.ParseInt(a, 10, 64)
-	y, _ := strconv.ParseInt(b, 10, 64)
-	return x < y
 }
 
 func (w *avlWorld) draw() string {
@@ -267,17 +289,6 @@ func zTree(n *avl.AVLNode[zset.ZNode]) *tnode {
 
 func fmtScore(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// zsetLess orders member ids as the tree does, by (score, name).
-func zsetLess(z *zset.ZSet) func(a, b string) bool {
-	return func(a, b string) bool {
-		na, nb := z.Lookup(a), z.Lookup(b)
-		if na.Score() != nb.Score() {
-			return na.Score() < nb.Score()
-		}
-		return a < b
-	}
-}
-
 // unquote lets a name be typed as "" for the empty string.
 func unquote(s string) string {
 	if s == `""` {
@@ -303,13 +314,16 @@ func (w *zsetWorld) do(args []string) (string, []string) {
 			ran = append(ran, "new key: an empty ZSet")
 		}
 		before := shapeOf(zTree(z.Root()))
-		old := z.Lookup(name)
+		oldScore := score
+		if old := z.Lookup(name); old != nil {
+			oldScore = old.Score()
+		}
 		added := z.Add(name, score)
 		hl := map[string]string{name: hlNew}
 		switch {
 		case added:
 			ran = append(ran, "zset.(*ZSet).Add: hashtable.(*HMap).Insert, then treeAdd", "treeAdd: walk down by (score, name), attach the leaf")
-		case old.Score() == score:
+		case oldScore == score:
 			ran = append(ran, "zset.(*ZSet).Add: found by name, same score: nothing to do")
 			hl[name] = hlHit
 		default:
@@ -321,13 +335,13 @@ func (w *zsetWorld) do(args []string) (string, []string) {
 		if !added {
 			gone = name // it was taken out and put back: its own links say nothing
 		}
-		rots, rotated := rotations(before, after, zsetLess(z), gone)
+		rots, rotated := rotations(before, after, gone)
 		for r := range rotated {
 			if r != name {
 				hl[r] = hlRot
 			}
 		}
-		if len(before.parent) > 0 && (added || old.Score() != score) {
+		if len(before.parent) > 0 && (added || oldScore != score) {
 			ran = append(ran, fixRan(rots))
 		}
 		w.hl[key] = hl
@@ -345,7 +359,7 @@ func (w *zsetWorld) do(args []string) (string, []string) {
 		if z.Pop(name) == nil {
 			return replyInt(0), []string{"server.doZRem", "zset.(*ZSet).Pop: hashtable.(*HMap).Pop finds no such name"}
 		}
-		rots, rotated := rotations(before, shapeOf(zTree(z.Root())), zsetLess(z), name)
+		rots, rotated := rotations(before, shapeOf(zTree(z.Root())), name)
 		hl := map[string]string{}
 		for r := range rotated {
 			hl[r] = hlRot
