@@ -66,12 +66,12 @@ func (w *heapWorld) setTTL(e *heapEnt, ttlMs int64) string {
 		heap.Delete(&w.heap, e.heapIdx)
 		return "heap.Delete: the last item fills the hole, then heap.Update sifts it"
 	}
-	fn := "heap.Upsert: a new leaf, then heap.Update sifts it up"
+	fn, from := "heap.Upsert: a new leaf", len(w.heap)
 	if e.heapIdx != -1 {
-		fn = fmt.Sprintf("heap.Upsert: slot %d gets the new time, then heap.Update sifts it", e.heapIdx)
+		fn, from = fmt.Sprintf("heap.Upsert: slot %d gets the new time", e.heapIdx), e.heapIdx
 	}
 	heap.Upsert(&w.heap, e.heapIdx, heap.HeapItem[heapEnt]{Val: w.nowMs + uint64(ttlMs), Ref: &e.heapIdx, Owner: e})
-	return fn
+	return fn + "; heap.Update: " + sift(from, e.heapIdx)
 }
 
 func (w *heapWorld) lookup(key string) *heapEnt {
@@ -150,6 +150,17 @@ func (w *heapWorld) do(args []string) (string, []string) {
 	default:
 		return unknown()
 	}
+}
+
+// sift says where heap.Update moved an item.
+func sift(from, to int) string {
+	switch {
+	case to < from:
+		return fmt.Sprintf("up, slot %d to %d", from, to)
+	case to > from:
+		return fmt.Sprintf("down, slot %d to %d", from, to)
+	}
+	return fmt.Sprintf("stays in slot %d", to)
 }
 
 // heapCells draws the heap's items, each with its slot, its time and the
