@@ -38,14 +38,14 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// browse starts the explorer in process and a headless Chromium with a
-// fresh profile that talks to nothing but the explorer, and returns a
-// context to drive it and the explorer's URL.
-func browse(t *testing.T) (context.Context, string) {
+// TestBrowser starts the explorer in process and one headless Chromium,
+// with a fresh profile that talks to nothing but the explorer, and runs
+// each check in a tab of its own.
+func TestBrowser(t *testing.T) {
 	heavySuite(t)
 	exe := chromium(t)
 	srv := httptest.NewServer(handler())
-	t.Cleanup(srv.Close)
+	defer srv.Close()
 
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe),
@@ -62,16 +62,31 @@ func browse(t *testing.T) (context.Context, string) {
 		chromedp.Flag("disable-sync", true),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	t.Cleanup(cancelCtx)
-	// Only a guard against a hung browser, far above what a page takes.
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(cancelTimeout)
-	if err := chromedp.Do(ctx); err != nil {
+	defer cancelAlloc()
+	browser, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser()
+	if err := chromedp.Do(browser); err != nil {
 		t.Fatalf("starting chromium: %v", err)
 	}
-	return ctx, srv.URL
+	for _, tc := range []struct {
+		name string
+		fn   func(t *testing.T, ctx context.Context, base string)
+	}{
+		{"ZSetDeepLink", zsetDeepLink},
+		{"HashtableBothTables", hashtableBothTables},
+		{"Steps", stepThrough},
+		{"Form", formRun},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab, cancelTab := chromedp.NewContext(browser)
+			defer cancelTab()
+			// Only a guard against a hung browser, far above what a page
+			// takes.
+			ctx, cancel := context.WithTimeout(tab, 3*time.Minute)
+			defer cancel()
+			tc.fn(t, ctx, srv.URL)
+		})
+	}
 }
 
 // count returns how many elements match a CSS selector.
@@ -111,8 +126,7 @@ func zaddLink(n, step int) string {
 	return q
 }
 
-func TestBrowserZSetDeepLink(t *testing.T) {
-	ctx, base := browse(t)
+func zsetDeepLink(t *testing.T, ctx context.Context, base string) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+zaddLink(7, -1)), atStep(7)); err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +143,7 @@ func TestBrowserZSetDeepLink(t *testing.T) {
 	shot(t, ctx, "zset")
 }
 
-func TestBrowserHashtableBothTables(t *testing.T) {
-	ctx, base := browse(t)
+func hashtableBothTables(t *testing.T, ctx context.Context, base string) {
 	var cmds []string
 	for i := 1; i <= 40; i++ {
 		cmds = append(cmds, fmt.Sprintf("set%%20k%d%%20v", i))
@@ -151,10 +164,9 @@ func TestBrowserHashtableBothTables(t *testing.T) {
 	shot(t, ctx, "hashtable")
 }
 
-// TestBrowserSteps clicks through a replay and back, with the links and
+// stepThrough clicks through a replay and back, with the links and
 // with the arrow keys, and checks the tree grows and shrinks with it.
-func TestBrowserSteps(t *testing.T) {
-	ctx, base := browse(t)
+func stepThrough(t *testing.T, ctx context.Context, base string) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+zaddLink(3, 0)), atStep(0)); err != nil {
 		t.Fatal(err)
 	}
@@ -182,10 +194,9 @@ func TestBrowserSteps(t *testing.T) {
 	}
 }
 
-// TestBrowserForm types commands and runs them: the page's URL becomes
+// formRun types commands and runs them: the page's URL becomes
 // the ';'-separated link to the state.
-func TestBrowserForm(t *testing.T) {
-	ctx, base := browse(t)
+func formRun(t *testing.T, ctx context.Context, base string) {
 	err := chromedp.Do(ctx,
 		chromedp.Navigate(base+"/?view=heap"),
 		chromedp.SetValue(chromedp.CSS("#cmds"), "set a 1\nset b 2\npexpire a 500\npexpire b 100"),
