@@ -28,7 +28,9 @@ type view struct {
 	chapter string // the chapter whose packages drive it
 	title   string
 	help    string // the commands it understands
-	make    func() world
+	// hashes is set when the view has a hashtable, so that rehash matters.
+	hashes bool
+	make   func() world
 	// scenarios are scripted command lists for the page's menu, opened
 	// with resizing work scenarioRehash if it is set.
 	scenarios      []scenario

@@ -96,10 +96,11 @@ type pageData struct {
 
 type viewInfo struct {
 	Name, Title, Chapter, Help string
+	Hashes                     bool
 }
 
 func infoOf(v *view) viewInfo {
-	return viewInfo{Name: v.name, Title: v.title, Chapter: v.chapter, Help: v.help}
+	return viewInfo{Name: v.name, Title: v.title, Chapter: v.chapter, Help: v.help, Hashes: v.hashes}
 }
 
 type stepLink struct {

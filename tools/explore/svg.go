@@ -20,6 +20,7 @@ const (
 	hlRot   = "rot"   // rotated by the last command (AVL)
 	hlMoved = "moved" // moved by the last command (resize, heap sift)
 	hlDue   = "due"   // a timer that is due
+	hlSeek  = "seek"  // where a search started (zquery's SeekGE)
 )
 
 // cell is one drawn box: a key in a chain, a list node, a heap slot.
@@ -67,7 +68,7 @@ const style = `text{font-family:monospace;font-size:12px;fill:#222}` +
 	`rect{fill:#fff;stroke:#666;stroke-width:1}rect.bucket{fill:#eef}rect.drained{fill:#ddd}` +
 	`.new rect,.new circle{fill:#c8f0c8;stroke:#2a2}.hit rect,.hit circle{fill:#fff3b0;stroke:#b90}` +
 	`.rot rect,.rot circle{fill:#ffd8b0;stroke:#d60}.moved rect,.moved circle{fill:#cde4ff;stroke:#36c}` +
-	`.due rect{fill:#f8c8c8;stroke:#c33}circle{fill:#fff;stroke:#666}` +
+	`.due rect{fill:#f8c8c8;stroke:#c33}.seek rect{fill:#e8d8ff;stroke:#74c}circle{fill:#fff;stroke:#666}` +
 	`line,path{stroke:#888;stroke-width:1;fill:none}`
 
 func esc(s string) string { return html.EscapeString(s) }

@@ -13,6 +13,7 @@ import (
 func hashtableView() *view {
 	return &view{
 		name:    "hashtable",
+		hashes:  true,
 		chapter: "ch08_hashtable",
 		title:   "hashtable: progressive resizing (chapter 8)",
 		help:    "set K V · get K · del K · keys",

@@ -15,6 +15,7 @@ import (
 func heapView() *view {
 	return &view{
 		name:    "heap",
+		hashes:  true,
 		chapter: "ch13_heap_ttl",
 		title:   "heap: TTL timers as an array and as a tree (chapter 13)",
 		help:    "set K V · get K · del K · pexpire K MS · pttl K · wait MS",

@@ -18,6 +18,7 @@ import (
 func keyspaceView() *view {
 	return &view{
 		name:    "keyspace",
+		hashes:  true,
 		chapter: "ch14_threadpool",
 		title:   "keyspace: the book's final key space (chapter 14)",
 		help:    "set K V · get K · del K · keys · pexpire K MS · pttl K · zadd K SCORE NAME · zrem K NAME · zscore K NAME · zquery K SCORE NAME OFFSET LIMIT · wait MS",

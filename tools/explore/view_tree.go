@@ -34,6 +34,7 @@ func avlView() *view {
 func zsetView() *view {
 	return &view{
 		name:    "zset",
+		hashes:  true,
 		chapter: "ch11_zset",
 		title:   "zset: the AVL tree and the hash index of a sorted set (chapter 11)",
 		help:    "zadd K SCORE NAME · zrem K NAME · zscore K NAME · zquery K SCORE NAME OFFSET LIMIT",
@@ -42,6 +43,7 @@ func zsetView() *view {
 			{"seven members in score order", numbered("zadd z %[1]d m%[1]d", 1, 8)},
 			{"a score update moves a member", append(numbered("zadd z %[1]d m%[1]d", 1, 8), "zadd z 10 m1")},
 			{"rank query: zquery with an offset", append(numbered("zadd z %[1]d m%[1]d", 1, 8), "zquery z 2 \"\" 3 2")},
+			{"the guide's zquery: a seek, then one step back", []string{"zadd z 1 a", "zadd z 2 b", "zadd z 2 c", "zadd z 3 d", "zquery z 2 c -1 2"}},
 		},
 	}
 }
@@ -403,7 +405,7 @@ func (w *zsetWorld) do(args []string) (string, []string) {
 		ran = append(ran, "zset.(*ZSet).SeekGE: the first member at or after (score, name)")
 		hl := map[string]string{}
 		if n != nil {
-			hl[n.Name()] = hlRot
+			hl[n.Name()] = hlSeek
 			n = z.Offset(n, offset)
 			ran = append(ran, fmt.Sprintf("zset.(*ZSet).Offset: avl.Offset moves %d by rank, using the subtree counts", offset))
 		}

@@ -19,7 +19,7 @@ document.getElementById("cmdform").addEventListener("submit", function (ev) {
 		.filter(function (s) { return s !== ""; });
 	var q = "?view=" + encodeURIComponent(form.view.value) +
 		"&cmds=" + cmds.map(encodeURIComponent).join(";");
-	if (form.rehash.value !== "" && form.rehash.value !== "128") {
+	if (form.rehash && form.rehash.value !== "" && form.rehash.value !== "128") {
 		q += "&rehash=" + encodeURIComponent(form.rehash.value);
 	}
 	location.search = q;
