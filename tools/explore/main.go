@@ -44,6 +44,11 @@ func run(args []string) int {
 		fs.Usage()
 		return 2
 	}
+	if _, _, err := net.SplitHostPort(*addr); err != nil {
+		fmt.Fprintf(os.Stderr, "explore: -addr: %v\n", err)
+		fs.Usage()
+		return 2
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "explore: %v\n", err)

@@ -334,3 +334,21 @@ func TestRandomCommands(t *testing.T) {
 		}
 	}
 }
+
+func TestBigTreesAreCut(t *testing.T) {
+	_, pic := replayView(t, "avl", bookRehash, numbered("add %d", 0, 1000), -1)
+	if got := len(attrs(nodeAttr, pic)); got != 1<<maxTreeDepth-1 {
+		t.Errorf("%d nodes drawn of a 1000-node tree, want the top %d levels", got, maxTreeDepth)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	for _, args := range [][]string{{"extra"}, {"-nosuch"}, {"-addr"}, {"-addr", "no-port"}} {
+		if got := run(args); got != 2 {
+			t.Errorf("explore %q exits %d, want 2", args, got)
+		}
+	}
+	if got := run([]string{"-addr", "256.0.0.1:x"}); got != 1 {
+		t.Errorf("explore with a bad address exits %d, want 1", got)
+	}
+}

@@ -161,6 +161,10 @@ func (c *canvas) drawTable(x, y int, t table) (int, int) {
 	return max(w, len(t.title)*8), row - y
 }
 
+// maxTreeDepth is how many levels of a tree are drawn; a node at the last
+// level with children below gets "…".
+const maxTreeDepth = 8
+
 // drawTree lays a binary tree out by in-order position (x) and depth (y)
 // at x, y, and returns its width and height.
 func (c *canvas) drawTree(x, y int, root *tnode) (int, int) {
@@ -174,6 +178,13 @@ func (c *canvas) drawTree(x, y int, root *tnode) (int, int) {
 	walk = func(n *tnode, depth int) {
 		if n == nil {
 			return
+		}
+		if depth == maxTreeDepth-1 && (n.left != nil || n.right != nil) {
+			// Deeper levels would make the picture too wide to read.
+			cp := *n
+			cp.left, cp.right = nil, nil
+			cp.sub += " …"
+			n = &cp
 		}
 		walk(n.left, depth+1)
 		cx := x + len(order)*(cellW+8) + cellW/2
