@@ -1,0 +1,26 @@
+// The page works without this file: every step is a link. It only adds
+// keys (left and right arrows step back and forth) and turns the
+// textarea's lines into the ';'-separated URL a workshop can hand out.
+"use strict";
+document.addEventListener("keydown", function (ev) {
+	if (ev.target.tagName === "TEXTAREA" || ev.target.tagName === "INPUT") {
+		return;
+	}
+	var id = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" }[ev.key];
+	var link = id && document.getElementById(id);
+	if (link) {
+		link.click();
+	}
+});
+document.getElementById("cmdform").addEventListener("submit", function (ev) {
+	ev.preventDefault();
+	var form = ev.target;
+	var cmds = form.cmds.value.split(/[;\n\r]+/).map(function (s) { return s.trim(); })
+		.filter(function (s) { return s !== ""; });
+	var q = "?view=" + encodeURIComponent(form.view.value) +
+		"&cmds=" + cmds.map(encodeURIComponent).join(";");
+	if (form.rehash && form.rehash.value !== "" && form.rehash.value !== "128") {
+		q += "&rehash=" + encodeURIComponent(form.rehash.value);
+	}
+	location.search = q;
+});
