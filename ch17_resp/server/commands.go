@@ -367,7 +367,7 @@ func doZAdd(cmd [][]byte, out []byte) []byte {
 		ent.obj = &object{zset: &zset.ZSet{}}
 		insertEntry(ent)
 	}
-	added := ent.obj.zset.Add(string(cmd[3]), score)
+	added := ent.obj.zset.AddBytes(cmd[3], score)
 	if added {
 		return proto.OutInt(out, 1)
 	}
@@ -408,7 +408,7 @@ func doZScore(cmd [][]byte, out []byte) []byte {
 	if ent == nil {
 		return proto.OutNil(out)
 	}
-	znode := ent.obj.zset.Lookup(string(cmd[2]))
+	znode := ent.obj.zset.LookupBytes(cmd[2])
 	if znode == nil {
 		return proto.OutNil(out)
 	}
