@@ -19,12 +19,19 @@
 #               unpipelined. One client drives every server: tools/loadgen,
 #               in Redis's protocol (-proto resp) for Redis, with the same
 #               keys, values and shapes. Each figure is the median of REPEAT
-#               runs, the servers interleaved inside each repetition so that
-#               background load on a shared machine hits them alike. Next
-#               to throughput, the server's CPU time per request (user +
-#               system, from /proc/PID/stat around the run; loadgen -pid):
-#               the steadier figure when the machine is busy, and the one
-#               that says how much work a request costs the server.
+#               runs with their min..max, the servers interleaved inside
+#               each repetition so that background load on a shared machine
+#               hits them alike. Next to throughput, the server's CPU time
+#               per request (user + system, from /proc/PID/stat around the
+#               run; loadgen -pid): the steadier figure when the machine is
+#               busy, and the one that says how much work a request costs
+#               the server. The ratio to Redis is taken run by run (each
+#               chapter's run over Redis's run of the same repetition), and
+#               "vs 1.0" says whether 1.0 lies within its min..max. Beside
+#               each row, the machine's state during its runs: the 1-minute
+#               load average at their start and the steal time (the share
+#               of CPU time the hypervisor gave to other guests, from
+#               /proc/stat), median and min..max.
 #   bigkeys     gets at 50 connections, depth 16, over BIG_KEYS keys, where
 #               a lookup's cache misses show; reported as above.
 #   memory      MEM_KEYS keys, each set and then given a one-hour TTL, loaded
@@ -37,7 +44,8 @@
 #
 # Environment (defaults in brackets):
 #   N [200000] requests per unpipelined run   N16 [1000000] per pipelined run
-#   REPEAT [3] runs per figure
+#   REPEAT [5] runs per figure (at least 5 for a figure worth quoting)
+#   SHAPES ["50 1,50 16,1 1"] the throughput shapes, "connections depth" each
 #   KEYS [100000] key space for throughput      REDIS_PORT [6399] first port tried
 #   MEM_KEYS [1000000]  EXP_KEYS [500000]  EXP_TTL [3000] ms  EXP_DUR [6s]
 #   BIG_KEYS [1000000]  LOADGEN_PROCS [1] GOMAXPROCS of loadgen, so that the
@@ -55,7 +63,7 @@ set -euo pipefail
 N=${N:-200000}
 N16=${N16:-1000000}
 BIG_KEYS=${BIG_KEYS:-1000000}
-REPEAT=${REPEAT:-3}
+REPEAT=${REPEAT:-5}
 KEYS=${KEYS:-100000}
 REDIS_PORT=${REDIS_PORT:-6399}
 MEM_KEYS=${MEM_KEYS:-1000000}
@@ -252,60 +260,107 @@ for ch in "${CHAPTERS[@]}"; do
 	fi
 done
 
-log "machine: $(nproc) cores, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)," \
-	"load average $(cut -d' ' -f1-3 /proc/loadavg)"
-log "redis: $(redis-server --version)"
+# The machine goes on stdout too: the figures mean little without it.
+echo "machine: $(nproc) cores, $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)," \
+	"Linux $(uname -r), load average $(cut -d' ' -f1-3 /proc/loadavg) at the start; $(go version | cut -d' ' -f3);" \
+	"$(redis-server --version | cut -d' ' -f1-3)"
 
 # --- throughput -------------------------------------------------------------
 
-SHAPES=("50 1" "50 16" "1 1") # connections, pipeline depth
+IFS=, read -r -a SHAPES <<<"${SHAPES:-50 1,50 16,1 1}" # connections, pipeline depth
+
+# cpu_ticks: the machine's total and steal CPU time so far, in ticks (the
+# first line of /proc/stat: user nice system idle iowait irq softirq steal).
+cpu_ticks() { awk '$1 == "cpu" {t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $9; exit}' /proc/stat; }
 
 # tp_run KEY ADDR PID ARGS...: one loadgen run against a server; appends its
-# rps, p99 and server CPU per request to the lists of KEY.
-declare -A L_RPS L_P99 L_CPU
+# rps, p99 and server CPU per request to the lists of KEY, and the load
+# average at its start and the steal time during it to the lists of the
+# row (KEY without the server). A failed run appends "-", so that the
+# lists of the servers stay aligned run by run.
+declare -A L_RPS L_P99 L_CPU L_LOAD L_STEAL
 tp_run() {
-	local key=$1 addr=$2 pid=$3 line
+	local key=$1 addr=$2 pid=$3 line t0 s0 t1 s1
 	shift 3
+	L_LOAD[${key#*|}]+="$(cut -d' ' -f1 /proc/loadavg) "
+	read -r t0 s0 < <(cpu_ticks)
 	line=$(run_loadgen -addr "$addr" -pid "$pid" "$@")
+	read -r t1 s1 < <(cpu_ticks)
+	L_STEAL[${key#*|}]+="$(awk -v t="$((t1 - t0))" -v s="$((s1 - s0))" 'BEGIN {printf "%.1f", (t > 0 ? 100 * s / t : 0)}') "
 	log "  $key: $line"
-	[[ $line == FAILED ]] && return 0
+	if [[ $line == FAILED ]]; then
+		L_RPS[$key]+="- " L_P99[$key]+="- " L_CPU[$key]+="- "
+		return 0
+	fi
 	L_RPS[$key]+="$(field rps "$line") "
 	L_P99[$key]+="$(field p99 "$line") "
 	L_CPU[$key]+="$(field cpu_us "$line") "
 }
 
-# median LIST: the median of a space-separated list of numbers, or "-".
+# median LIST: the median of the numbers in a space-separated list (a "-"
+# is skipped), or "" when there are none.
 median() {
-	tr ' ' '\n' <<<"$1" | awk 'NF' | sort -g | awk '{v[NR] = $1}
+	tr ' ' '\n' <<<"$1" | { grep -E '^[0-9.]+$' || true; } | sort -g | awk '{v[NR] = $1}
 		END {if (NR == 0) print ""; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
 
-# tp_table TITLE ROWKEYS...: print the medians of the runs recorded under
-# "SERVER|ROWKEY" as a markdown table, Redis first; a ROWKEY is
-# "workload|c|P". The ratio columns are the chapter's CPU per request over
-# Redis's, the figure that says how much work a request costs the server.
+# spread FORMAT LIST: "median (min..max)" of the numbers in LIST, each
+# printed with the printf FORMAT, or "-" when there are none.
+spread() {
+	tr ' ' '\n' <<<"$2" | { grep -E '^[0-9.]+$' || true; } | sort -g | awk -v f="$1" '{v[NR] = $1}
+		END {
+			if (NR == 0) { print "-"; exit }
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf f " (" f ".." f ")\n", m, v[1], v[NR]
+		}'
+}
+
+# ratios A B: the run-by-run ratios of two aligned lists, A[i]/B[i], where
+# both are numbers.
+ratios() {
+	paste -d' ' <(tr ' ' '\n' <<<"$1" | awk 'NF') <(tr ' ' '\n' <<<"$2" | awk 'NF') |
+		awk '$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ && $2 > 0 {printf "%.4f ", $1 / $2}'
+}
+
+# versus1 LIST: where 1.0 lies against the spread of the ratios in LIST:
+# "below" (max < 1), "above" (min > 1), or "within" (min <= 1 <= max).
+versus1() {
+	tr ' ' '\n' <<<"$1" | { grep -E '^[0-9.]+$' || true; } | sort -g | awk '{v[NR] = $1}
+		END {if (NR == 0) print "-"; else if (v[NR] < 1) print "below"; else if (v[1] > 1) print "above"; else print "within"}'
+}
+
+# tp_table TITLE ROWKEYS...: print the runs recorded under "SERVER|ROWKEY"
+# as a markdown table, Redis first, each figure the median (min..max); a
+# ROWKEY is "workload|c|P". The ratio columns are the chapter's CPU per
+# request over Redis's, run by run: the figure that says how much work a
+# request costs the server. The last two columns are the machine's load
+# and steal time during the row's runs.
 tp_table() {
-	local title=$1 row w c p ch line rk
+	local title=$1 row w c p ch line rk r
 	shift
 	echo
 	echo "### $title"
 	echo
 	local head="| workload | c | P | Redis rps | Redis p99 µs | Redis CPU µs/req |" rule="|---|---:|---:|---:|---:|---:|"
 	for ch in "${RUN[@]}"; do
-		head+=" $ch rps | $ch p99 µs | $ch CPU µs/req | $ch/Redis CPU |"
-		rule+="---:|---:|---:|---:|"
+		head+=" $ch rps | $ch p99 µs | $ch CPU µs/req | $ch/Redis CPU | vs 1.0 |"
+		rule+="---:|---:|---:|---:|---|"
 	done
+	head+=" load 1 min | steal % |"
+	rule+="---:|---:|"
 	echo "$head"
 	echo "$rule"
 	for row in "$@"; do
 		IFS='|' read -r w c p _ <<<"$row"
 		rk="Redis|$row"
-		line="| $w | $c | $p | $(round "$(median "${L_RPS[$rk]:-}")") | $(round "$(median "${L_P99[$rk]:-}")") | $(median "${L_CPU[$rk]:-}") |"
+		line="| $w | $c | $p | $(spread %.0f "${L_RPS[$rk]:-}") | $(round "$(median "${L_P99[$rk]:-}")") | $(spread %.2f "${L_CPU[$rk]:-}") |"
 		for ch in "${RUN[@]}"; do
 			local k="$ch|$row"
-			line+=" $(round "$(median "${L_RPS[$k]:-}")") | $(round "$(median "${L_P99[$k]:-}")") |"
-			line+=" $(median "${L_CPU[$k]:-}") | $(ratio "$(median "${L_CPU[$k]:-}")" "$(median "${L_CPU[$rk]:-}")") |"
+			r=$(ratios "${L_CPU[$k]:-}" "${L_CPU[$rk]:-}")
+			line+=" $(spread %.0f "${L_RPS[$k]:-}") | $(round "$(median "${L_P99[$k]:-}")") |"
+			line+=" $(spread %.2f "${L_CPU[$k]:-}") | $(spread %.2f "$r") | $(versus1 "$r") |"
 		done
+		line+=" $(spread %.1f "${L_LOAD[$row]:-}") | $(spread %.1f "${L_STEAL[$row]:-}") |"
 		echo "$line"
 	done
 }
@@ -359,7 +414,7 @@ throughput() {
 			rows+=("$w|$c|$p")
 		done
 	done
-	tp_table "Throughput and server CPU (median of $REPEAT interleaved runs of $N requests, $N16 when pipelined, $KEYS keys, 3-byte values, one client for all)" "${rows[@]}"
+	tp_table "Throughput and server CPU (median (min..max) of $REPEAT interleaved runs of $N requests, $N16 when pipelined, $KEYS keys, 3-byte values, one client for all)" "${rows[@]}"
 }
 
 # bigkeys: gets over BIG_KEYS keys at 50 connections, depth 16, where a
@@ -379,7 +434,7 @@ bigkeys() {
 		done
 	done
 	stop_all
-	tp_table "Gets over $BIG_KEYS keys (median of $REPEAT interleaved runs of $N16 requests)" "get|50|16|big"
+	tp_table "Gets over $BIG_KEYS keys (median (min..max) of $REPEAT interleaved runs of $N16 requests)" "get|50|16|big"
 }
 
 # --- memory per key ---------------------------------------------------------

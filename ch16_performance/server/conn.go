@@ -83,7 +83,7 @@ type Conn struct {
 	fd    int
 	state int
 	// The events epoll is watching for on fd (see connWatch).
-	events uint32
+	events sock.Events
 	// rbuf[rbufStart:rbufEnd] holds received bytes not yet handled.
 	// Handling a request only moves rbufStart past it; the bytes left
 	// are moved to the front once, just before the next read.
@@ -131,14 +131,14 @@ func (conn *Conn) canAnswer() bool {
 // that is reported again by the next epoll_wait (it is level-triggered),
 // so there is no need to call read or write until it fails with EAGAIN,
 // which would cost one more syscall per wakeup.
-func connectionIO(conn *Conn, events uint32) {
+func connectionIO(conn *Conn, events sock.Events) {
 	conn.progress = false
 	// Read only while requests can be answered; past kMaxOutput the input
 	// waits in the kernel. Requests left over from the last turn (see
 	// kMaxTurn) are answered before any more is read: the read could find
 	// the client's EOF, which would end the connection before they are. An
 	// error or hang-up is found by the read or the write that follows.
-	if events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 && conn.canAnswer() && !requestReady(conn) {
+	if events&(sock.In|sock.Err) != 0 && conn.canAnswer() && !requestReady(conn) {
 		tryFillBuffer(conn)
 	}
 	serveRequests(conn)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"example.com/byor/ch16_performance/sock"
 )
 
 // TestTotalOutputBounded: once the write buffers of all connections have
@@ -38,7 +40,7 @@ func TestTotalOutputBounded(t *testing.T) {
 	if cap(conn.wbuf) > kWBufSize {
 		t.Fatalf("the write buffer grew to %d bytes with the total bound reached", cap(conn.wbuf))
 	}
-	if !requestWaiting(conn) || conn.events&unix.EPOLLOUT == 0 {
+	if !requestWaiting(conn) || conn.events&sock.Out == 0 {
 		t.Fatalf("want requests left unanswered and the connection waiting for room to write (events %#x)", conn.events)
 	}
 	if outputGrown != maxOutputTotal {

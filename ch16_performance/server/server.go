@@ -107,11 +107,9 @@ func Main(args []string) int {
 	}
 	exitOnSignal(atExit)
 	msg("listening on %s", bound)
-	if err := serve(fd); err != nil {
-		msg("server: %v", err)
-		return 1
-	}
-	return 0
+	// serve returns only when the event loop fails.
+	msg("server: %v", serve(fd))
+	return 1
 }
 
 // exitOnSignal ends the process with status 0 on SIGINT or SIGTERM, after
@@ -130,8 +128,8 @@ func exitOnSignal(atExit func()) {
 	}()
 }
 
-// kMaxEvents is how many ready sockets one epoll_wait call reports at
-// most; any others are reported by the next call.
+// kMaxEvents is how many ready sockets one Wait reports at most; any
+// others are reported by the next call.
 const kMaxEvents = 256
 
 // serve is the event loop: wait with epoll until some sockets are ready,
@@ -143,7 +141,9 @@ const kMaxEvents = 256
 // is registered once, its interest changed only when it changes, and
 // epoll_wait returns only the ready ones. It is level-triggered (the
 // default), like poll(): a socket is reported for as long as it is ready,
-// so a connection need not drain it in one go.
+// so a connection need not drain it in one go. macOS and FreeBSD have
+// kqueue for the same; package sock hides the two behind one Poller (and
+// has a fallback on poll() itself, for other systems and for tests).
 func serve(fd int) error {
 	gData.idleList.Init()
 	gData.tp = threadpool.New(4)
@@ -151,41 +151,36 @@ func serve(fd int) error {
 	if err := sock.SetNonblock(fd); err != nil {
 		return err
 	}
-	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	poller, err := sock.NewPoller()
 	if err != nil {
-		return os.NewSyscallError("epoll_create1", err)
+		return err
 	}
-	gData.epfd = epfd
+	gData.poller = poller
 	// The listening socket is registered once, for reading (a pending
 	// connection makes it readable).
-	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
-	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		return os.NewSyscallError("epoll_ctl", err)
+	if err := poller.Add(fd, sock.In); err != nil {
+		return err
 	}
 
-	events := make([]unix.EpollEvent, kMaxEvents)
+	events := make([]sock.Event, kMaxEvents)
 	listenerWatched := true
 	for {
 		// While accepting is paused the listening socket is not watched:
 		// it stays readable, and would wake the loop at once.
 		if watch := !acceptPaused(); watch != listenerWatched {
-			ev := unix.EpollEvent{Fd: int32(fd)}
-			if watch {
-				ev.Events = unix.EPOLLIN
-			}
-			if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_MOD, fd, &ev); err != nil {
-				return os.NewSyscallError("epoll_ctl", err)
+			if err := poller.Modify(fd, inIf(listenerWatched), inIf(watch)); err != nil {
+				return err
 			}
 			listenerWatched = watch
 		}
 
 		// Sleep no longer than until the nearest timer is due.
-		n, err := unix.EpollWait(epfd, events, nextTimerMs())
+		n, err := poller.Wait(events, nextTimerMs())
 		if err == unix.EINTR {
 			continue // a signal arrived; go round and recompute the timeout
 		}
 		if err != nil {
-			return os.NewSyscallError("epoll_wait", err)
+			return err
 		}
 
 		listenerReady := false
@@ -213,22 +208,31 @@ func serve(fd int) error {
 	}
 }
 
-// connEvents returns the epoll events a connection waits for: input while
+// inIf returns sock.In if watch, else no events: what a listening socket
+// is watched for.
+func inIf(watch bool) sock.Events {
+	if watch {
+		return sock.In
+	}
+	return 0
+}
+
+// connEvents returns the events a connection waits for: input while
 // it may answer more requests, room to write while replies are unsent, or
 // while requests left over from its last turn wait (see kMaxTurn): its
 // socket then has room, or will once the client reads, so epoll reports it
-// again and it is not forgotten. EPOLLERR and EPOLLHUP need no asking;
+// again and it is not forgotten. Errors and hang-ups need no asking;
 // epoll always reports them, and the next read or write finds the error.
-func connEvents(conn *Conn) uint32 {
-	var events uint32
+func connEvents(conn *Conn) sock.Events {
+	var events sock.Events
 	if conn.canAnswer() {
-		events |= unix.EPOLLIN
+		events |= sock.In
 		if requestReady(conn) {
-			events |= unix.EPOLLOUT
+			events |= sock.Out
 		}
 	}
 	if conn.pending() > 0 {
-		events |= unix.EPOLLOUT
+		events |= sock.Out
 	}
 	return events
 }
@@ -242,9 +246,8 @@ func connWatch(conn *Conn) {
 	if want == conn.events {
 		return
 	}
-	ev := unix.EpollEvent{Events: want, Fd: int32(conn.fd)}
-	if err := unix.EpollCtl(gData.epfd, unix.EPOLL_CTL_MOD, conn.fd, &ev); err != nil {
-		panic(os.NewSyscallError("epoll_ctl", err)) // the fd is registered; cannot fail
+	if err := gData.poller.Modify(conn.fd, conn.events, want); err != nil {
+		panic(err) // the fd is registered; cannot fail
 	}
 	conn.events = want
 }
@@ -261,9 +264,11 @@ func connPut(fd2conn *[]*Conn, conn *Conn) {
 // the fd also takes it out of the epoll set: the kernel drops a socket from
 // every epoll set once its last file descriptor is closed, and nothing here
 // duplicates these fds (no dup, no fork), so no EPOLL_CTL_DEL is needed.
+// (Forget costs nothing then; only the poll() fallback needs it.)
 func connDone(conn *Conn) {
 	gData.fd2conn[conn.fd] = nil
 	outputGrown -= grown(cap(conn.wbuf))
+	gData.poller.Forget(conn.fd)
 	unix.Close(conn.fd)
 	conn.idleList.Detach()
 }
@@ -289,9 +294,8 @@ func startConn(connfd int) {
 	conn := newConn(connfd)
 	// Register the connection once; connWatch changes its events later.
 	conn.events = connEvents(conn)
-	ev := unix.EpollEvent{Events: conn.events, Fd: int32(connfd)}
-	if err := unix.EpollCtl(gData.epfd, unix.EPOLL_CTL_ADD, connfd, &ev); err != nil {
-		msg("%v", os.NewSyscallError("epoll_ctl", err))
+	if err := gData.poller.Add(connfd, conn.events); err != nil {
+		msg("%v", err)
 		unix.Close(connfd)
 		return
 	}

@@ -2,7 +2,8 @@
 // golang.org/x/sys/unix rather than Go's net package: the point of these
 // chapters is to see the file descriptors and syscalls a server is made of.
 // Every error names the syscall that failed, except the EAGAIN of Read and
-// Write on a nonblocking socket, which comes back bare (see Read).
+// Write on a nonblocking socket, which comes back bare (see Read), and the
+// EINTR of Poller.Wait.
 package sock
 
 import (
@@ -76,22 +77,6 @@ func Accept(fd int) (int, error) {
 		}
 		if err != nil {
 			return -1, os.NewSyscallError("accept", err)
-		}
-		return connfd, nil
-	}
-}
-
-// AcceptNonblock is Accept for an event loop: the new socket comes back
-// already nonblocking and close-on-exec, set by accept4(2) in the same
-// system call instead of two fcntl calls afterwards (SetNonblock).
-func AcceptNonblock(fd int) (int, error) {
-	for {
-		connfd, _, err := unix.Accept4(fd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return -1, os.NewSyscallError("accept4", err)
 		}
 		return connfd, nil
 	}

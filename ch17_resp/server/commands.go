@@ -10,6 +10,7 @@ import (
 	"example.com/byor/ch17_resp/heap"
 	"example.com/byor/ch17_resp/keytable"
 	"example.com/byor/ch17_resp/proto"
+	"example.com/byor/ch17_resp/sock"
 	"example.com/byor/ch17_resp/threadpool"
 	"example.com/byor/ch17_resp/zset"
 )
@@ -21,9 +22,9 @@ var gData struct {
 	db *keytable.Table[Entry]
 	// All connections, indexed by fd (the kernel hands out small fds).
 	fd2conn []*Conn
-	// The epoll instance that watches the listening socket and every
-	// connection.
-	epfd int
+	// The poller (epoll, kqueue) that watches the listening socket and
+	// every connection.
+	poller sock.Poller
 	// The arguments of the request being handled, as slices of its
 	// connection's read buffer. The array is reused from one request to
 	// the next.
@@ -366,7 +367,7 @@ func doZAdd(cmd [][]byte, out []byte) []byte {
 		ent.obj = &object{zset: &zset.ZSet{}}
 		insertEntry(ent)
 	}
-	added := ent.obj.zset.Add(string(cmd[3]), score)
+	added := ent.obj.zset.AddBytes(cmd[3], score)
 	if added {
 		return proto.OutInt(out, 1)
 	}
@@ -407,7 +408,7 @@ func doZScore(cmd [][]byte, out []byte) []byte {
 	if ent == nil {
 		return proto.OutNil(out)
 	}
-	znode := ent.obj.zset.Lookup(string(cmd[2]))
+	znode := ent.obj.zset.LookupBytes(cmd[2])
 	if znode == nil {
 		return proto.OutNil(out)
 	}

@@ -14,8 +14,9 @@ import (
 )
 
 // These tests drive a connection over a socketpair, playing the event
-// loop's part with a real epoll instance, so the buffer sizes, and the
-// outcome, do not depend on the machine.
+// loop's part with the real poller (epoll; poll() with -tags
+// pollfallback), so the buffer sizes, and the outcome, do not depend on
+// the machine.
 
 // testFrame frames a command the way the client does, written out here
 // rather than taken from package proto.
@@ -52,34 +53,34 @@ func testPair(t *testing.T, typ int) (srv, cli int) {
 	return fds[0], fds[1]
 }
 
-// newTestConn wraps fd in a connection registered with a fresh epoll
-// instance, on a fresh timer list, as acceptNewConn would.
+// newTestConn wraps fd in a connection registered with a fresh poller,
+// on a fresh timer list, as acceptNewConn would.
 func newTestConn(t *testing.T, fd int) *Conn {
 	t.Helper()
 	resetData(t)
-	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	poller, err := sock.NewPoller()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { unix.Close(epfd) })
-	gData.epfd = epfd
+	t.Cleanup(func() { poller.Close() })
+	gData.poller = poller
 	conn := newConn(fd)
 	conn.events = connEvents(conn)
-	ev := unix.EpollEvent{Events: conn.events, Fd: int32(fd)}
-	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+	if err := poller.Add(fd, conn.events); err != nil {
 		t.Fatal(err)
 	}
 	gData.idleList.InsertBefore(&conn.idleList)
 	return conn
 }
 
-// loopOnce is one turn of the event loop for conn alone: if epoll reports
-// its socket ready for what it waits for, advance it and update its
-// events, as serve does. It reports whether the connection was advanced.
+// loopOnce is one turn of the event loop for conn alone: if the poller
+// reports its socket ready for what it waits for, advance it and update
+// its events, as serve does. It reports whether the connection was
+// advanced.
 func loopOnce(t *testing.T, conn *Conn) bool {
 	t.Helper()
-	var evs [1]unix.EpollEvent
-	n, err := unix.EpollWait(gData.epfd, evs[:], 0)
+	var evs [1]sock.Event
+	n, err := gData.poller.Wait(evs[:], 0)
 	if errors.Is(err, unix.EINTR) {
 		return false
 	}
@@ -130,8 +131,8 @@ func TestRepliesBatchedInOneWrite(t *testing.T) {
 	if !bytes.Equal(buf[:n], want) {
 		t.Fatalf("first write held %d bytes, want all 16 replies (%d bytes): %q", n, len(want), buf[:n])
 	}
-	if conn.events != unix.EPOLLIN {
-		t.Errorf("after sending everything the connection waits for events %#x, want EPOLLIN only", conn.events)
+	if conn.events != sock.In {
+		t.Errorf("after sending everything the connection waits for events %#x, want input only", conn.events)
 	}
 }
 
@@ -226,14 +227,14 @@ func testBacklog(t *testing.T, growAtBound bool) {
 		if conn.state != stateReq {
 			t.Fatalf("the connection left stateReq (state %d)", conn.state)
 		}
-		if requestWaiting(conn) && conn.events&unix.EPOLLOUT == 0 {
+		if requestWaiting(conn) && conn.events&sock.Out == 0 {
 			t.Fatal("a complete request is left unanswered, and the connection does not wait for room to write")
 		}
 		if conn.pending() > kMaxOutput || cap(conn.wbuf) > kMaxOutput {
 			t.Fatalf("%d bytes of replies pending in a buffer of %d, past the bound %d", conn.pending(), cap(conn.wbuf), kMaxOutput)
 		}
 		if !bounded && requestWaiting(conn) && conn.pending() > kMaxOutput-len(reply) {
-			if conn.events&unix.EPOLLIN != 0 {
+			if conn.events&sock.In != 0 {
 				t.Fatal("at the output bound the connection still waits for input")
 			}
 			unread, err := unix.IoctlGetInt(srv, unix.SIOCINQ)
@@ -311,8 +312,8 @@ func TestBadRequestAfterBacklog(t *testing.T) {
 	if conn.state != stateClose {
 		t.Fatalf("state %d after the bad request with replies unsent, want stateClose", conn.state)
 	}
-	if conn.events != unix.EPOLLOUT {
-		t.Errorf("a closing connection waits for events %#x, want EPOLLOUT only", conn.events)
+	if conn.events != sock.Out {
+		t.Errorf("a closing connection waits for events %#x, want output only", conn.events)
 	}
 	var got []byte
 	buf := make([]byte, 64<<10)
@@ -396,7 +397,7 @@ func checkTurns(t *testing.T, conn *Conn, cli int, reply []byte, n int, waiting 
 			t.Fatalf("turn %d made %d bytes of replies, past kMaxTurn (%d) and one reply", turns, m, kMaxTurn)
 		}
 		got = append(got, buf[:max(m, 0)]...)
-		if conn.state == stateReq && waiting(conn) && conn.events&unix.EPOLLOUT == 0 {
+		if conn.state == stateReq && waiting(conn) && conn.events&sock.Out == 0 {
 			t.Fatalf("turn %d left requests unanswered and does not wait for room to write", turns)
 		}
 		if turns > 10*n {

@@ -54,16 +54,12 @@ func respListen(sa *unix.SockaddrInet4) error {
 	return nil
 }
 
-// respRegister adds the RESP listener, if any, to the epoll set.
-func respRegister(epfd int) error {
+// respRegister adds the RESP listener, if any, to the poller's set.
+func respRegister(poller sock.Poller) error {
 	if respListenFd < 0 {
 		return nil
 	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(respListenFd)}
-	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, respListenFd, &ev); err != nil {
-		return os.NewSyscallError("epoll_ctl", err)
-	}
-	return nil
+	return poller.Add(respListenFd, sock.In)
 }
 
 // respState is what a connection speaking RESP has beyond a Conn. Its

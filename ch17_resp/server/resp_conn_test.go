@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"example.com/byor/ch17_resp/sock"
 )
 
 // newTestRESPConn is newTestConn for a connection of the RESP listener.
@@ -174,7 +176,7 @@ func TestRESPTotalOutputBounded(t *testing.T) {
 	for i := 0; i < 100 && loopOnce(t, conn); i++ {
 		check("not reading")
 	}
-	if conn.pending() > len(reply) || conn.events&unix.EPOLLIN != 0 {
+	if conn.pending() > len(reply) || conn.events&sock.In != 0 {
 		t.Fatalf("%d bytes of replies wait (events %#x): want at most one reply, and the connection not read",
 			conn.pending(), conn.events)
 	}

@@ -138,14 +138,41 @@ func (z *ZSet) Add(name string, score float64) bool {
 
 // Lookup returns the member called name, or nil (the book's zset_lookup).
 func (z *ZSet) Lookup(name string) *ZNode {
+	return lookup(z, name)
+}
+
+// LookupBytes is Lookup for a name given as bytes, such as a slice of a
+// request, which it neither copies nor keeps: it allocates nothing, where
+// Lookup's probe node is allocated on every call.
+func (z *ZSet) LookupBytes(name []byte) *ZNode {
+	return lookup(z, name)
+}
+
+func lookup[S ~string | ~[]byte](z *ZSet, name S) *ZNode {
 	if z.tree == nil {
 		return nil
 	}
-	found := z.hmap.Lookup(probe(name), hcmp)
+	found := z.hmap.LookupFunc(hashtable.StrHash(name), func(n *hashtable.HNode[ZNode]) bool {
+		return n.Owner.name == string(name)
+	})
 	if found == nil {
 		return nil
 	}
 	return found.Owner
+}
+
+// AddBytes is Add for a name given as bytes: the name is copied into a
+// string only when it is a new member, so updating the score of one that
+// exists allocates nothing.
+func (z *ZSet) AddBytes(name []byte, score float64) bool {
+	if math.IsNaN(score) {
+		panic("zset: NaN score")
+	}
+	if node := z.LookupBytes(name); node != nil {
+		z.update(node, score)
+		return false
+	}
+	return z.Add(string(name), score)
 }
 
 // Pop removes the member called name from both indexes and returns it, or
