@@ -180,4 +180,3 @@ func TestClear(t *testing.T) {
 	h.Insert(strHash("a"), &item{"a", 1})
 	check(t, h, strHash, map[string]int{"a": 1})
 }
-
