@@ -188,3 +188,16 @@ func reference(pattern, s string, calls *int) bool {
 	}
 	return len(s) == 0
 }
+
+// BenchmarkPathological: the pattern that froze the server, against one
+// key of a hundred a's.
+//
+//	go test -run '^$' -bench . example.com/byor/ch17_resp/glob
+func BenchmarkPathological(b *testing.B) {
+	s := strings.Repeat("a", 100)
+	for b.Loop() {
+		if Match("*a*a*a*a*a*a*a*a*a*a*a*ab", s) {
+			b.Fatal("matched")
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +49,14 @@ func (c *client) pipeline(reqs [][]string) {
 			}
 		}
 	}
+}
+
+// envInt returns the integer in the environment variable name, or def.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
 }
 
 // bookHash is the book's string hash, which chapters 16 and 17 used for
