@@ -30,7 +30,7 @@ func TestCraftedKeysCostNoMore(t *testing.T) {
 // keyWork starts a server, sets every key and gets each rounds times, and
 // returns the server's CPU time for that work.
 func keyWork(t *testing.T, ch string, keys []string, rounds int) time.Duration {
-	p := startServer(t, ch, 0)
+	p := startServer(t, ch, 0, longIdle...)
 	defer p.Stop(5 * time.Second)
 	c := dial(t, p.Addr)
 	cpu0 := cpuTime(t, p.Pid())

@@ -16,7 +16,7 @@ import (
 // only guards against that hang; the other client's get checks the loop
 // is free again.
 func TestKeysPatternLinear(t *testing.T) {
-	p := startServer(t, "ch17_resp", 0)
+	p := startServer(t, "ch17_resp", 0, longIdle...)
 	c := dial(t, p.Addr)
 	key := strings.Repeat("a", 100)
 	c.do("set", key, "v")

@@ -51,6 +51,10 @@ func (c *client) pipeline(reqs [][]string) {
 	}
 }
 
+// longIdle keeps the server from closing a connection for idleness while
+// the test prepares its next million requests on a loaded machine.
+var longIdle = []string{"-idle-timeout", "10m"}
+
 // envInt returns the integer in the environment variable name, or def.
 func envInt(name string, def int) int {
 	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {

@@ -49,7 +49,7 @@ func TestOrderedDeletesCostNoMore(t *testing.T) {
 // deleteWork starts a server, sets keys, deletes them in the order given
 // and returns the server's CPU time for the deletes.
 func deleteWork(t *testing.T, ch string, keys, order []string) time.Duration {
-	p := startServer(t, ch, 0)
+	p := startServer(t, ch, 0, longIdle...)
 	defer p.Stop(5 * time.Second)
 	c := dial(t, p.Addr)
 	var reqs [][]string
@@ -84,7 +84,7 @@ func TestFlushAllCostNoMore(t *testing.T) {
 	rng.Shuffle(n, func(i, j int) { randomOrder[i], randomOrder[j] = randomOrder[j], randomOrder[i] })
 	random := deleteWork(t, "ch17_resp", keys, randomOrder)
 
-	p := startServer(t, "ch17_resp", 0)
+	p := startServer(t, "ch17_resp", 0, longIdle...)
 	c := dial(t, p.Addr)
 	var reqs [][]string
 	for _, k := range keys {
