@@ -130,13 +130,14 @@ func (t *tab[T]) find(hcode uint64, match func(*T) bool) int {
 	}
 	m := t.mix(hcode)
 	tag := tagOf(m)
-	for i := t.home(m); ; i = t.after(i) {
-		t.probes++
+	for i, n := t.home(m), 1; ; i, n = t.after(i), n+1 {
 		switch t.tags[i] {
 		case tagEmpty:
+			t.probes += n
 			return -1
 		case tag:
 			if match(t.ents[i]) {
+				t.probes += n
 				return i
 			}
 		}
@@ -156,10 +157,11 @@ func (t *tab[T]) after(i int) int {
 // made sure the key is absent.
 func (t *tab[T]) put(hcode uint64, ent *T) {
 	m := t.mix(hcode)
-	i := t.home(m)
-	for t.probes++; t.tags[i] > tagDeleted; t.probes++ {
+	i, n := t.home(m), 1
+	for ; t.tags[i] > tagDeleted; n++ {
 		i = t.after(i)
 	}
+	t.probes += n
 	if t.tags[i] == tagDeleted {
 		t.deleted--
 	}
