@@ -19,7 +19,37 @@
 // lookups, and a resize clears those marks. And the table stores no hash
 // codes, so a resize hashes every key again: the caller supplies the
 // hash function.
+//
+// Against a client who has read this code: a walk is short only if the
+// keys are spread evenly over the slots. Hash seeds the key's hash with a
+// number chosen when the process starts, so no one can make up keys that
+// share a slot; and every new table mixes the hash codes with a number of
+// its own, so the order of the slots (which a listing of the keys shows)
+// says nothing about where the keys go in the next table.
 package keytable
+
+import (
+	"hash/maphash"
+	"math/rand/v2"
+)
+
+// seed keys Hash: chosen when the process starts, unknown outside it.
+var seed = maphash.MakeSeed()
+
+// Hash returns the hash code of a key, given as a string or as bytes (the
+// same code for both). The book's string hash is public and easily
+// inverted: keys that all hash alike can be computed in advance, and
+// every one of them then walks the same ever longer run of slots. This one
+// is keyed by a seed chosen when the process starts.
+func Hash[S ~string | ~[]byte](key S) uint64 {
+	switch k := any(key).(type) {
+	case string:
+		return maphash.String(seed, k)
+	case []byte:
+		return maphash.Bytes(seed, k)
+	}
+	return maphash.String(seed, string(key))
+}
 
 // Tags of slots that hold no entry. Every other tag is an occupied slot.
 const (
@@ -39,12 +69,14 @@ const (
 type tab[T any] struct {
 	tags    []uint8
 	ents    []*T
-	live    int // slots holding an entry
-	deleted int // slots marked deleted
+	live    int    // slots holding an entry
+	deleted int    // slots marked deleted
+	salt    uint64 // mixed into every hash code (see mix)
+	probes  int    // slots looked at by walks (find, put): for the tests
 }
 
 func newTab[T any](n int) tab[T] {
-	return tab[T]{tags: make([]uint8, n), ents: make([]*T, n)}
+	return tab[T]{tags: make([]uint8, n), ents: make([]*T, n), salt: rand.Uint64()}
 }
 
 // home returns the slot where the walk for mixed hash m starts: the top 32
@@ -56,12 +88,28 @@ func (t *tab[T]) home(m uint64) int {
 	return int((m >> 32) * uint64(len(t.tags)) >> 32)
 }
 
-// mix spreads a hash code over 64 bits (Fibonacci hashing: multiply by
-// 2^64 divided by the golden ratio). The book's string hash is 32 bits
-// whose low bits depend only on the low bits of the characters; after the
-// multiplication every bit of the code affects the top bits, which pick
-// the slot (see home), and the tag comes from bits further down.
-func mix(hcode uint64) uint64 { return hcode * 0x9E3779B97F4A7C15 }
+// mix spreads a hash code over 64 bits, differently in every table: it
+// adds the table's salt and scrambles the sum (the finalizer of the
+// SplitMix64 generator: every bit of the input affects every bit of the
+// result). The top bits pick the slot (see home) and the tag comes from
+// bits further down, so both depend on every bit of the code, whatever
+// hash the caller uses.
+//
+// Why a salt per table: home keeps the order of the mixed codes, so with
+// one mix for every table, the keys that follow one another in a table
+// would follow one another in every table after it. A client who lists
+// the keys (in slot order) and deletes them in that order leaves the ones
+// that remain bunched in one stretch of the hash's range; the smaller
+// table a resize then makes is sized for their number, not for the
+// stretch, and crowds them into one long run of slots, walked by every
+// insert that moves one of them: quadratic. With a salt per table, the
+// order in one table says nothing about the order in the next.
+func (t *tab[T]) mix(hcode uint64) uint64 {
+	z := hcode + t.salt
+	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
+	z = (z ^ z>>27) * 0x94D049BB133111EB
+	return z ^ z>>31
+}
 
 // tagOf returns the tag of a mixed hash: a byte that is never empty or
 // deleted.
@@ -73,20 +121,23 @@ func tagOf(m uint64) uint8 {
 	return t
 }
 
-// find returns the slot of the entry with mixed hash m that match accepts,
-// or -1. The walk ends at the first empty slot: an entry is never stored
-// past one.
-func (t *tab[T]) find(m uint64, match func(*T) bool) int {
+// find returns the slot of the entry with hash code hcode that match
+// accepts, or -1. The walk ends at the first empty slot: an entry is never
+// stored past one.
+func (t *tab[T]) find(hcode uint64, match func(*T) bool) int {
 	if t.tags == nil {
 		return -1
 	}
+	m := t.mix(hcode)
 	tag := tagOf(m)
-	for i := t.home(m); ; i = t.after(i) {
+	for i, n := t.home(m), 1; ; i, n = t.after(i), n+1 {
 		switch t.tags[i] {
 		case tagEmpty:
+			t.probes += n
 			return -1
 		case tag:
 			if match(t.ents[i]) {
+				t.probes += n
 				return i
 			}
 		}
@@ -101,13 +152,16 @@ func (t *tab[T]) after(i int) int {
 	return i
 }
 
-// put stores ent in the first free slot of its walk. Reusing a deleted
-// slot is safe here because the caller has made sure the key is absent.
-func (t *tab[T]) put(m uint64, ent *T) {
-	i := t.home(m)
-	for t.tags[i] > tagDeleted {
+// put stores ent, whose key has hash code hcode, in the first free slot
+// of its walk. Reusing a deleted slot is safe here because the caller has
+// made sure the key is absent.
+func (t *tab[T]) put(hcode uint64, ent *T) {
+	m := t.mix(hcode)
+	i, n := t.home(m), 1
+	for ; t.tags[i] > tagDeleted; n++ {
 		i = t.after(i)
 	}
+	t.probes += n
 	if t.tags[i] == tagDeleted {
 		t.deleted--
 	}
@@ -140,6 +194,7 @@ type Table[T any] struct {
 	cur  tab[T] // every insertion goes here
 	old  tab[T] // being emptied into cur; zero when no resize is under way
 	next int    // the first slot of old not yet moved
+	gone int    // probes of the tables dropped so far: for the tests
 }
 
 // New returns an empty table whose entries hash with hash.
@@ -154,11 +209,10 @@ func (h *Table[T]) Len() int { return h.cur.live + h.old.live }
 // match is only called for entries whose tag equals the key's.
 func (h *Table[T]) Lookup(hcode uint64, match func(*T) bool) *T {
 	h.helpResizing()
-	m := mix(hcode)
-	if i := h.cur.find(m, match); i >= 0 {
+	if i := h.cur.find(hcode, match); i >= 0 {
 		return h.cur.ents[i]
 	}
-	if i := h.old.find(m, match); i >= 0 {
+	if i := h.old.find(hcode, match); i >= 0 {
 		return h.old.ents[i]
 	}
 	return nil
@@ -178,15 +232,14 @@ func (h *Table[T]) Insert(hcode uint64, ent *T) {
 			h.startResizing()
 		}
 	}
-	h.cur.put(mix(hcode), ent)
+	h.cur.put(hcode, ent)
 }
 
 // Delete removes the entry with hash code hcode that match accepts and
 // returns it, or returns nil if there is none.
 func (h *Table[T]) Delete(hcode uint64, match func(*T) bool) *T {
 	h.helpResizing()
-	m := mix(hcode)
-	if i := h.cur.find(m, match); i >= 0 {
+	if i := h.cur.find(hcode, match); i >= 0 {
 		ent := h.cur.remove(i)
 		// Deleted marks lengthen every walk that crosses them; when they
 		// fill a quarter of the table, a resize (to the same size, or a
@@ -196,7 +249,7 @@ func (h *Table[T]) Delete(hcode uint64, match func(*T) bool) *T {
 		}
 		return ent
 	}
-	if i := h.old.find(m, match); i >= 0 {
+	if i := h.old.find(hcode, match); i >= 0 {
 		return h.old.remove(i)
 	}
 	return nil
@@ -240,10 +293,11 @@ func (h *Table[T]) rebuild() {
 		for i, tag := range from.tags {
 			if tag > tagDeleted {
 				ent := from.ents[i]
-				t.put(mix(h.hash(ent)), ent)
+				t.put(h.hash(ent), ent)
 			}
 		}
 	}
+	h.gone += h.cur.probes + h.old.probes
 	h.cur, h.old, h.next = t, tab[T]{}, 0
 }
 
@@ -262,14 +316,28 @@ func (h *Table[T]) helpResizing() {
 				return
 			}
 			ent := h.old.remove(i)
-			h.cur.put(mix(h.hash(ent)), ent)
+			h.cur.put(h.hash(ent), ent)
 		}
 	}
 	h.next = end
 	if h.next == len(h.old.tags) {
+		h.gone += h.old.probes
 		h.old = tab[T]{}
 	}
 }
+
+// Clear removes every entry at once, for a caller that empties the whole
+// key space, which would otherwise look each entry up to delete it. The
+// caller disposes of the entries first (All lists them).
+func (h *Table[T]) Clear() {
+	h.gone += h.cur.probes + h.old.probes
+	h.cur, h.old, h.next = tab[T]{}, tab[T]{}, 0
+}
+
+// probes returns how many slots walks have looked at since the table was
+// made: the work of lookups, inserts, deletes and resizes, which the tests
+// count where a clock would depend on the machine.
+func (h *Table[T]) probes() int { return h.gone + h.cur.probes + h.old.probes }
 
 // All calls fn for every entry, in no particular order: the order of the
 // slots, in the new table and then the old one. It does not advance a

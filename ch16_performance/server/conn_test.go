@@ -369,9 +369,31 @@ func TestTurnBounded(t *testing.T) {
 	checkTurns(t, conn, cli, reply, n, requestWaiting)
 }
 
+// TestTurnRequestsBounded: requests with short replies are bounded per
+// turn by their number (kMaxTurnRequests), not only by the bytes of their
+// replies: one read brings some two hundred gets of a missing key, whose
+// 5-byte replies make 1 KB, far under kMaxTurn.
+func TestTurnRequestsBounded(t *testing.T) {
+	srv, cli := testPair(t, unix.SOCK_STREAM)
+	conn := newTestConn(t, srv)
+	req := testFrame("get", "k")
+	n := len(conn.rbuf) / len(req) // all in one read
+	if n < 3*kMaxTurnRequests {
+		t.Fatalf("test bug: %d requests fit in one read, want several turns' worth", n)
+	}
+	if w, err := unix.Write(cli, bytes.Repeat(req, n)); err != nil || w != n*len(req) {
+		t.Fatalf("writing the requests: %d of %d bytes, %v", w, n*len(req), err)
+	}
+	if err := unix.Shutdown(cli, unix.SHUT_WR); err != nil {
+		t.Fatal(err)
+	}
+	checkTurns(t, conn, cli, []byte{1, 0, 0, 0, 0}, n, requestWaiting) // a nil
+}
+
 // checkTurns runs the event loop for conn until the connection ends,
 // reading what the client end cli received after every turn. Each turn may
-// make at most kMaxTurn of replies, plus the one that crosses it; a turn
+// make at most kMaxTurn of replies, plus the one that crosses it, and
+// answer at most kMaxTurnRequests requests; a turn
 // that leaves a complete request waiting (as waiting tells) must ask for
 // room to write, so that epoll brings the connection back; and in all the
 // client must get reply n times.
@@ -395,6 +417,9 @@ func checkTurns(t *testing.T, conn *Conn, cli int, reply []byte, n int, waiting 
 		}
 		if m > kMaxTurn+len(reply) {
 			t.Fatalf("turn %d made %d bytes of replies, past kMaxTurn (%d) and one reply", turns, m, kMaxTurn)
+		}
+		if m/len(reply) > kMaxTurnRequests {
+			t.Fatalf("turn %d answered %d requests, past kMaxTurnRequests (%d)", turns, m/len(reply), kMaxTurnRequests)
 		}
 		got = append(got, buf[:max(m, 0)]...)
 		if conn.state == stateReq && waiting(conn) && conn.events&sock.Out == 0 {

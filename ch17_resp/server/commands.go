@@ -6,7 +6,6 @@ import (
 	"example.com/byor/ch17_resp/cnum"
 	"example.com/byor/ch17_resp/dlist"
 	"example.com/byor/ch17_resp/hashes"
-	"example.com/byor/ch17_resp/hashtable"
 	"example.com/byor/ch17_resp/heap"
 	"example.com/byor/ch17_resp/keytable"
 	"example.com/byor/ch17_resp/proto"
@@ -51,7 +50,7 @@ func init() { gData.db = newKeySpace() }
 
 // newKeySpace returns an empty key space.
 func newKeySpace() *keytable.Table[Entry] {
-	return keytable.New(func(ent *Entry) uint64 { return hashtable.StrHash(ent.key()) })
+	return keytable.New(func(ent *Entry) uint64 { return keytable.Hash(ent.key()) })
 }
 
 // Entry is one key and its value. The key space holds pointers to entries
@@ -122,20 +121,20 @@ func newEntry[S ~string | ~[]byte](key S, val []byte) *Entry {
 
 // insertEntry adds a new entry, whose key is not in the key space yet.
 func insertEntry(ent *Entry) {
-	gData.db.Insert(hashtable.StrHash(ent.key()), ent)
+	gData.db.Insert(keytable.Hash(ent.key()), ent)
 }
 
 // removeEntry takes ent out of the key space. The entry is already in
 // hand, so the table is searched for that very entry, not for its key.
 func removeEntry(ent *Entry) {
-	gData.db.Delete(hashtable.StrHash(ent.key()), func(e *Entry) bool { return e == ent })
+	gData.db.Delete(keytable.Hash(ent.key()), func(e *Entry) bool { return e == ent })
 }
 
 // lookupEntry finds key, given as bytes in the read buffer or as a string,
 // or returns nil. It allocates nothing: the comparison string(key) == ...
 // does not copy.
 func lookupEntry[S ~string | ~[]byte](key S) *Entry {
-	return gData.db.Lookup(hashtable.StrHash(key), func(e *Entry) bool {
+	return gData.db.Lookup(keytable.Hash(key), func(e *Entry) bool {
 		return e.key() == string(key)
 	})
 }
@@ -264,7 +263,7 @@ func doSet(cmd [][]byte, out []byte) []byte {
 // doDel replies 1 if the key existed, else 0.
 func doDel(cmd [][]byte, out []byte) []byte {
 	key := cmd[1]
-	ent := gData.db.Delete(hashtable.StrHash(key), func(e *Entry) bool {
+	ent := gData.db.Delete(keytable.Hash(key), func(e *Entry) bool {
 		return e.key() == string(key)
 	})
 	if ent == nil {

@@ -44,6 +44,13 @@ const (
 	// its own. 16 KB is a few large replies, or hundreds of small ones,
 	// in one write.
 	kMaxTurn = 16 << 10
+	// kMaxTurnRequests bounds the requests one connection has answered in
+	// one turn, whatever their replies: bytes alone let through hundreds
+	// of requests with short replies (an error is 26 bytes) but perhaps
+	// much work each. Pipelining clients send far fewer at a time (16 in
+	// the benchmarks); a client with more gets them answered over several
+	// turns, taken in turn with the other ready connections.
+	kMaxTurnRequests = 64
 )
 
 // logConns turns on the log lines about single connections (a client
@@ -233,18 +240,19 @@ func requestReady(conn *Conn) bool {
 // for replies (pipelining), so one read can bring many requests.
 func serveRequests(conn *Conn) {
 	// exercise: ch16-batched-replies
-	made := 0 // reply bytes made this turn
+	made, handled := 0, 0 // reply bytes made, requests answered this turn
 	for sent := true; ; {
 		// Answer requests while the output allows, and this turn's share
-		// (kMaxTurn) is not spent. Any left over wait in rbuf, and the
-		// connection is not read until they are answered, so a read finds
-		// at most part of one request there.
-		for made < kMaxTurn && conn.canAnswer() {
+		// (kMaxTurn, kMaxTurnRequests) is not spent. Any left over wait in
+		// rbuf, and the connection is not read until they are answered, so
+		// a read finds at most part of one request there.
+		for made < kMaxTurn && handled < kMaxTurnRequests && conn.canAnswer() {
 			before := conn.pending()
 			if !tryOneRequest(conn) {
 				break
 			}
 			made += conn.pending() - before
+			handled++
 		}
 		if !sent || conn.pending() == 0 {
 			// Nothing to send; or the socket is full (epoll reports when it
