@@ -100,14 +100,43 @@ type Conn struct {
 	idleStart uint64
 	idleList  dlist.DList[Conn]
 	progress  bool
-	// A connection of the RESP listener speaks Redis's protocol: set,
-	// it reads and parses requests its own way (see resp_conn.go).
-	resp *respState
+	// How the connection's bytes become requests: the book's framing, or
+	// Redis's protocol on the RESP listener (see resp_conn.go).
+	framing framing
 }
+
+// framing is how a connection reads requests and frames replies. The
+// book's protocol (bookFraming) reads length-prefixed messages into rbuf;
+// RESP (respFraming) has its own buffer and parser. Everything else about
+// a connection (the event loop, idle timer, output bounds, bounded turns,
+// batched writes) is the same for both.
+type framing interface {
+	// fill reads what the socket has (tryFillBuffer).
+	fill(conn *Conn)
+	// requestReady reports whether a whole request, or bytes that cannot
+	// start one, wait to be handled.
+	requestReady(conn *Conn) bool
+	// oneRequest handles the request at the front of the input, if it is
+	// all there, appending its reply to wbuf, and reports whether it did.
+	oneRequest(conn *Conn) bool
+	// inputEmpty reports whether no received bytes wait to be handled.
+	inputEmpty(conn *Conn) bool
+	// wbufNeed is the capacity wbuf may need to answer one more request.
+	wbufNeed(conn *Conn) int
+}
+
+// bookFraming is the book's protocol: the functions below.
+type bookFraming struct{}
+
+func (bookFraming) fill(conn *Conn)              { tryFillBuffer(conn) }
+func (bookFraming) requestReady(conn *Conn) bool { return requestReady(conn) }
+func (bookFraming) oneRequest(conn *Conn) bool   { return tryOneRequest(conn) }
+func (bookFraming) inputEmpty(conn *Conn) bool   { return conn.rbufStart == conn.rbufEnd }
+func (bookFraming) wbufNeed(conn *Conn) int      { return wbufNeed(conn) }
 
 // newConn makes the state of a new connection on fd, ready to read.
 func newConn(fd int) *Conn {
-	conn := &Conn{fd: fd, state: stateReq, wbuf: make([]byte, 0, kWBufSize)}
+	conn := &Conn{fd: fd, state: stateReq, wbuf: make([]byte, 0, kWBufSize), framing: bookFraming{}}
 	conn.idleList.Owner = conn
 	return conn
 }
@@ -120,21 +149,17 @@ func (conn *Conn) pending() int {
 // canAnswer reports whether the connection may answer one more request:
 // it is still serving, a reply of any size keeps it within kMaxOutput, and
 // any growth of its buffer that takes keeps all within maxOutputTotal.
-// A RESP reply may be far larger (kRESPMaxReply): on those connections the
-// unsent replies are kept under kMaxOutput before one more is added, and a
-// connection with none unsent may take one whatever its size, or with a
-// small -max-output-mb it could answer nothing larger than its buffer.
+// A RESP reply may be far larger (kRESPMaxReply): a connection with none
+// unsent may take one whatever its size, or with a small -max-output-mb it
+// could answer nothing larger than its buffer.
 func (conn *Conn) canAnswer() bool {
 	if conn.state != stateReq || conn.pending()+4+proto.KMaxMsg > kMaxOutput {
 		return false
 	}
-	size := wbufNeed(conn)
-	if conn.resp != nil {
-		size = respWbufNeed(conn)
-		if conn.pending() == 0 {
-			return true
-		}
+	if conn.pending() == 0 {
+		return true
 	}
+	size := conn.framing.wbufNeed(conn)
 	return size <= cap(conn.wbuf) || outputGrown+grown(size)-grown(cap(conn.wbuf)) <= maxOutputTotal
 }
 
@@ -151,8 +176,8 @@ func connectionIO(conn *Conn, events uint32) {
 	// kMaxTurn) are answered before any more is read: the read could find
 	// the client's EOF, which would end the connection before they are. An
 	// error or hang-up is found by the read or the write that follows.
-	if events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 && conn.canAnswer() && !requestReady(conn) {
-		tryFillBuffer(conn)
+	if events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 && conn.canAnswer() && !conn.framing.requestReady(conn) {
+		conn.framing.fill(conn)
 	}
 	serveRequests(conn)
 
@@ -161,7 +186,7 @@ func connectionIO(conn *Conn, events uint32) {
 	// request that is still incomplete are not progress: a client sending
 	// one byte every 100 ms was otherwise never idle and never dropped. So
 	// a request must arrive whole within the idle timeout.
-	if conn.progress || conn.inputEmpty() {
+	if conn.progress || conn.framing.inputEmpty(conn) {
 		conn.idleStart = getMonotonicUsec()
 		conn.idleList.Detach()
 		gData.idleList.InsertBefore(&conn.idleList)
@@ -170,10 +195,6 @@ func connectionIO(conn *Conn, events uint32) {
 
 // tryFillBuffer reads what the socket has into rbuf.
 func tryFillBuffer(conn *Conn) {
-	if conn.resp != nil {
-		respFillBuffer(conn)
-		return
-	}
 	// Make room: move the bytes not yet handled (by now at most part of
 	// one request) to the front. Doing it once per read, rather than after
 	// every request, spares a read that brought many pipelined requests
@@ -217,9 +238,6 @@ func stopReading(conn *Conn) {
 // requestReady reports whether rbuf holds a whole request, or the
 // header of one too long to take, for the next turn to handle.
 func requestReady(conn *Conn) bool {
-	if conn.resp != nil {
-		return respRequestReady(conn)
-	}
 	avail := conn.rbuf[conn.rbufStart:conn.rbufEnd]
 	if len(avail) < 4 {
 		return false
@@ -241,7 +259,7 @@ func serveRequests(conn *Conn) {
 		// at most part of one request there.
 		for made < kMaxTurn && conn.canAnswer() {
 			before := conn.pending()
-			if !tryOneRequest(conn) {
+			if !conn.framing.oneRequest(conn) {
 				break
 			}
 			made += conn.pending() - before
@@ -266,9 +284,6 @@ func serveRequests(conn *Conn) {
 // tryOneRequest handles the request at the front of rbuf, if it is all
 // there, appending its reply to wbuf, and reports whether it did.
 func tryOneRequest(conn *Conn) bool {
-	if conn.resp != nil {
-		return respOneRequest(conn)
-	}
 	avail := conn.rbuf[conn.rbufStart:conn.rbufEnd]
 	if len(avail) < 4 {
 		return false // wait for the rest of the header
@@ -306,7 +321,7 @@ func tryOneRequest(conn *Conn) bool {
 		// 4+len(reply) > KMaxMsg: too big for one message. An error
 		// replaces it, in wbuf's own array (a reply that outgrew wbuf was
 		// built in a new one, which is dropped).
-		out = proto.OutErr(conn.wbuf[:start+4], proto.Err2Big, "response is too big")
+		out = proto.OutErr(conn.wbuf[:start+4], proto.Code2Big, "response is too big")
 	}
 	binary.LittleEndian.PutUint32(out[start:], uint32(len(out)-start-4))
 	conn.wbuf = out

@@ -13,7 +13,7 @@ import (
 func newTestRESPConn(t *testing.T, fd int) *Conn {
 	t.Helper()
 	conn := newTestConn(t, fd)
-	conn.resp = newRESPState()
+	conn.framing = newRESPState()
 	return conn
 }
 
@@ -125,7 +125,7 @@ func TestRESPOutputAccounted(t *testing.T) {
 	reply := respFlood(t, cli, n)
 	// The most the buffer may hold: kMaxOutput of unsent replies, then one
 	// more reply, grown by append.
-	limit := respWbufNeed(&Conn{wbuf: make([]byte, kMaxOutput)})
+	limit := (&respState{}).wbufNeed(&Conn{wbuf: make([]byte, kMaxOutput)})
 	most := 0 // the most reply bytes seen waiting
 	check := func(when string) {
 		t.Helper()
@@ -161,7 +161,7 @@ func TestRESPTotalOutputBounded(t *testing.T) {
 	outputGrown, maxOutputTotal = others, others
 	const n = 20
 	reply := respFlood(t, cli, n)
-	limit := respWbufNeed(newConn(-1)) // one reply's growth
+	limit := (&respState{}).wbufNeed(newConn(-1)) // one reply's growth
 	check := func(when string) {
 		t.Helper()
 		if got, want := outputGrown-others, grown(cap(conn.wbuf)); got != want {

@@ -252,7 +252,7 @@ func connEvents(conn *Conn) uint32 {
 	var events uint32
 	if conn.canAnswer() {
 		events |= unix.EPOLLIN
-		if requestReady(conn) {
+		if conn.framing.requestReady(conn) {
 			events |= unix.EPOLLOUT
 		}
 	}
@@ -318,7 +318,7 @@ func startConn(connfd int, resp bool) {
 	}
 	conn := newConn(connfd)
 	if resp {
-		conn.resp = newRESPState()
+		conn.framing = newRESPState()
 	}
 	// Register the connection once; connWatch changes its events later.
 	conn.events = connEvents(conn)
