@@ -270,3 +270,21 @@ func TestRESPReplyBounds(t *testing.T) {
 	respExchange(t, c, r, "ZRANGE bigz -inf +inf BYSCORE LIMIT 0 2\r\n", "*2\r\n$1000\r\n"+fmt.Sprintf("%01000d", 0)+"\r\n$1000\r\n"+fmt.Sprintf("%01000d", 1)+"\r\n")
 	respExchange(t, c, r, "ZRANGE bigz -inf +inf BYSCORE\r\n", "-ERR response is too big\r\n")
 }
+
+// TestRESPMultiRefused: a transaction is refused whole, as Redis refuses
+// one with a bad command in it: the commands between MULTI and EXEC are
+// not run, EXEC answers EXECABORT, DISCARD ends a transaction, and an
+// empty transaction runs nothing.
+func TestRESPMultiRefused(t *testing.T) {
+	p := testkit.StartTestServer(t)
+	c := respDial(t, p)
+	r := bufio.NewReader(c)
+	refused := func(cmd string) string {
+		return "-ERR MULTI is not supported: '" + cmd + "' was not run, and EXEC will discard the transaction\r\n"
+	}
+	respExchange(t, c, r, "MULTI\r\nSET k v\r\nMULTI\r\nDEL x\r\nEXEC\r\nGET k\r\n",
+		"+OK\r\n"+refused("set")+"-ERR MULTI calls can not be nested\r\n"+refused("del")+
+			"-EXECABORT Transaction discarded because of previous errors.\r\n$-1\r\n")
+	respExchange(t, c, r, "MULTI\r\nSET k v\r\nDISCARD\r\nGET k\r\nMULTI\r\nEXEC\r\nEXEC\r\nDISCARD\r\n",
+		"+OK\r\n"+refused("set")+"+OK\r\n$-1\r\n+OK\r\n*0\r\n-ERR EXEC without MULTI\r\n-ERR DISCARD without MULTI\r\n")
+}

@@ -165,10 +165,6 @@ func unknownCommand(args [][]byte) string {
 	return b.String()
 }
 
-// optIs compares an option with a name in lower case, folding ASCII
-// letters only, as Redis's strcasecmp does (see cmdIs).
-func optIs(arg []byte, name string) bool { return cmdIs(arg, name) }
-
 // respInt parses an integer argument as Redis does (string2ll): an
 // optional minus sign and decimal digits, nothing else, no leading zero
 // (but "0" itself), no "-0", and within int64. So " 1", "+5", "005", "-0"

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"strings"
 
 	"example.com/byor/ch17_resp/resp"
@@ -232,12 +233,15 @@ func respCommandInfo(w *respWriter, c *respCommand) {
 	w.outArr(0) // subcommands
 }
 
-// respSelect: SELECT 0. There is one database, as in Redis Cluster.
+// respSelect: SELECT 0. There is one database, as in Redis Cluster; the
+// others Redis has (1 to 15) are out of range here.
 func respSelect(st *respState, w *respWriter, args [][]byte) {
 	n, ok := respInt(args[1])
 	switch {
 	case !ok:
 		w.err(errNotInt)
+	case n < math.MinInt32 || n > math.MaxInt32:
+		w.err("ERR value is out of range, value must between -2147483648 and 2147483647")
 	case n != 0:
 		w.err("ERR DB index is out of range")
 	default:

@@ -89,7 +89,7 @@ pairs:
 		node := z.Lookup(name)
 		if node == nil {
 			if !xx {
-				z.Add(name, score)
+				z.Add(name, score+0) // stored as Redis stores a small set's: -0 as 0
 				added++
 				done = true
 			}
@@ -111,7 +111,7 @@ pairs:
 		}
 		done = true
 		if score != cur {
-			z.Add(name, score)
+			z.Add(name, score+0)
 			updated++
 		}
 	}
