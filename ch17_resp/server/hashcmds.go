@@ -84,8 +84,13 @@ func parseHashArgs(args []string, allowed string, pairs bool, now uint64) (hashO
 	var o hashOpts
 	var cond, when, exist string // the option chosen from each exclusive group
 	for len(args) > 0 && !cmdIs(args[0], "FIELDS") {
-		opt := asciiUpper(args[0])
-		if !strings.Contains(" "+allowed+" ", " "+opt+" ") {
+		opt := ""
+		for _, name := range hashOptions {
+			if cmdIs(args[0], name) {
+				opt = name
+			}
+		}
+		if opt == "" || !strings.Contains(" "+allowed+" ", " "+opt+" ") {
 			return o, "syntax error: unexpected " + args[0]
 		}
 		switch opt {
@@ -157,18 +162,9 @@ func hashInt(s string) (int64, bool) {
 	return n, err == nil
 }
 
-// asciiUpper upper-cases the ASCII letters of an option, so options match
-// as with Redis's strcasecmp; strings.ToUpper would also turn the long s
-// of "PER\u017fIST" into an S.
-func asciiUpper(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'a' <= c && c <= 'z' {
-			b[i] = c - ('a' - 'A')
-		}
-	}
-	return string(b)
-}
+// hashOptions are the options of the hash commands, matched in any case
+// of their ASCII letters, as Redis's strcasecmp matches them.
+var hashOptions = []string{"NX", "XX", "GT", "LT", "FNX", "FXX", "KEEPTTL", "PERSIST", "EX", "PX", "EXAT", "PXAT"}
 
 // parseExpireTime turns a time argument into unix milliseconds: an integer
 // count of unit (1 for ms, 1000 for seconds), from now or, if absolute,

@@ -208,8 +208,8 @@ func respFloat(b []byte) (float64, bool) {
 	if len(s) == 0 || n != len(s) || isSpaceC(s[0]) || math.IsNaN(f) {
 		return 0, false
 	}
-	if math.IsInf(f, 0) && !strings.Contains(strings.ToLower(s), "inf") {
-		return 0, false // overflow: strtod's ERANGE
+	if math.IsInf(f, 0) && asciiLower(s[len(s)-1]) != 'f' && asciiLower(s[len(s)-1]) != 'y' {
+		return 0, false // overflow, not "inf" or "infinity": strtod's ERANGE
 	}
 	if f == 0 && !zeroMantissa(s) {
 		return 0, false // underflow to zero: strtod's ERANGE

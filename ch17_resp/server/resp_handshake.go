@@ -133,7 +133,7 @@ func respSubcommand(w *respWriter, args [][]byte, sub string, arity int) (match,
 		return false, false
 	}
 	if arity > 0 && len(args) != arity || arity < 0 && len(args) < -arity {
-		w.err("ERR wrong number of arguments for '" + strings.ToLower(string(args[0])) + "|" + sub + "' command")
+		w.err(errArity(respLookup(args[0]).name + "|" + sub))
 		return true, false
 	}
 	return true, true
@@ -142,7 +142,7 @@ func respSubcommand(w *respWriter, args [][]byte, sub string, arity int) (match,
 // errSubcommand is Redis's error for a subcommand it does not have.
 func errSubcommand(args [][]byte) string {
 	return "ERR unknown subcommand '" + string(args[1][:min(len(args[1]), 128)]) +
-		"'. Try " + strings.ToUpper(string(args[0])) + " HELP."
+		"'. Try " + strings.ToUpper(respLookup(args[0]).name) + " HELP."
 }
 
 // respClient: CLIENT SETNAME, GETNAME, ID, and SETINFO (Redis 7.2's, which
@@ -261,9 +261,11 @@ var respConfigParams = [][2]string{{"save", ""}, {"appendonly", "no"}}
 func respConfig(st *respState, w *respWriter, args [][]byte) {
 	m, ok := respSubcommand(w, args, "get", -3)
 	if !m {
-		if sub := strings.ToUpper(string(args[1])); sub == "SET" || sub == "RESETSTAT" || sub == "REWRITE" {
-			w.err("ERR CONFIG " + sub + " is not supported: this server has no settings to change")
-			return
+		for _, sub := range []string{"SET", "RESETSTAT", "REWRITE"} {
+			if cmdIs(args[1], sub) {
+				w.err("ERR CONFIG " + sub + " is not supported: this server has no settings to change")
+				return
+			}
 		}
 		w.err(errSubcommand(args))
 	}
@@ -277,7 +279,11 @@ func respConfig(st *respState, w *respWriter, args [][]byte) {
 				found = append(found, [2]string{string(pat), p[1]})
 				break
 			}
-			if keysMatch(strings.ToLower(string(pat)), p[0]) {
+			lower := make([]byte, len(pat)) // the names are in lower case
+			for i, c := range pat {
+				lower[i] = asciiLower(c)
+			}
+			if keysMatch(string(lower), p[0]) {
 				found = append(found, p)
 				break
 			}
