@@ -137,6 +137,19 @@ func TestGoRedis(t *testing.T) {
 			if n, err := rdb.DBSize(ctx).Result(); err != nil || n != 204 {
 				t.Fatalf("DBSIZE = %d, %v; want 204", n, err)
 			}
+
+			// COMMAND describes the commands COMMAND COUNT counts, in a
+			// form the client reads.
+			cmds, err := rdb.Command(ctx).Result()
+			if err != nil {
+				t.Fatalf("COMMAND: %v", err)
+			}
+			if n, err := rdb.Do(ctx, "COMMAND", "COUNT").Int(); err != nil || n != len(cmds) {
+				t.Fatalf("COMMAND COUNT = %d, %v; COMMAND lists %d", n, err, len(cmds))
+			}
+			if get := cmds["get"]; get == nil || get.Arity != 2 || get.FirstKeyPos != 1 || get.LastKeyPos != 1 || get.StepCount != 1 {
+				t.Fatalf("COMMAND's entry for get: %+v", get)
+			}
 		})
 	}
 }
