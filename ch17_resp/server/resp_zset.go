@@ -62,8 +62,10 @@ pairs:
 		w.err("ERR INCR option supports a single increment-element pair")
 		return
 	}
-	for j := 0; j < len(pairs); j += 2 {
-		if _, ok := respFloat(pairs[j]); !ok {
+	scores := make([]float64, len(pairs)/2)
+	for j := range scores {
+		var ok bool
+		if scores[j], ok = respFloat(pairs[2*j]); !ok {
 			w.err(errNotFloat)
 			return
 		}
@@ -83,9 +85,9 @@ pairs:
 	}
 	z := ent.obj.zset
 	added, updated, score, done := 0, 0, 0.0, false
-	for j := 0; j < len(pairs); j += 2 {
-		score, _ = respFloat(pairs[j])
-		name := string(pairs[j+1])
+	for j := range scores {
+		score = scores[j]
+		name := string(pairs[2*j+1])
 		node := z.Lookup(name)
 		if node == nil {
 			if !xx {
