@@ -18,9 +18,9 @@ import (
 var gData struct {
 	// The key space: an open-addressing table (package keytable) where
 	// chapters 08 to 15 use the book's chaining hashtable.
-	db *keytable.Table[Entry]
+	db *keytable.Table[entry]
 	// All connections, indexed by fd (the kernel hands out small fds).
-	fd2conn []*Conn
+	fd2conn []*conn
 	// The epoll instance that watches the listening socket and every
 	// connection.
 	epfd int
@@ -31,14 +31,14 @@ var gData struct {
 	// The writer of the book's replies, reused from one request to the next.
 	bin binWriter
 	// Every connection's idle timer, the least recently active first.
-	idleList dlist.DList[Conn]
+	idleList dlist.DList[conn]
 	// The TTL timers of keys, soonest first.
-	heap []heap.HeapItem[Entry]
+	heap []heap.HeapItem[entry]
 	// Workers that tear down large values off the event loop.
 	tp *threadpool.ThreadPool
 	// One timer per hash that has fields with an expiry, at the earliest
 	// of them, in unix milliseconds (the times clients give are dates).
-	fieldHeap []heap.HeapItem[Entry]
+	fieldHeap []heap.HeapItem[entry]
 }
 
 // The types of value a key can hold.
@@ -51,18 +51,18 @@ const (
 func init() { gData.db = newKeySpace() }
 
 // newKeySpace returns an empty key space.
-func newKeySpace() *keytable.Table[Entry] {
-	return keytable.New(func(ent *Entry) uint64 { return hashtable.StrHash(ent.key()) })
+func newKeySpace() *keytable.Table[entry] {
+	return keytable.New(func(ent *entry) uint64 { return hashtable.StrHash(ent.key()) })
 }
 
-// Entry is one key and its value. The key space holds pointers to entries
+// entry is one key and its value. The key space holds pointers to entries
 // and nothing else: no link, no cached hash code.
 //
-// Every key costs an Entry, so it is kept to 32 bytes, the size class of
+// Every key costs an entry, so it is kept to 32 bytes, the size class of
 // Go's allocator it fills: the key and a string's value share one string,
 // so one allocation holds both, and what only sorted sets and hashes need
 // is behind one pointer.
-type Entry struct {
+type entry struct {
 	// The key, followed by the value if the entry holds a string.
 	kv string
 	// A sorted set or a hash; nil for a string.
@@ -80,14 +80,14 @@ type object struct {
 }
 
 // key returns the entry's key.
-func (ent *Entry) key() string { return ent.kv[:ent.klen] }
+func (ent *entry) key() string { return ent.kv[:ent.klen] }
 
 // val returns the value of a string entry.
-func (ent *Entry) val() string { return ent.kv[ent.klen:] }
+func (ent *entry) val() string { return ent.kv[ent.klen:] }
 
 // setVal replaces the value of a string entry. The key is copied along with
 // the value, into a new string that holds both.
-func (ent *Entry) setVal(v []byte) {
+func (ent *entry) setVal(v []byte) {
 	ent.kv = ent.key() + string(v)
 }
 
@@ -100,11 +100,11 @@ type hashValue struct {
 }
 
 // The heaps are told where an entry keeps the position of its timer.
-func ttlIdx(ent *Entry) *int32   { return &ent.heapIdx }
-func fieldIdx(ent *Entry) *int32 { return &ent.obj.hash.timerIdx }
+func ttlIdx(ent *entry) *int32   { return &ent.heapIdx }
+func fieldIdx(ent *entry) *int32 { return &ent.obj.hash.timerIdx }
 
 // typ returns the type of value the entry holds.
-func (ent *Entry) typ() int {
+func (ent *entry) typ() int {
 	switch {
 	case ent.obj == nil:
 		return tStr
@@ -117,26 +117,26 @@ func (ent *Entry) typ() int {
 // newEntry returns a new entry for key holding the string val (nil for an
 // entry about to get a sorted set or a hash), not yet in the key space. The
 // key and the value are copied into one new string: one allocation.
-func newEntry[S ~string | ~[]byte](key S, val []byte) *Entry {
-	return &Entry{kv: string(key) + string(val), klen: uint32(len(key)), heapIdx: -1}
+func newEntry[S ~string | ~[]byte](key S, val []byte) *entry {
+	return &entry{kv: string(key) + string(val), klen: uint32(len(key)), heapIdx: -1}
 }
 
 // insertEntry adds a new entry, whose key is not in the key space yet.
-func insertEntry(ent *Entry) {
+func insertEntry(ent *entry) {
 	gData.db.Insert(hashtable.StrHash(ent.key()), ent)
 }
 
 // removeEntry takes ent out of the key space. The entry is already in
 // hand, so the table is searched for that very entry, not for its key.
-func removeEntry(ent *Entry) {
-	gData.db.Delete(hashtable.StrHash(ent.key()), func(e *Entry) bool { return e == ent })
+func removeEntry(ent *entry) {
+	gData.db.Delete(hashtable.StrHash(ent.key()), func(e *entry) bool { return e == ent })
 }
 
 // lookupEntry finds key, given as bytes in the read buffer or as a string,
 // or returns nil. It allocates nothing: the comparison string(key) == ...
 // does not copy.
-func lookupEntry[S ~string | ~[]byte](key S) *Entry {
-	return gData.db.Lookup(hashtable.StrHash(key), func(e *Entry) bool {
+func lookupEntry[S ~string | ~[]byte](key S) *entry {
+	return gData.db.Lookup(hashtable.StrHash(key), func(e *entry) bool {
 		return e.key() == string(key)
 	})
 }
@@ -277,7 +277,7 @@ func doSet(cmd [][]byte, w replyWriter) {
 // doDel replies 1 if the key existed, else 0.
 func doDel(cmd [][]byte, w replyWriter) {
 	key := cmd[1]
-	ent := gData.db.Delete(hashtable.StrHash(key), func(e *Entry) bool {
+	ent := gData.db.Delete(hashtable.StrHash(key), func(e *entry) bool {
 		return e.key() == string(key)
 	})
 	if ent == nil {
@@ -293,7 +293,7 @@ func doDel(cmd [][]byte, w replyWriter) {
 const kLargeContainerSize = 10000
 
 // entryDestroy tears down an entry's value.
-func entryDestroy(ent *Entry) {
+func entryDestroy(ent *entry) {
 	switch ent.typ() {
 	case tZSet:
 		ent.obj.zset.Clear()
@@ -305,7 +305,7 @@ func entryDestroy(ent *Entry) {
 // entryDel disposes of an entry removed from the key space, TTL timer
 // included. A large value is handed to the thread pool: the entry is no
 // longer reachable from the key space, so the worker has it to itself.
-func entryDel(ent *Entry) {
+func entryDel(ent *entry) {
 	entrySetTTL(ent, -1)
 	if ent.typ() == tHash && ent.obj.hash.timerIdx != -1 {
 		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
@@ -341,7 +341,7 @@ func doKeys(cmd [][]byte, w replyWriter) {
 		return
 	}
 	w.outArr(gData.db.Len())
-	gData.db.All(func(ent *Entry) {
+	gData.db.All(func(ent *entry) {
 		w.outStr(ent.key())
 	})
 }
@@ -393,7 +393,7 @@ func doZAdd(cmd [][]byte, w replyWriter) {
 
 // lookupZSet finds key. It returns nil if there is no such key, and
 // wrongType if the key holds something other than a sorted set.
-func lookupZSet(key []byte) (ent *Entry, wrongType bool) {
+func lookupZSet(key []byte) (ent *entry, wrongType bool) {
 	ent = lookupEntry(key)
 	if ent == nil {
 		return nil, false
@@ -487,7 +487,7 @@ func doZQuery(cmd [][]byte, w replyWriter) {
 
 // entrySetTTL gives a key a TTL of ttlMs milliseconds from now, or with a
 // negative ttlMs takes its TTL away.
-func entrySetTTL(ent *Entry, ttlMs int64) {
+func entrySetTTL(ent *entry, ttlMs int64) {
 	if ttlMs < 0 {
 		if ent.heapIdx != -1 {
 			heap.Delete(&gData.heap, int(ent.heapIdx), ttlIdx)
@@ -499,7 +499,7 @@ func entrySetTTL(ent *Entry, ttlMs int64) {
 	if uint64(ttlMs) < (math.MaxUint64-nowUs)/1000 {
 		expireAt = nowUs + uint64(ttlMs)*1000
 	}
-	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[Entry]{Val: expireAt, Owner: ent}, ttlIdx)
+	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[entry]{Val: expireAt, Owner: ent}, ttlIdx)
 }
 
 // doExpire: pexpire key ms. Sets the key's TTL (a negative ms removes it);

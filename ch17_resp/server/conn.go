@@ -76,10 +76,10 @@ func grown(c int) int {
 	return max(0, c-kWBufSize)
 }
 
-// Conn is one client connection. A nonblocking read or write can stop
+// conn is one client connection. A nonblocking read or write can stop
 // anywhere, so the bytes received but not yet handled, and the bytes of the
 // replies not yet sent, wait here until the socket is ready again.
-type Conn struct {
+type conn struct {
 	fd    int
 	state int
 	// The events epoll is watching for on fd (see connWatch).
@@ -98,7 +98,7 @@ type Conn struct {
 	// gData.idleList; progress says whether it has during this event
 	// (answered a request or sent reply bytes).
 	idleStart uint64
-	idleList  dlist.DList[Conn]
+	idleList  dlist.DList[conn]
 	progress  bool
 	// How the connection's bytes become requests: the book's framing, or
 	// Redis's protocol on the RESP listener (see resp_conn.go).
@@ -112,37 +112,37 @@ type Conn struct {
 // batched writes) is the same for both.
 type framing interface {
 	// fill reads what the socket has (tryFillBuffer).
-	fill(conn *Conn)
+	fill(conn *conn)
 	// requestReady reports whether a whole request, or bytes that cannot
 	// start one, wait to be handled.
-	requestReady(conn *Conn) bool
+	requestReady(conn *conn) bool
 	// oneRequest handles the request at the front of the input, if it is
 	// all there, appending its reply to wbuf, and reports whether it did.
-	oneRequest(conn *Conn) bool
+	oneRequest(conn *conn) bool
 	// inputEmpty reports whether no received bytes wait to be handled.
-	inputEmpty(conn *Conn) bool
+	inputEmpty(conn *conn) bool
 	// wbufNeed is the capacity wbuf may need to answer one more request.
-	wbufNeed(conn *Conn) int
+	wbufNeed(conn *conn) int
 }
 
 // bookFraming is the book's protocol: the functions below.
 type bookFraming struct{}
 
-func (bookFraming) fill(conn *Conn)              { tryFillBuffer(conn) }
-func (bookFraming) requestReady(conn *Conn) bool { return requestReady(conn) }
-func (bookFraming) oneRequest(conn *Conn) bool   { return tryOneRequest(conn) }
-func (bookFraming) inputEmpty(conn *Conn) bool   { return conn.rbufStart == conn.rbufEnd }
-func (bookFraming) wbufNeed(conn *Conn) int      { return wbufNeed(conn) }
+func (bookFraming) fill(conn *conn)              { tryFillBuffer(conn) }
+func (bookFraming) requestReady(conn *conn) bool { return requestReady(conn) }
+func (bookFraming) oneRequest(conn *conn) bool   { return tryOneRequest(conn) }
+func (bookFraming) inputEmpty(conn *conn) bool   { return conn.rbufStart == conn.rbufEnd }
+func (bookFraming) wbufNeed(conn *conn) int      { return wbufNeed(conn) }
 
 // newConn makes the state of a new connection on fd, ready to read.
-func newConn(fd int) *Conn {
-	conn := &Conn{fd: fd, state: stateReq, wbuf: make([]byte, 0, kWBufSize), framing: bookFraming{}}
+func newConn(fd int) *conn {
+	conn := &conn{fd: fd, state: stateReq, wbuf: make([]byte, 0, kWBufSize), framing: bookFraming{}}
 	conn.idleList.Owner = conn
 	return conn
 }
 
 // pending returns how many reply bytes wait to be sent.
-func (conn *Conn) pending() int {
+func (conn *conn) pending() int {
 	return len(conn.wbuf) - conn.wbufSent
 }
 
@@ -152,7 +152,7 @@ func (conn *Conn) pending() int {
 // A RESP reply may be far larger (kRESPMaxReply): a connection with none
 // unsent may take one whatever its size, or with a small -max-output-mb it
 // could answer nothing larger than its buffer.
-func (conn *Conn) canAnswer() bool {
+func (conn *conn) canAnswer() bool {
 	if conn.state != stateReq || conn.pending()+4+proto.KMaxMsg > kMaxOutput {
 		return false
 	}
@@ -169,7 +169,7 @@ func (conn *Conn) canAnswer() bool {
 // that is reported again by the next epoll_wait (it is level-triggered),
 // so there is no need to call read or write until it fails with EAGAIN,
 // which would cost one more syscall per wakeup.
-func connectionIO(conn *Conn, events uint32) {
+func connectionIO(conn *conn, events uint32) {
 	conn.progress = false
 	// Read only while requests can be answered; past kMaxOutput the input
 	// waits in the kernel. Requests left over from the last turn (see
@@ -194,7 +194,7 @@ func connectionIO(conn *Conn, events uint32) {
 }
 
 // tryFillBuffer reads what the socket has into rbuf.
-func tryFillBuffer(conn *Conn) {
+func tryFillBuffer(conn *conn) {
 	// Make room: move the bytes not yet handled (by now at most part of
 	// one request) to the front. Doing it once per read, rather than after
 	// every request, spares a read that brought many pipelined requests
@@ -228,7 +228,7 @@ func tryFillBuffer(conn *Conn) {
 
 // stopReading ends a connection that will send no more requests (it hung
 // up, or broke the protocol) once the replies already made are sent.
-func stopReading(conn *Conn) {
+func stopReading(conn *conn) {
 	conn.state = stateClose
 	if conn.pending() == 0 {
 		conn.state = stateEnd
@@ -237,7 +237,7 @@ func stopReading(conn *Conn) {
 
 // requestReady reports whether rbuf holds a whole request, or the
 // header of one too long to take, for the next turn to handle.
-func requestReady(conn *Conn) bool {
+func requestReady(conn *conn) bool {
 	avail := conn.rbuf[conn.rbufStart:conn.rbufEnd]
 	if len(avail) < 4 {
 		return false
@@ -249,7 +249,7 @@ func requestReady(conn *Conn) bool {
 // serveRequests answers the complete requests in rbuf and sends the
 // replies with one write. A client may send many requests without waiting
 // for replies (pipelining), so one read can bring many requests.
-func serveRequests(conn *Conn) {
+func serveRequests(conn *conn) {
 	// exercise: ch16-batched-replies
 	made := 0 // reply bytes made this turn
 	for sent := true; ; {
@@ -283,7 +283,7 @@ func serveRequests(conn *Conn) {
 
 // tryOneRequest handles the request at the front of rbuf, if it is all
 // there, appending its reply to wbuf, and reports whether it did.
-func tryOneRequest(conn *Conn) bool {
+func tryOneRequest(conn *conn) bool {
 	avail := conn.rbuf[conn.rbufStart:conn.rbufEnd]
 	if len(avail) < 4 {
 		return false // wait for the rest of the header
@@ -338,7 +338,7 @@ func tryOneRequest(conn *Conn) bool {
 // largest size that can be sent: its own, if moving the unsent replies to
 // the front leaves room; else doubled as often as needed, up to
 // kMaxOutput (which canAnswer guarantees is enough).
-func wbufNeed(conn *Conn) int {
+func wbufNeed(conn *conn) int {
 	const room = 4 + proto.KMaxMsg
 	if cap(conn.wbuf)-len(conn.wbuf) >= room {
 		return cap(conn.wbuf)
@@ -353,7 +353,7 @@ func wbufNeed(conn *Conn) int {
 // wbufReserve makes room in wbuf for one more reply of the largest size
 // that can be sent. Unsent replies move to the front first; only a
 // backlog that still leaves no room grows the buffer (see wbufNeed).
-func wbufReserve(conn *Conn) {
+func wbufReserve(conn *conn) {
 	const room = 4 + proto.KMaxMsg
 	if cap(conn.wbuf)-len(conn.wbuf) >= room {
 		return
@@ -370,7 +370,7 @@ func wbufReserve(conn *Conn) {
 // tryFlushBuffer writes what it can of the unsent replies and reports
 // whether all of them went. A short write means the socket buffer is
 // full; epoll reports when it has room again.
-func tryFlushBuffer(conn *Conn) bool {
+func tryFlushBuffer(conn *conn) bool {
 	n, err := sock.Write(conn.fd, conn.wbuf[conn.wbufSent:])
 	if err != nil && !errors.Is(err, unix.EAGAIN) {
 		connMsg(os.Stderr, "%v", err)

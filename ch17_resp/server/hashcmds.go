@@ -15,7 +15,7 @@ const maxExpireMs = 1<<48 - 1
 
 // lookupHash finds key. It returns nil if there is no such key, and
 // wrongType if the key holds something other than a hash.
-func lookupHash(key string) (ent *Entry, wrongType bool) {
+func lookupHash(key string) (ent *entry, wrongType bool) {
 	ent = lookupEntry(key)
 	if ent == nil {
 		return nil, false
@@ -25,7 +25,7 @@ func lookupHash(key string) (ent *Entry, wrongType bool) {
 
 // hashForWrite finds the hash at key, creating an empty one if the key is
 // new. hashDone removes it again if the command leaves it empty.
-func hashForWrite(key string) (ent *Entry, wrongType bool) {
+func hashForWrite(key string) (ent *entry, wrongType bool) {
 	if ent = lookupEntry(key); ent != nil {
 		return ent, ent.typ() != tHash
 	}
@@ -39,7 +39,7 @@ func hashForWrite(key string) (ent *Entry, wrongType bool) {
 // live field left is deleted, like a key whose last member goes, and the
 // hash's timer is moved to its earliest field expiry (any command may have
 // changed it, if only by reclaiming an expired field).
-func hashDone(ent *Entry, now uint64) {
+func hashDone(ent *entry, now uint64) {
 	if ent.obj.hash.Len(now) == 0 {
 		removeEntry(ent)
 		entryDel(ent)
@@ -51,11 +51,11 @@ func hashDone(ent *Entry, now uint64) {
 // hashTimerUpdate keeps the hash's single item in gData.fieldHeap at the
 // hash's earliest field expiry, or removes it when no field has one, so
 // active expiry never visits a hash without volatile fields.
-func hashTimerUpdate(ent *Entry) {
+func hashTimerUpdate(ent *entry) {
 	at, ok := ent.obj.hash.NextExpiry()
 	switch {
 	case ok:
-		heap.Upsert(&gData.fieldHeap, int(ent.obj.hash.timerIdx), heap.HeapItem[Entry]{Val: at, Owner: ent}, fieldIdx)
+		heap.Upsert(&gData.fieldHeap, int(ent.obj.hash.timerIdx), heap.HeapItem[entry]{Val: at, Owner: ent}, fieldIdx)
 	case ent.obj.hash.timerIdx != -1:
 		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
 	}
@@ -494,7 +494,7 @@ func doHGetEx(cmd []string, w replyWriter) {
 // hgetexReplySize returns the size of hgetex's reply without changing any
 // expiry, so that a reply too big to send can be refused first. A field the
 // command deletes (a time not in the future) reads as nil if named again.
-func hgetexReplySize(ent *Entry, o hashOpts, now uint64) int {
+func hgetexReplySize(ent *entry, o hashOpts, now uint64) int {
 	size := 5
 	var deleted map[string]bool
 	for _, f := range o.fields {

@@ -115,7 +115,7 @@ func respLookup(name []byte) *respCommand {
 
 // respDo runs one request of a RESP connection, writing its reply to the
 // connection's respWriter.
-func respDo(conn *Conn, st *respState, args [][]byte) {
+func respDo(conn *conn, st *respState, args [][]byte) {
 	w := &st.w
 	c := respLookup(args[0])
 	switch {

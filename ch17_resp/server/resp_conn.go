@@ -110,7 +110,7 @@ func newRESPState() *respState {
 // fill is tryFillBuffer for a RESP connection: one read into the free end
 // of its buffer, which is first compacted, and grown (doubling, up to
 // kRESPMaxBuf) only when a partial request already fills it.
-func (st *respState) fill(conn *Conn) {
+func (st *respState) fill(conn *conn) {
 	if st.start > 0 {
 		st.buf = st.buf[:copy(st.buf, st.buf[st.start:])]
 		st.start = 0
@@ -151,7 +151,7 @@ func (st *respState) fill(conn *Conn) {
 // oneRequest is tryOneRequest for a RESP connection: it answers the
 // request at the front of the buffer, if it is all there, and reports
 // whether it did.
-func (st *respState) oneRequest(conn *Conn) bool {
+func (st *respState) oneRequest(conn *conn) bool {
 	cmd, n, err := resp.ParseRequest(st.buf[st.start:], gData.args)
 	if err == resp.ErrIncomplete {
 		return false
@@ -196,7 +196,7 @@ func (st *respState) oneRequest(conn *Conn) bool {
 // requestReady is requestReady for a RESP connection: whether its buffer
 // holds a whole request, or bytes the parser rejects, for the next turn
 // to handle.
-func (st *respState) requestReady(conn *Conn) bool {
+func (st *respState) requestReady(conn *conn) bool {
 	cmd, _, err := resp.ParseRequest(st.buf[st.start:], gData.args)
 	gData.args = cmd
 	clear(cmd) // keep no pointers into this connection's buffer
@@ -206,7 +206,7 @@ func (st *respState) requestReady(conn *Conn) bool {
 // inputEmpty reports whether the connection's own buffer holds no bytes
 // not yet handled: part of a request, for a connection that is still
 // sending one (see connectionIO).
-func (st *respState) inputEmpty(conn *Conn) bool {
+func (st *respState) inputEmpty(conn *conn) bool {
 	return st.start == len(st.buf)
 }
 
@@ -214,14 +214,14 @@ func (st *respState) inputEmpty(conn *Conn) bool {
 // by answering one more request: what wbufReserve makes it, or the unsent
 // replies (moved to the front) and a reply of up to kRESPMaxReply, the
 // most respWriter grows it to.
-func (st *respState) wbufNeed(conn *Conn) int {
+func (st *respState) wbufNeed(conn *conn) int {
 	return max(wbufNeed(conn), conn.pending()+kRESPMaxReply)
 }
 
 // respProtocolError answers a request that cannot be parsed, as Redis
 // does, and ends the connection once the replies before it are sent: the
 // rest of the input cannot be framed.
-func respProtocolError(conn *Conn, text string) {
+func respProtocolError(conn *conn, text string) {
 	connMsg(os.Stderr, "bad RESP request: %s", text)
 	wbufReserve(conn) // room for the error, any growth counted
 	conn.wbuf = resp.AppendError(conn.wbuf, "ERR Protocol error: "+text)

@@ -16,7 +16,7 @@ func respDBSize(st *respState, w *respWriter, args [][]byte) {
 // deleteKey removes key and its value, if there is one, and reports
 // whether there was.
 func deleteKey[S ~string | ~[]byte](key S) bool {
-	ent := gData.db.Delete(hashtable.StrHash(key), func(e *Entry) bool {
+	ent := gData.db.Delete(hashtable.StrHash(key), func(e *entry) bool {
 		return e.key() == string(key)
 	})
 	if ent != nil {
@@ -31,8 +31,8 @@ func respFlushAll(st *respState, w *respWriter, args [][]byte) {
 		w.err(errSyntax)
 		return
 	}
-	all := make([]*Entry, 0, gData.db.Len())
-	gData.db.All(func(ent *Entry) { all = append(all, ent) })
+	all := make([]*entry, 0, gData.db.Len())
+	gData.db.All(func(ent *entry) { all = append(all, ent) })
 	for _, ent := range all {
 		removeEntry(ent)
 		entryDel(ent)
@@ -76,7 +76,7 @@ func respKeys(st *respState, w *respWriter, args [][]byte) {
 	pattern := string(args[1])
 	var match []string
 	size := 0
-	gData.db.All(func(ent *Entry) {
+	gData.db.All(func(ent *entry) {
 		if k := ent.key(); size <= kRESPMaxReply && keysMatch(pattern, k) {
 			match = append(match, k)
 			size += len(k) + 5 // at least "$n\r\n" and "\r\n" around it
@@ -95,7 +95,7 @@ func respKeys(st *respState, w *respWriter, args [][]byte) {
 // entryExpireMs returns when a key expires, in unix milliseconds as
 // clients see it, or -1 if it has no TTL. The timer itself is on the
 // monotonic clock (see entrySetTTL).
-func entryExpireMs(ent *Entry, nowMs int64) int64 {
+func entryExpireMs(ent *entry, nowMs int64) int64 {
 	if ent.heapIdx == -1 {
 		return -1
 	}

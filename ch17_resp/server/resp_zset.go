@@ -12,7 +12,7 @@ import (
 
 // respZSet finds the sorted set at key: nil if there is none. If the key
 // holds another type it answers WRONGTYPE and reports false.
-func respZSet(w *respWriter, key []byte) (*Entry, bool) {
+func respZSet(w *respWriter, key []byte) (*entry, bool) {
 	ent, wrongType := lookupZSet(key)
 	if wrongType {
 		w.err(errWrongType)

@@ -248,7 +248,7 @@ func serve(fd int) error {
 // socket then has room, or will once the client reads, so epoll reports it
 // again and it is not forgotten. EPOLLERR and EPOLLHUP need no asking;
 // epoll always reports them, and the next read or write finds the error.
-func connEvents(conn *Conn) uint32 {
+func connEvents(conn *conn) uint32 {
 	var events uint32
 	if conn.canAnswer() {
 		events |= unix.EPOLLIN
@@ -266,7 +266,7 @@ func connEvents(conn *Conn) uint32 {
 // only when that differs from what it waited for before: a client whose
 // replies go out in full at once only ever waits for input, and then
 // costs no epoll_ctl at all.
-func connWatch(conn *Conn) {
+func connWatch(conn *conn) {
 	want := connEvents(conn)
 	if want == conn.events {
 		return
@@ -279,7 +279,7 @@ func connWatch(conn *Conn) {
 }
 
 // connPut stores conn at index conn.fd, growing the table as needed.
-func connPut(fd2conn *[]*Conn, conn *Conn) {
+func connPut(fd2conn *[]*conn, conn *conn) {
 	for len(*fd2conn) <= conn.fd {
 		*fd2conn = append(*fd2conn, nil)
 	}
@@ -290,7 +290,7 @@ func connPut(fd2conn *[]*Conn, conn *Conn) {
 // the fd also takes it out of the epoll set: the kernel drops a socket from
 // every epoll set once its last file descriptor is closed, and nothing here
 // duplicates these fds (no dup, no fork), so no EPOLL_CTL_DEL is needed.
-func connDone(conn *Conn) {
+func connDone(conn *conn) {
 	gData.fd2conn[conn.fd] = nil
 	outputGrown -= grown(cap(conn.wbuf))
 	unix.Close(conn.fd)
