@@ -48,7 +48,8 @@ func TestRedisDifferential(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(ver), 17))
 			g := &cmdGen{rng: rng}
 			differences := 0
-			const batch = 64 // pipelined, for speed
+			kinds := map[byte]int{} // replies by type, to show what was compared
+			const batch = 64        // pipelined, for speed
 			for sent := 0; sent < *diffCommands; sent += batch {
 				cmds := make([][]string, batch)
 				for i := range cmds {
@@ -59,6 +60,7 @@ func TestRedisDifferential(t *testing.T) {
 				}
 				want, got := redis.do(t, cmds), ours.do(t, cmds)
 				for i, cmd := range cmds {
+					kinds[want[i][0]]++
 					w, g := normalize(cmd, want[i]), normalize(cmd, got[i])
 					if w != g {
 						differences++
@@ -68,7 +70,8 @@ func TestRedisDifferential(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%d random commands in RESP%d, %d replies differ", *diffCommands, ver, differences)
+			t.Logf("%d random commands in RESP%d, %d replies differ; Redis's replies by type: %d errors, %d simple, %d integers, %d bulk, %d null, %d doubles, %d arrays, %d maps",
+				*diffCommands, ver, differences, kinds['-'], kinds['+'], kinds[':'], kinds['$'], kinds['_'], kinds[','], kinds['*'], kinds['%'])
 			if differences > 0 {
 				t.Fatalf("%d of %d replies differ from Redis's", differences, *diffCommands)
 			}
@@ -338,7 +341,7 @@ func (g *cmdGen) next() []string {
 		return g.pick2([]string{"GET"}, []string{"GET", "a", "b"}, []string{"ZADD", "z0", "1"},
 			[]string{"NOSUCH", "x"}, []string{"ECHO", "hello"}, []string{"PING", "a", "b"}, []string{"HSET", "h0", "f"})
 	default:
-		return g.pick2([]string{"SELECT", g.pick("0", "16", "-1", "abc", "", "-0", "9223372036854775807")}, []string{"CONFIG", "GET", g.pick("save", "appendonly")},
+		return g.pick2([]string{"SELECT", g.pick("0", "16", "-1", "abc", "", "-0", "9223372036854775807")}, []string{"CONFIG", "GET", g.pick("save", "appendonly", "SAVE", "AppendOnly", "nosuch")},
 			[]string{"CLIENT", "SETNAME", g.pick("a b", "ok", "")}, []string{"AUTH", g.pick("default", "bob"), "pw"},
 			[]string{"AUTH", "pw"}, []string{"EXEC"}, []string{"DISCARD"}, []string{"FLUSHALL", g.pick("SYNC", "ASYNC", "NOW")})
 	}
