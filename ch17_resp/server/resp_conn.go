@@ -156,9 +156,14 @@ func (st *respState) oneRequest(conn *conn) bool {
 	if err == resp.ErrIncomplete {
 		return false
 	}
-	var perr *resp.ProtocolError
-	if errors.As(err, &perr) {
-		respProtocolError(conn, perr.Msg)
+	if err != nil {
+		// A *resp.ProtocolError, the only other error. (errors.As would
+		// make its target escape: an allocation per request.)
+		msg := "invalid request"
+		if perr, ok := err.(*resp.ProtocolError); ok {
+			msg = perr.Msg
+		}
+		respProtocolError(conn, msg)
 		return false
 	}
 	gData.args = cmd
