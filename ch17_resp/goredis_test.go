@@ -137,6 +137,63 @@ func TestGoRedis(t *testing.T) {
 			if n, err := rdb.DBSize(ctx).Result(); err != nil || n != 204 {
 				t.Fatalf("DBSIZE = %d, %v; want 204", n, err)
 			}
+
+			// COMMAND describes the commands COMMAND COUNT counts, in a
+			// form the client reads.
+			cmds, err := rdb.Command(ctx).Result()
+			if err != nil {
+				t.Fatalf("COMMAND: %v", err)
+			}
+			if n, err := rdb.Do(ctx, "COMMAND", "COUNT").Int(); err != nil || n != len(cmds) {
+				t.Fatalf("COMMAND COUNT = %d, %v; COMMAND lists %d", n, err, len(cmds))
+			}
+			if get := cmds["get"]; get == nil || get.Arity != 2 || get.FirstKeyPos != 1 || get.LastKeyPos != 1 || get.StepCount != 1 {
+				t.Fatalf("COMMAND's entry for get: %+v", get)
+			}
+		})
+	}
+}
+
+// TestGoRedisTransactionRefused: go-redis's TxPipelined sends MULTI, the
+// commands and EXEC in one write. There are no transactions here, so the
+// whole transaction is refused: every command in it answers an error that
+// says why, EXEC answers EXECABORT, nothing changes, and the connection
+// (the only one in the pool) goes on answering in step.
+func TestGoRedisTransactionRefused(t *testing.T) {
+	for _, proto := range []int{2, 3} {
+		t.Run(fmt.Sprintf("RESP%d", proto), func(t *testing.T) {
+			ctx := context.Background()
+			rdb := newGoRedis(t, proto)
+			rdb.Options().PoolSize = 1
+			if err := rdb.Set(ctx, "kept", "before", 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			var set *redis.StatusCmd
+			var del *redis.IntCmd
+			_, err := rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+				set = pipe.Set(ctx, "tx", "1", 0)
+				del = pipe.Del(ctx, "kept")
+				return nil
+			})
+			if err == nil || !strings.HasPrefix(err.Error(), "EXECABORT") {
+				t.Fatalf("TxPipelined: %v, want EXECABORT", err)
+			}
+			for _, cmd := range []redis.Cmder{set, del} {
+				if err := cmd.Err(); err == nil || !strings.Contains(err.Error(), "MULTI is not supported") {
+					t.Fatalf("%v in the transaction: %v, want an error saying MULTI is not supported", cmd.Args(), err)
+				}
+			}
+			if err := rdb.Get(ctx, "tx").Err(); !errors.Is(err, redis.Nil) {
+				t.Fatalf("GET tx after the refused transaction: %v, want redis.Nil", err)
+			}
+			for i := range 3 {
+				if got, err := rdb.Get(ctx, "kept").Result(); err != nil || got != "before" {
+					t.Fatalf("GET kept (%d) after the refused transaction = %q, %v; want before", i, got, err)
+				}
+			}
+			if n, err := rdb.DBSize(ctx).Result(); err != nil || n != 1 {
+				t.Fatalf("DBSIZE = %d, %v; want 1", n, err)
+			}
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"example.com/byor/ch17_resp/resp"
 	"example.com/byor/testkit"
 )
 
@@ -210,10 +211,10 @@ func TestRESPManyKeys(t *testing.T) {
 	respExchange(t, c, r, "FLUSHALL\r\nDBSIZE\r\nPING\r\n", "+OK\r\n:0\r\n+PONG\r\n")
 }
 
-// TestRESPReplyBounds: the commands of this chapter's own (ZRANGE here)
-// answer up to 512 KiB; the hash commands passed to chapter 15's code keep
-// its 4 KiB bound, as the README says: HGETALL of 408 fields is answered,
-// of 409 refused.
+// TestRESPReplyBounds: replies are bounded at 512 KiB, not at the book's
+// 4 KiB: ZRANGE of 1000 members and HGETALL of 409 fields (which the book's
+// hgetall refuses) are answered; a reply over 512 KiB is refused, and the
+// connection goes on.
 func TestRESPReplyBounds(t *testing.T) {
 	p := testkit.StartTestServer(t)
 	c := respDial(t, p)
@@ -245,5 +246,45 @@ func TestRESPReplyBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	respExchange(t, c, r, "HSET h f408 v\r\nHGETALL h\r\nHLEN h\r\n", ":1\r\n-ERR response is too big\r\n:409\r\n")
+	respExchange(t, c, r, "HSET h f408 v\r\nHLEN h\r\n", ":1\r\n:409\r\n")
+	if _, err := io.WriteString(c, "HGETALL h\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := r.ReadString('\n'); err != nil || line != "*818\r\n" {
+		t.Fatalf("HGETALL of 409 fields: got %q (%v), want *818", line, err)
+	}
+	for range 818 * 2 {
+		if _, err := r.ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 600 fields, or members, of 1000 bytes: over 512 KiB.
+	bigH, bigZ := []string{"HSET", "big"}, []string{"ZADD", "bigz"}
+	for i := range 600 {
+		bigH = append(bigH, fmt.Sprintf("f%03d", i), strings.Repeat("v", 1000))
+		bigZ = append(bigZ, fmt.Sprint(i), fmt.Sprintf("%01000d", i))
+	}
+	respExchange(t, c, r, string(resp.AppendRequest(resp.AppendRequest(nil, bigH...), bigZ...)), ":600\r\n:600\r\n")
+	respExchange(t, c, r, "HGETALL big\r\nZRANGE bigz 0 -1\r\nZRANGE bigz 0 -1 BYSCORE\r\nPING\r\n",
+		"-ERR response is too big\r\n-ERR response is too big\r\n*0\r\n+PONG\r\n")
+	respExchange(t, c, r, "ZRANGE bigz -inf +inf BYSCORE LIMIT 0 2\r\n", "*2\r\n$1000\r\n"+fmt.Sprintf("%01000d", 0)+"\r\n$1000\r\n"+fmt.Sprintf("%01000d", 1)+"\r\n")
+	respExchange(t, c, r, "ZRANGE bigz -inf +inf BYSCORE\r\n", "-ERR response is too big\r\n")
+}
+
+// TestRESPMultiRefused: a transaction is refused whole, as Redis refuses
+// one with a bad command in it: the commands between MULTI and EXEC are
+// not run, EXEC answers EXECABORT, DISCARD ends a transaction, and an
+// empty transaction runs nothing.
+func TestRESPMultiRefused(t *testing.T) {
+	p := testkit.StartTestServer(t)
+	c := respDial(t, p)
+	r := bufio.NewReader(c)
+	refused := func(cmd string) string {
+		return "-ERR MULTI is not supported: '" + cmd + "' was not run, and EXEC will discard the transaction\r\n"
+	}
+	respExchange(t, c, r, "MULTI\r\nSET k v\r\nMULTI\r\nDEL x\r\nEXEC\r\nGET k\r\n",
+		"+OK\r\n"+refused("set")+"-ERR MULTI calls can not be nested\r\n"+refused("del")+
+			"-EXECABORT Transaction discarded because of previous errors.\r\n$-1\r\n")
+	respExchange(t, c, r, "MULTI\r\nSET k v\r\nDISCARD\r\nGET k\r\nMULTI\r\nEXEC\r\nEXEC\r\nDISCARD\r\n",
+		"+OK\r\n"+refused("set")+"+OK\r\n$-1\r\n+OK\r\n*0\r\n-ERR EXEC without MULTI\r\n-ERR DISCARD without MULTI\r\n")
 }

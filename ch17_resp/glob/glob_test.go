@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// tests are the cases of the matcher this package replaces (ch17's
-// server.globMatch, see TestGlobMatch there), and more.
+// tests are the glob cases KEYS relies on, and the corners of sets and
+// escapes.
 var tests = []struct {
 	pattern, s string
 	want       bool
@@ -140,9 +140,9 @@ func FuzzMatch(f *testing.F) {
 	})
 }
 
-// reference is the matcher this package replaces, as it was (ch17's
-// server.globMatch), counting its calls in *calls: a * tries every length
-// and recurses for the rest of the pattern.
+// reference is the obvious recursive matcher, the kind that backtracks
+// without bound, counting its calls in *calls: a * tries every length and
+// recurses for the rest of the pattern.
 func reference(pattern, s string, calls *int) bool {
 	*calls++
 	for len(pattern) > 0 {

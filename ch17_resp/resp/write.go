@@ -87,9 +87,10 @@ func AppendMap(out []byte, n int, ver int) []byte {
 
 // AppendDouble appends a floating-point number: a RESP3 double, ",1.5", or
 // in RESP2, which has none, the same text as a bulk string. The text is
-// the shortest that reads back as the same number, as Redis 7 writes it:
-// plain decimals below 1e21, exponents beyond; infinities are "inf" and
-// "-inf".
+// Redis 7.0's, printf's %.17g: 17 significant digits, so 0.1 is
+// "0.10000000000000001" and 1e21 is "1e+21" (Redis 7.2 writes the
+// shortest text that reads back as the same number instead); infinities
+// are "inf" and "-inf".
 func AppendDouble(out []byte, f float64, ver int) []byte {
 	var buf [32]byte
 	var text []byte
@@ -98,13 +99,9 @@ func AppendDouble(out []byte, f float64, ver int) []byte {
 		text = append(buf[:0], "inf"...)
 	case math.IsInf(f, -1):
 		text = append(buf[:0], "-inf"...)
-	case math.IsNaN(f):
-		text = append(buf[:0], "nan"...)
-	case f == 0 || math.Abs(f) >= 1e-6 && math.Abs(f) < 1e21:
-		// Plain decimal, like JavaScript and Redis: 100000000, not 1e+08.
-		text = strconv.AppendFloat(buf[:0], f, 'f', -1, 64)
 	default:
-		text = strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
+		// Go's %g with a precision chooses digits and form as C's does.
+		text = strconv.AppendFloat(buf[:0], f, 'g', 17, 64)
 	}
 	if ver != RESP3 {
 		return AppendBulk(out, text)

@@ -18,9 +18,9 @@ import (
 var gData struct {
 	// The key space: an open-addressing table (package keytable) where
 	// chapters 08 to 15 use the book's chaining hashtable.
-	db *keytable.Table[Entry]
+	db *keytable.Table[entry]
 	// All connections, indexed by fd (the kernel hands out small fds).
-	fd2conn []*Conn
+	fd2conn []*conn
 	// The poller (epoll, kqueue) that watches the listening socket and
 	// every connection.
 	poller sock.Poller
@@ -28,15 +28,17 @@ var gData struct {
 	// connection's read buffer. The array is reused from one request to
 	// the next.
 	args [][]byte
+	// The writer of the book's replies, reused from one request to the next.
+	bin binWriter
 	// Every connection's idle timer, the least recently active first.
-	idleList dlist.DList[Conn]
+	idleList dlist.DList[conn]
 	// The TTL timers of keys, soonest first.
-	heap []heap.HeapItem[Entry]
+	heap []heap.HeapItem[entry]
 	// Workers that tear down large values off the event loop.
 	tp *threadpool.ThreadPool
 	// One timer per hash that has fields with an expiry, at the earliest
 	// of them, in unix milliseconds (the times clients give are dates).
-	fieldHeap []heap.HeapItem[Entry]
+	fieldHeap []heap.HeapItem[entry]
 }
 
 // The types of value a key can hold.
@@ -49,18 +51,18 @@ const (
 func init() { gData.db = newKeySpace() }
 
 // newKeySpace returns an empty key space.
-func newKeySpace() *keytable.Table[Entry] {
-	return keytable.New(func(ent *Entry) uint64 { return keytable.Hash(ent.key()) })
+func newKeySpace() *keytable.Table[entry] {
+	return keytable.New(func(ent *entry) uint64 { return keytable.Hash(ent.key()) })
 }
 
-// Entry is one key and its value. The key space holds pointers to entries
+// entry is one key and its value. The key space holds pointers to entries
 // and nothing else: no link, no cached hash code.
 //
-// Every key costs an Entry, so it is kept to 32 bytes, the size class of
+// Every key costs an entry, so it is kept to 32 bytes, the size class of
 // Go's allocator it fills: the key and a string's value share one string,
 // so one allocation holds both, and what only sorted sets and hashes need
 // is behind one pointer.
-type Entry struct {
+type entry struct {
 	// The key, followed by the value if the entry holds a string.
 	kv string
 	// A sorted set or a hash; nil for a string.
@@ -78,14 +80,14 @@ type object struct {
 }
 
 // key returns the entry's key.
-func (ent *Entry) key() string { return ent.kv[:ent.klen] }
+func (ent *entry) key() string { return ent.kv[:ent.klen] }
 
 // val returns the value of a string entry.
-func (ent *Entry) val() string { return ent.kv[ent.klen:] }
+func (ent *entry) val() string { return ent.kv[ent.klen:] }
 
 // setVal replaces the value of a string entry. The key is copied along with
 // the value, into a new string that holds both.
-func (ent *Entry) setVal(v []byte) {
+func (ent *entry) setVal(v []byte) {
 	ent.kv = ent.key() + string(v)
 }
 
@@ -98,11 +100,11 @@ type hashValue struct {
 }
 
 // The heaps are told where an entry keeps the position of its timer.
-func ttlIdx(ent *Entry) *int32   { return &ent.heapIdx }
-func fieldIdx(ent *Entry) *int32 { return &ent.obj.hash.timerIdx }
+func ttlIdx(ent *entry) *int32   { return &ent.heapIdx }
+func fieldIdx(ent *entry) *int32 { return &ent.obj.hash.timerIdx }
 
 // typ returns the type of value the entry holds.
-func (ent *Entry) typ() int {
+func (ent *entry) typ() int {
 	switch {
 	case ent.obj == nil:
 		return tStr
@@ -115,26 +117,26 @@ func (ent *Entry) typ() int {
 // newEntry returns a new entry for key holding the string val (nil for an
 // entry about to get a sorted set or a hash), not yet in the key space. The
 // key and the value are copied into one new string: one allocation.
-func newEntry[S ~string | ~[]byte](key S, val []byte) *Entry {
-	return &Entry{kv: string(key) + string(val), klen: uint32(len(key)), heapIdx: -1}
+func newEntry[S ~string | ~[]byte](key S, val []byte) *entry {
+	return &entry{kv: string(key) + string(val), klen: uint32(len(key)), heapIdx: -1}
 }
 
 // insertEntry adds a new entry, whose key is not in the key space yet.
-func insertEntry(ent *Entry) {
+func insertEntry(ent *entry) {
 	gData.db.Insert(keytable.Hash(ent.key()), ent)
 }
 
 // removeEntry takes ent out of the key space. The entry is already in
 // hand, so the table is searched for that very entry, not for its key.
-func removeEntry(ent *Entry) {
-	gData.db.Delete(keytable.Hash(ent.key()), func(e *Entry) bool { return e == ent })
+func removeEntry(ent *entry) {
+	gData.db.Delete(keytable.Hash(ent.key()), func(e *entry) bool { return e == ent })
 }
 
 // lookupEntry finds key, given as bytes in the read buffer or as a string,
 // or returns nil. It allocates nothing: the comparison string(key) == ...
 // does not copy.
-func lookupEntry[S ~string | ~[]byte](key S) *Entry {
-	return gData.db.Lookup(keytable.Hash(key), func(e *Entry) bool {
+func lookupEntry[S ~string | ~[]byte](key S) *entry {
+	return gData.db.Lookup(keytable.Hash(key), func(e *entry) bool {
 		return e.key() == string(key)
 	})
 }
@@ -143,27 +145,36 @@ func lookupEntry[S ~string | ~[]byte](key S) *Entry {
 // arguments are slices of the read buffer: a command that keeps one copies
 // it into a string.
 func doRequest(cmd [][]byte, out []byte) []byte {
+	w := &gData.bin // one writer for all: no allocation per request
+	w.buf = out
+	bookRequest(cmd, w)
+	out, w.buf = w.buf, nil
+	return out
+}
+
+// bookRequest runs one of the book's commands, writing its reply to w.
+func bookRequest(cmd [][]byte, w replyWriter) {
 	switch {
 	case len(cmd) == 1 && cmdIs(cmd[0], "keys"):
-		return doKeys(cmd, out)
+		doKeys(cmd, w)
 	case len(cmd) == 2 && cmdIs(cmd[0], "get"):
-		return doGet(cmd, out)
+		doGet(cmd, w)
 	case len(cmd) == 3 && cmdIs(cmd[0], "set"):
-		return doSet(cmd, out)
+		doSet(cmd, w)
 	case len(cmd) == 2 && cmdIs(cmd[0], "del"):
-		return doDel(cmd, out)
+		doDel(cmd, w)
 	case len(cmd) == 3 && cmdIs(cmd[0], "pexpire"):
-		return doExpire(cmd, out)
+		doExpire(cmd, w)
 	case len(cmd) == 2 && cmdIs(cmd[0], "pttl"):
-		return doTTL(cmd, out)
+		doTTL(cmd, w)
 	case len(cmd) == 4 && cmdIs(cmd[0], "zadd"):
-		return doZAdd(cmd, out)
+		doZAdd(cmd, w)
 	case len(cmd) == 3 && cmdIs(cmd[0], "zrem"):
-		return doZRem(cmd, out)
+		doZRem(cmd, w)
 	case len(cmd) == 3 && cmdIs(cmd[0], "zscore"):
-		return doZScore(cmd, out)
+		doZScore(cmd, w)
 	case len(cmd) == 6 && cmdIs(cmd[0], "zquery"):
-		return doZQuery(cmd, out)
+		doZQuery(cmd, w)
 	default:
 		// The hash commands work on strings, so their arguments are copied
 		// once here: they are not on the hot path this chapter measures,
@@ -172,41 +183,41 @@ func doRequest(cmd [][]byte, out []byte) []byte {
 		for i, a := range cmd {
 			args[i] = string(a)
 		}
-		return doHashRequest(args, out)
+		doHashRequest(args, w)
 	}
 }
 
 // doHashRequest runs a hash command (chapter 15), or replies that the
 // command is unknown.
-func doHashRequest(cmd []string, out []byte) []byte {
+func doHashRequest(cmd []string, w replyWriter) {
 	switch {
 	case len(cmd) >= 4 && len(cmd)%2 == 0 && cmdIs(cmd[0], "hset"):
-		return doHSet(cmd, out)
+		doHSet(cmd, w)
 	case len(cmd) == 3 && cmdIs(cmd[0], "hget"):
-		return doHGet(cmd, out)
+		doHGet(cmd, w)
 	case len(cmd) >= 3 && cmdIs(cmd[0], "hdel"):
-		return doHDel(cmd, out)
+		doHDel(cmd, w)
 	case len(cmd) == 2 && cmdIs(cmd[0], "hlen"):
-		return doHLen(cmd, out)
+		doHLen(cmd, w)
 	case len(cmd) == 3 && cmdIs(cmd[0], "hexists"):
-		return doHExists(cmd, out)
+		doHExists(cmd, w)
 	case len(cmd) == 2 && cmdIs(cmd[0], "hgetall"):
-		return doHGetAll(cmd, out)
+		doHGetAll(cmd, w)
 	case len(cmd) >= 3 && (cmdIs(cmd[0], "hexpire") || cmdIs(cmd[0], "hpexpire") ||
 		cmdIs(cmd[0], "hexpireat") || cmdIs(cmd[0], "hpexpireat")):
-		return doHExpire(cmd, out)
+		doHExpire(cmd, w)
 	case len(cmd) >= 3 && cmdIs(cmd[0], "hpersist"):
-		return doHPersist(cmd, out)
+		doHPersist(cmd, w)
 	case len(cmd) >= 3 && (cmdIs(cmd[0], "httl") || cmdIs(cmd[0], "hpttl") ||
 		cmdIs(cmd[0], "hexpiretime") || cmdIs(cmd[0], "hpexpiretime")):
-		return doHTTL(cmd, out)
+		doHTTL(cmd, w)
 	case len(cmd) >= 3 && cmdIs(cmd[0], "hsetex"):
-		return doHSetEx(cmd, out)
+		doHSetEx(cmd, w)
 	case len(cmd) >= 3 && cmdIs(cmd[0], "hgetex"):
-		return doHGetEx(cmd, out)
+		doHGetEx(cmd, w)
 	default:
 		// An unknown name, or a known one with the wrong number of arguments.
-		return proto.OutErr(out, proto.ErrUnknown, "Unknown cmd")
+		w.outErr(proto.CodeUnknown, "Unknown cmd")
 	}
 }
 
@@ -237,40 +248,44 @@ func asciiLower(c byte) byte {
 	return c
 }
 
-func doGet(cmd [][]byte, out []byte) []byte {
+func doGet(cmd [][]byte, w replyWriter) {
 	ent := lookupEntry(cmd[1])
 	if ent == nil {
-		return proto.OutNil(out)
+		w.outNil()
+		return
 	}
 	if ent.typ() != tStr {
-		return proto.OutErr(out, proto.ErrType, "expect string type")
+		w.outErr(proto.CodeType, "expect string type")
+		return
 	}
-	return proto.OutStr(out, ent.val())
+	w.outStr(ent.val())
 }
 
-func doSet(cmd [][]byte, out []byte) []byte {
+func doSet(cmd [][]byte, w replyWriter) {
 	if ent := lookupEntry(cmd[1]); ent != nil {
 		if ent.typ() != tStr {
-			return proto.OutErr(out, proto.ErrType, "expect string type")
+			w.outErr(proto.CodeType, "expect string type")
+			return
 		}
 		ent.setVal(cmd[2])
 	} else {
 		insertEntry(newEntry(cmd[1], cmd[2]))
 	}
-	return proto.OutNil(out)
+	w.outNil()
 }
 
 // doDel replies 1 if the key existed, else 0.
-func doDel(cmd [][]byte, out []byte) []byte {
+func doDel(cmd [][]byte, w replyWriter) {
 	key := cmd[1]
-	ent := gData.db.Delete(keytable.Hash(key), func(e *Entry) bool {
+	ent := gData.db.Delete(keytable.Hash(key), func(e *entry) bool {
 		return e.key() == string(key)
 	})
 	if ent == nil {
-		return proto.OutInt(out, 0)
+		w.outInt(0)
+		return
 	}
 	entryDel(ent)
-	return proto.OutInt(out, 1)
+	w.outInt(1)
 }
 
 // kLargeContainerSize is the size above which a sorted set is torn down on
@@ -278,7 +293,7 @@ func doDel(cmd [][]byte, out []byte) []byte {
 const kLargeContainerSize = 10000
 
 // entryDestroy tears down an entry's value.
-func entryDestroy(ent *Entry) {
+func entryDestroy(ent *entry) {
 	switch ent.typ() {
 	case tZSet:
 		ent.obj.zset.Clear()
@@ -290,7 +305,7 @@ func entryDestroy(ent *Entry) {
 // entryDel disposes of an entry removed from the key space, TTL timer
 // included. A large value is handed to the thread pool: the entry is no
 // longer reachable from the key space, so the worker has it to itself.
-func entryDel(ent *Entry) {
+func entryDel(ent *entry) {
 	entrySetTTL(ent, -1)
 	if ent.typ() == tHash && ent.obj.hash.timerIdx != -1 {
 		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
@@ -312,23 +327,23 @@ const kMaxReply = proto.KMaxMsg - 4
 // message. Commands that can tell in advance answer it before doing the
 // work: one that changes data must not change it and then fail, and one
 // that lists a large collection must not build a reply only to drop it.
-func outTooBig(out []byte) []byte {
-	return proto.OutErr(out, proto.Err2Big, "response is too big")
+func outTooBig(w replyWriter) {
+	w.outErr(proto.Code2Big, "response is too big")
 }
 
 // doKeys replies with every key, as an array of strings.
-func doKeys(cmd [][]byte, out []byte) []byte {
+func doKeys(cmd [][]byte, w replyWriter) {
 	// Every key takes at least 5 bytes of the reply (a tag and a length),
 	// so past kMaxReply/5 keys the reply cannot fit: refuse it before
 	// walking the key space.
 	if 5+5*gData.db.Len() > kMaxReply {
-		return outTooBig(out)
+		outTooBig(w)
+		return
 	}
-	out = proto.OutArr(out, uint32(gData.db.Len()))
-	gData.db.All(func(ent *Entry) {
-		out = proto.OutStr(out, ent.key())
+	w.outArr(gData.db.Len())
+	gData.db.All(func(ent *entry) {
+		w.outStr(ent.key())
 	})
-	return out
 }
 
 // str2dbl parses a score as the book's does: C's strtod must use the
@@ -351,15 +366,17 @@ func str2int(s string) (int64, bool) {
 
 // doZAdd: zadd key score name. Creates the sorted set if the key is new;
 // replies 1 if name was added, 0 if its score was updated.
-func doZAdd(cmd [][]byte, out []byte) []byte {
+func doZAdd(cmd [][]byte, w replyWriter) {
 	score, ok := str2dbl(string(cmd[2]))
 	if !ok {
-		return proto.OutErr(out, proto.ErrArg, "expect fp number")
+		w.outErr(proto.CodeArg, "expect fp number")
+		return
 	}
 	ent := lookupEntry(cmd[1])
 	if ent != nil {
 		if ent.typ() != tZSet {
-			return proto.OutErr(out, proto.ErrType, "expect zset")
+			w.outErr(proto.CodeType, "expect zset")
+			return
 		}
 	} else {
 		ent = newEntry(cmd[1], nil)
@@ -368,14 +385,15 @@ func doZAdd(cmd [][]byte, out []byte) []byte {
 	}
 	added := ent.obj.zset.AddBytes(cmd[3], score)
 	if added {
-		return proto.OutInt(out, 1)
+		w.outInt(1)
+		return
 	}
-	return proto.OutInt(out, 0)
+	w.outInt(0)
 }
 
 // lookupZSet finds key. It returns nil if there is no such key, and
 // wrongType if the key holds something other than a sorted set.
-func lookupZSet(key []byte) (ent *Entry, wrongType bool) {
+func lookupZSet(key []byte) (ent *entry, wrongType bool) {
 	ent = lookupEntry(key)
 	if ent == nil {
 		return nil, false
@@ -384,82 +402,92 @@ func lookupZSet(key []byte) (ent *Entry, wrongType bool) {
 }
 
 // doZRem: zrem key name. Replies 1 if name was removed, 0 if absent.
-func doZRem(cmd [][]byte, out []byte) []byte {
+func doZRem(cmd [][]byte, w replyWriter) {
 	ent, wrongType := lookupZSet(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect zset")
+		w.outErr(proto.CodeType, "expect zset")
+		return
 	}
 	if ent == nil {
-		return proto.OutNil(out)
+		w.outNil()
+		return
 	}
 	if ent.obj.zset.Pop(string(cmd[2])) == nil {
-		return proto.OutInt(out, 0)
+		w.outInt(0)
+		return
 	}
-	return proto.OutInt(out, 1)
+	w.outInt(1)
 }
 
 // doZScore: zscore key name. Replies the score, or nil.
-func doZScore(cmd [][]byte, out []byte) []byte {
+func doZScore(cmd [][]byte, w replyWriter) {
 	ent, wrongType := lookupZSet(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect zset")
+		w.outErr(proto.CodeType, "expect zset")
+		return
 	}
 	if ent == nil {
-		return proto.OutNil(out)
+		w.outNil()
+		return
 	}
 	znode := ent.obj.zset.LookupBytes(cmd[2])
 	if znode == nil {
-		return proto.OutNil(out)
+		w.outNil()
+		return
 	}
-	return proto.OutDbl(out, znode.Score())
+	w.outDbl(znode.Score())
 }
 
 // doZQuery: zquery key score name offset limit. Finds the first member at
 // or after (score, name), moves offset places by rank, and replies a flat
 // array of name, score, name, score, ... holding at most limit elements.
-func doZQuery(cmd [][]byte, out []byte) []byte {
+func doZQuery(cmd [][]byte, w replyWriter) {
 	score, ok := str2dbl(string(cmd[2]))
 	if !ok {
-		return proto.OutErr(out, proto.ErrArg, "expect fp number")
+		w.outErr(proto.CodeArg, "expect fp number")
+		return
 	}
 	name := string(cmd[3])
 	offset, ok1 := str2int(string(cmd[4]))
 	limit, ok2 := str2int(string(cmd[5]))
 	if !ok1 || !ok2 {
-		return proto.OutErr(out, proto.ErrArg, "expect int")
+		w.outErr(proto.CodeArg, "expect int")
+		return
 	}
 
 	ent, wrongType := lookupZSet(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect zset")
+		w.outErr(proto.CodeType, "expect zset")
+		return
 	}
 	if ent == nil || limit <= 0 {
-		return proto.OutArr(out, 0) // a missing key is an empty set
+		w.outArr(0) // a missing key is an empty set
+		return
 	}
 	znode := ent.obj.zset.SeekGE(score, name)
 	if znode != nil {
 		znode = ent.obj.zset.Offset(znode, offset)
 	}
 
-	arr := len(out)
-	out = proto.OutArr(out, 0) // the count is filled in at the end
-	n := uint32(0)
+	arr := w.beginArr() // the count is filled in at the end
+	n := 0
 	for znode != nil && int64(n) < limit {
-		if len(out)-arr > kMaxReply {
-			return outTooBig(out[:arr]) // stop as soon as it cannot fit
+		if w.size()-arr > kMaxReply {
+			w.truncate(arr)
+			outTooBig(w) // stop as soon as it cannot fit
+			return
 		}
-		out = proto.OutStr(out, znode.Name())
-		out = proto.OutDbl(out, znode.Score())
+		w.outStr(znode.Name())
+		w.outDbl(znode.Score())
 		znode = ent.obj.zset.Offset(znode, +1)
 		n += 2
 	}
-	proto.OutUpdateArr(out[arr:], n)
-	return out
+	w.endArr(arr, n)
 }
 
 // entrySetTTL gives a key a TTL of ttlMs milliseconds from now, or with a
 // negative ttlMs takes its TTL away.
-func entrySetTTL(ent *Entry, ttlMs int64) {
+func entrySetTTL(ent *entry, ttlMs int64) {
 	if ttlMs < 0 {
 		if ent.heapIdx != -1 {
 			heap.Delete(&gData.heap, int(ent.heapIdx), ttlIdx)
@@ -471,38 +499,43 @@ func entrySetTTL(ent *Entry, ttlMs int64) {
 	if uint64(ttlMs) < (math.MaxUint64-nowUs)/1000 {
 		expireAt = nowUs + uint64(ttlMs)*1000
 	}
-	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[Entry]{Val: expireAt, Owner: ent}, ttlIdx)
+	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[entry]{Val: expireAt, Owner: ent}, ttlIdx)
 }
 
 // doExpire: pexpire key ms. Sets the key's TTL (a negative ms removes it);
 // replies 1 if the key exists, else 0.
-func doExpire(cmd [][]byte, out []byte) []byte {
+func doExpire(cmd [][]byte, w replyWriter) {
 	ttlMs, ok := str2int(string(cmd[2]))
 	if !ok {
-		return proto.OutErr(out, proto.ErrArg, "expect int64")
+		w.outErr(proto.CodeArg, "expect int64")
+		return
 	}
 	ent := lookupEntry(cmd[1])
 	if ent == nil {
-		return proto.OutInt(out, 0)
+		w.outInt(0)
+		return
 	}
 	entrySetTTL(ent, ttlMs)
-	return proto.OutInt(out, 1)
+	w.outInt(1)
 }
 
 // doTTL: pttl key. Replies the milliseconds left, -1 if the key has no TTL,
 // or -2 if there is no such key.
-func doTTL(cmd [][]byte, out []byte) []byte {
+func doTTL(cmd [][]byte, w replyWriter) {
 	ent := lookupEntry(cmd[1])
 	if ent == nil {
-		return proto.OutInt(out, -2)
+		w.outInt(-2)
+		return
 	}
 	if ent.heapIdx == -1 {
-		return proto.OutInt(out, -1)
+		w.outInt(-1)
+		return
 	}
 	expireAt := gData.heap[ent.heapIdx].Val
 	nowUs := getMonotonicUsec()
 	if expireAt <= nowUs {
-		return proto.OutInt(out, 0) // due, but not yet removed
+		w.outInt(0) // due, but not yet removed
+		return
 	}
-	return proto.OutInt(out, int64((expireAt-nowUs)/1000))
+	w.outInt(int64((expireAt - nowUs) / 1000))
 }

@@ -15,7 +15,7 @@ const maxExpireMs = 1<<48 - 1
 
 // lookupHash finds key. It returns nil if there is no such key, and
 // wrongType if the key holds something other than a hash.
-func lookupHash(key string) (ent *Entry, wrongType bool) {
+func lookupHash(key string) (ent *entry, wrongType bool) {
 	ent = lookupEntry(key)
 	if ent == nil {
 		return nil, false
@@ -25,7 +25,7 @@ func lookupHash(key string) (ent *Entry, wrongType bool) {
 
 // hashForWrite finds the hash at key, creating an empty one if the key is
 // new. hashDone removes it again if the command leaves it empty.
-func hashForWrite(key string) (ent *Entry, wrongType bool) {
+func hashForWrite(key string) (ent *entry, wrongType bool) {
 	if ent = lookupEntry(key); ent != nil {
 		return ent, ent.typ() != tHash
 	}
@@ -39,7 +39,7 @@ func hashForWrite(key string) (ent *Entry, wrongType bool) {
 // live field left is deleted, like a key whose last member goes, and the
 // hash's timer is moved to its earliest field expiry (any command may have
 // changed it, if only by reclaiming an expired field).
-func hashDone(ent *Entry, now uint64) {
+func hashDone(ent *entry, now uint64) {
 	if ent.obj.hash.Len(now) == 0 {
 		removeEntry(ent)
 		entryDel(ent)
@@ -51,11 +51,11 @@ func hashDone(ent *Entry, now uint64) {
 // hashTimerUpdate keeps the hash's single item in gData.fieldHeap at the
 // hash's earliest field expiry, or removes it when no field has one, so
 // active expiry never visits a hash without volatile fields.
-func hashTimerUpdate(ent *Entry) {
+func hashTimerUpdate(ent *entry) {
 	at, ok := ent.obj.hash.NextExpiry()
 	switch {
 	case ok:
-		heap.Upsert(&gData.fieldHeap, int(ent.obj.hash.timerIdx), heap.HeapItem[Entry]{Val: at, Owner: ent}, fieldIdx)
+		heap.Upsert(&gData.fieldHeap, int(ent.obj.hash.timerIdx), heap.HeapItem[entry]{Val: at, Owner: ent}, fieldIdx)
 	case ent.obj.hash.timerIdx != -1:
 		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
 	}
@@ -84,8 +84,13 @@ func parseHashArgs(args []string, allowed string, pairs bool, now uint64) (hashO
 	var o hashOpts
 	var cond, when, exist string // the option chosen from each exclusive group
 	for len(args) > 0 && !cmdIs(args[0], "FIELDS") {
-		opt := asciiUpper(args[0])
-		if !strings.Contains(" "+allowed+" ", " "+opt+" ") {
+		opt := ""
+		for _, name := range hashOptions {
+			if cmdIs(args[0], name) {
+				opt = name
+			}
+		}
+		if opt == "" || !strings.Contains(" "+allowed+" ", " "+opt+" ") {
 			return o, "syntax error: unexpected " + args[0]
 		}
 		switch opt {
@@ -157,18 +162,9 @@ func hashInt(s string) (int64, bool) {
 	return n, err == nil
 }
 
-// asciiUpper upper-cases the ASCII letters of an option, so options match
-// as with Redis's strcasecmp; strings.ToUpper would also turn the long s
-// of "PER\u017fIST" into an S.
-func asciiUpper(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'a' <= c && c <= 'z' {
-			b[i] = c - ('a' - 'A')
-		}
-	}
-	return string(b)
-}
+// hashOptions are the options of the hash commands, matched in any case
+// of their ASCII letters, as Redis's strcasecmp matches them.
+var hashOptions = []string{"NX", "XX", "GT", "LT", "FNX", "FXX", "KEEPTTL", "PERSIST", "EX", "PX", "EXAT", "PXAT"}
 
 // parseExpireTime turns a time argument into unix milliseconds: an integer
 // count of unit (1 for ms, 1000 for seconds), from now or, if absolute,
@@ -196,10 +192,11 @@ func parseExpireTime(s string, unit uint64, absolute bool, now uint64) (uint64, 
 
 // doHSet: hset key field value [field value ...]. Replies the number of
 // fields that were new. Setting a field clears its expiry.
-func doHSet(cmd []string, out []byte) []byte {
+func doHSet(cmd []string, w replyWriter) {
 	ent, wrongType := hashForWrite(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		w.outErr(proto.CodeType, "expect hash")
+		return
 	}
 	now := getUnixMs()
 	added := int64(0)
@@ -209,35 +206,40 @@ func doHSet(cmd []string, out []byte) []byte {
 		}
 	}
 	hashDone(ent, now)
-	return proto.OutInt(out, added)
+	w.outInt(added)
 }
 
 // doHGet: hget key field. Replies the value, or nil.
-func doHGet(cmd []string, out []byte) []byte {
+func doHGet(cmd []string, w replyWriter) {
 	ent, wrongType := lookupHash(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		w.outErr(proto.CodeType, "expect hash")
+		return
 	}
 	if ent == nil {
-		return proto.OutNil(out)
+		w.outNil()
+		return
 	}
 	now := getUnixMs()
 	val, ok := ent.obj.hash.Get(now, cmd[2])
 	hashDone(ent, now)
 	if !ok {
-		return proto.OutNil(out)
+		w.outNil()
+		return
 	}
-	return proto.OutStr(out, val)
+	w.outStr(val)
 }
 
 // doHDel: hdel key field [field ...]. Replies how many fields it removed.
-func doHDel(cmd []string, out []byte) []byte {
+func doHDel(cmd []string, w replyWriter) {
 	ent, wrongType := lookupHash(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		w.outErr(proto.CodeType, "expect hash")
+		return
 	}
 	if ent == nil {
-		return proto.OutInt(out, 0)
+		w.outInt(0)
+		return
 	}
 	now := getUnixMs()
 	removed := int64(0)
@@ -247,98 +249,106 @@ func doHDel(cmd []string, out []byte) []byte {
 		}
 	}
 	hashDone(ent, now)
-	return proto.OutInt(out, removed)
+	w.outInt(removed)
 }
 
 // doHLen: hlen key. Replies the number of live fields.
-func doHLen(cmd []string, out []byte) []byte {
+func doHLen(cmd []string, w replyWriter) {
 	ent, wrongType := lookupHash(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		w.outErr(proto.CodeType, "expect hash")
+		return
 	}
 	if ent == nil {
-		return proto.OutInt(out, 0)
+		w.outInt(0)
+		return
 	}
 	now := getUnixMs()
 	n := ent.obj.hash.Len(now)
 	hashDone(ent, now)
-	return proto.OutInt(out, int64(n))
+	w.outInt(int64(n))
 }
 
 // doHExists: hexists key field. Replies 1 or 0.
-func doHExists(cmd []string, out []byte) []byte {
+func doHExists(cmd []string, w replyWriter) {
 	ent, wrongType := lookupHash(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		w.outErr(proto.CodeType, "expect hash")
+		return
 	}
 	if ent == nil {
-		return proto.OutInt(out, 0)
+		w.outInt(0)
+		return
 	}
 	now := getUnixMs()
 	ok := ent.obj.hash.Exists(now, cmd[2])
 	hashDone(ent, now)
 	if !ok {
-		return proto.OutInt(out, 0)
+		w.outInt(0)
+		return
 	}
-	return proto.OutInt(out, 1)
+	w.outInt(1)
 }
 
 // doHGetAll: hgetall key. Replies field, value, field, value, ...
-func doHGetAll(cmd []string, out []byte) []byte {
+func doHGetAll(cmd []string, w replyWriter) {
 	ent, wrongType := lookupHash(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		w.outErr(proto.CodeType, "expect hash")
+		return
 	}
 	if ent == nil {
-		return proto.OutArr(out, 0)
+		w.outArr(0)
+		return
 	}
 	now := getUnixMs()
 	// Each field takes at least 10 bytes of the reply (two tags and
 	// lengths): refuse a reply that cannot fit before collecting it.
 	if 5+10*ent.obj.hash.Len(now) > kMaxReply {
 		hashDone(ent, now)
-		return outTooBig(out)
+		outTooBig(w)
+		return
 	}
 	pairs := ent.obj.hash.GetAll(now)
 	hashDone(ent, now)
-	out = proto.OutArr(out, uint32(2*len(pairs)))
+	w.outArr(2 * len(pairs))
 	for _, p := range pairs {
-		out = proto.OutStr(out, p.Name)
-		out = proto.OutStr(out, p.Value)
+		w.outStr(p.Name)
+		w.outStr(p.Value)
 	}
-	return out
 }
 
 // perField replies an array with one integer per field: what each says
 // for it, or -2 (no such field) for every field of a missing key.
-func perField(out []byte, key string, fields []string, now uint64, each func(h *hashes.Hash, field string) int64) []byte {
+func perField(w replyWriter, key string, fields []string, now uint64, each func(h *hashes.Hash, field string) int64) {
 	ent, wrongType := lookupHash(key)
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		w.outErr(proto.CodeType, "expect hash")
+		return
 	}
 	// The reply's size is known: refuse it before changing anything.
 	if 5+9*len(fields) > kMaxReply {
-		return outTooBig(out)
+		outTooBig(w)
+		return
 	}
-	out = proto.OutArr(out, uint32(len(fields)))
+	w.outArr(len(fields))
 	for _, f := range fields {
 		v := int64(hashes.NoField)
 		if ent != nil {
 			v = each(&ent.obj.hash.Hash, f)
 		}
-		out = proto.OutInt(out, v)
+		w.outInt(v)
 	}
 	if ent != nil {
 		hashDone(ent, now)
 	}
-	return out
 }
 
 // doHExpire: hexpire / hpexpire / hexpireat / hpexpireat key time
 // [NX|XX|GT|LT] FIELDS numfields field ... Replies one code per field:
 // -2 no such field, 0 condition not met, 1 set, 2 deleted (time not in
 // the future).
-func doHExpire(cmd []string, out []byte) []byte {
+func doHExpire(cmd []string, w replyWriter) {
 	name := strings.ToLower(cmd[0])
 	unit := uint64(1000) // hexpire, hexpireat: seconds
 	if strings.HasPrefix(name, "hp") {
@@ -347,26 +357,29 @@ func doHExpire(cmd []string, out []byte) []byte {
 	now := getUnixMs()
 	at, msg := parseExpireTime(cmd[2], unit, strings.HasSuffix(name, "at"), now)
 	if msg != "" {
-		return proto.OutErr(out, proto.ErrArg, msg)
+		w.outErr(proto.CodeArg, msg)
+		return
 	}
 	o, msg := parseHashArgs(cmd[3:], "NX XX GT LT", false, now)
 	if msg != "" {
-		return proto.OutErr(out, proto.ErrArg, msg)
+		w.outErr(proto.CodeArg, msg)
+		return
 	}
-	return perField(out, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
+	perField(w, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
 		return int64(h.Expire(now, f, at, o.cond))
 	})
 }
 
 // doHPersist: hpersist key FIELDS numfields field ... Replies one code per
 // field: -2 no such field, -1 no expiry, 1 expiry removed.
-func doHPersist(cmd []string, out []byte) []byte {
+func doHPersist(cmd []string, w replyWriter) {
 	now := getUnixMs()
 	o, msg := parseHashArgs(cmd[2:], "", false, now)
 	if msg != "" {
-		return proto.OutErr(out, proto.ErrArg, msg)
+		w.outErr(proto.CodeArg, msg)
+		return
 	}
-	return perField(out, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
+	perField(w, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
 		return int64(h.Persist(now, f))
 	})
 }
@@ -375,14 +388,15 @@ func doHPersist(cmd []string, out []byte) []byte {
 // field ... Replies one integer per field: -2 no such field, -1 no
 // expiry, else the time left (httl, hpttl) or the expiry as a unix time
 // (hexpiretime, hpexpiretime), in seconds rounded up or in milliseconds.
-func doHTTL(cmd []string, out []byte) []byte {
+func doHTTL(cmd []string, w replyWriter) {
 	name := strings.ToLower(cmd[0])
 	now := getUnixMs()
 	o, msg := parseHashArgs(cmd[2:], "", false, now)
 	if msg != "" {
-		return proto.OutErr(out, proto.ErrArg, msg)
+		w.outErr(proto.CodeArg, msg)
+		return
 	}
-	return perField(out, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
+	perField(w, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
 		v := h.ExpireTime(now, f)
 		if strings.HasSuffix(name, "ttl") {
 			v = h.TTL(now, f)
@@ -398,20 +412,23 @@ func doHTTL(cmd []string, out []byte) []byte {
 // numfields field value ... Replies 1 if every field was set, 0 if none
 // was because FNX or FXX did not hold. Without KEEPTTL or a time, set
 // fields lose any expiry, as with hset.
-func doHSetEx(cmd []string, out []byte) []byte {
+func doHSetEx(cmd []string, w replyWriter) {
 	now := getUnixMs()
 	o, msg := parseHashArgs(cmd[2:], "FNX FXX EX PX EXAT PXAT KEEPTTL", true, now)
 	if msg != "" {
-		return proto.OutErr(out, proto.ErrArg, msg)
+		w.outErr(proto.CodeArg, msg)
+		return
 	}
 	ent, wrongType := hashForWrite(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		w.outErr(proto.CodeType, "expect hash")
+		return
 	}
 	for i := 0; i < len(o.fields) && (o.fnx || o.fxx); i += 2 {
 		if ent.obj.hash.Exists(now, o.fields[i]) != o.fxx {
 			hashDone(ent, now)
-			return proto.OutInt(out, 0)
+			w.outInt(0)
+			return
 		}
 	}
 	for i := 0; i < len(o.fields); i += 2 {
@@ -426,39 +443,42 @@ func doHSetEx(cmd []string, out []byte) []byte {
 		}
 	}
 	hashDone(ent, now)
-	return proto.OutInt(out, 1)
+	w.outInt(1)
 }
 
 // doHGetEx: hgetex key [EX s|PX ms|EXAT t|PXAT t|PERSIST] FIELDS numfields
 // field ... Replies the values (nil for missing fields) as they were, then
 // sets or removes the expiry of the fields that exist.
-func doHGetEx(cmd []string, out []byte) []byte {
+func doHGetEx(cmd []string, w replyWriter) {
 	now := getUnixMs()
 	o, msg := parseHashArgs(cmd[2:], "EX PX EXAT PXAT PERSIST", false, now)
 	if msg != "" {
-		return proto.OutErr(out, proto.ErrArg, msg)
+		w.outErr(proto.CodeArg, msg)
+		return
 	}
 	ent, wrongType := lookupHash(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		w.outErr(proto.CodeType, "expect hash")
+		return
 	}
 	if hgetexReplySize(ent, o, now) > kMaxReply {
 		if ent != nil {
 			hashDone(ent, now) // reading may have reclaimed expired fields
 		}
-		return outTooBig(out) // and no expiry was changed
+		outTooBig(w) // and no expiry was changed
+		return
 	}
-	out = proto.OutArr(out, uint32(len(o.fields)))
+	w.outArr(len(o.fields))
 	for _, f := range o.fields {
 		val, ok := "", false
 		if ent != nil {
 			val, ok = ent.obj.hash.Get(now, f)
 		}
 		if !ok {
-			out = proto.OutNil(out)
+			w.outNil()
 			continue
 		}
-		out = proto.OutStr(out, val)
+		w.outStr(val)
 		switch {
 		case o.persist:
 			ent.obj.hash.Persist(now, f)
@@ -469,13 +489,12 @@ func doHGetEx(cmd []string, out []byte) []byte {
 	if ent != nil {
 		hashDone(ent, now)
 	}
-	return out
 }
 
 // hgetexReplySize returns the size of hgetex's reply without changing any
 // expiry, so that a reply too big to send can be refused first. A field the
 // command deletes (a time not in the future) reads as nil if named again.
-func hgetexReplySize(ent *Entry, o hashOpts, now uint64) int {
+func hgetexReplySize(ent *entry, o hashOpts, now uint64) int {
 	size := 5
 	var deleted map[string]bool
 	for _, f := range o.fields {

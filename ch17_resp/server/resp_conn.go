@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"os"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -62,22 +61,25 @@ func respRegister(poller sock.Poller) error {
 	return poller.Add(respListenFd, sock.In)
 }
 
-// respState is what a connection speaking RESP has beyond a Conn. Its
-// requests are not length-prefixed, so it reads into a buffer of its own
-// that grows, up to a bound, until a whole request is there; rbuf, sized
-// for the book's 4 KiB messages, is not used.
+// respState is a connection of the RESP listener: its framing (see
+// framing in conn.go) and what Redis keeps per client. Its requests are not
+// length-prefixed, so it reads into a buffer of its own that grows, up to
+// a bound, until a whole request is there; rbuf, sized for the book's
+// 4 KiB messages, is not used.
 type respState struct {
-	// The protocol version of the replies: resp.RESP2 until HELLO 3.
-	ver int
 	// buf[start:] holds received bytes not yet parsed.
 	buf   []byte
 	start int
+	// Where the replies are written, in the connection's protocol version.
+	w respWriter
 	// The connection's id and name, for CLIENT ID and CLIENT GETNAME.
 	id   int64
 	name string
-	// The command's reply in the book's serialization, before it is
-	// translated into RESP (see respTranslate); reused.
-	scratch []byte
+	// inMulti says a MULTI was answered and no EXEC or DISCARD yet: the
+	// commands in between are refused (see respMulti), and multiRefused
+	// that one was, so EXEC discards the transaction.
+	inMulti      bool
+	multiRefused bool
 }
 
 const (
@@ -98,14 +100,13 @@ var respNextID int64
 
 func newRESPState() *respState {
 	respNextID++
-	return &respState{ver: resp.RESP2, buf: make([]byte, 0, kRESPBufSize), id: respNextID}
+	return &respState{buf: make([]byte, 0, kRESPBufSize), w: respWriter{ver: resp.RESP2}, id: respNextID}
 }
 
-// respFillBuffer is tryFillBuffer for a RESP connection: one read into the
-// free end of its buffer, which is first compacted, and grown (doubling, up
-// to kRESPMaxBuf) only when a partial request already fills it.
-func respFillBuffer(conn *Conn) {
-	st := conn.resp
+// fill is tryFillBuffer for a RESP connection: one read into the free end
+// of its buffer, which is first compacted, and grown (doubling, up to
+// kRESPMaxBuf) only when a partial request already fills it.
+func (st *respState) fill(conn *conn) {
 	if st.start > 0 {
 		st.buf = st.buf[:copy(st.buf, st.buf[st.start:])]
 		st.start = 0
@@ -143,17 +144,22 @@ func respFillBuffer(conn *Conn) {
 	st.buf = st.buf[:len(st.buf)+n]
 }
 
-// respOneRequest is tryOneRequest for a RESP connection: it answers the
+// oneRequest is tryOneRequest for a RESP connection: it answers the
 // request at the front of the buffer, if it is all there, and reports
 // whether it did.
-func respOneRequest(conn *Conn) bool {
-	st := conn.resp
+func (st *respState) oneRequest(conn *conn) bool {
 	cmd, n, err := resp.ParseRequest(st.buf[st.start:], gData.args)
 	if err == resp.ErrIncomplete {
 		return false
 	}
 	if err != nil {
-		respProtocolError(conn, strings.TrimPrefix(err.Error(), "Protocol error: "))
+		// A *resp.ProtocolError, the only other error. (errors.As would
+		// make its target escape: an allocation per request.)
+		msg := "invalid request"
+		if perr, ok := err.(*resp.ProtocolError); ok {
+			msg = perr.Msg
+		}
+		respProtocolError(conn, msg)
 		return false
 	}
 	gData.args = cmd
@@ -166,64 +172,57 @@ func respOneRequest(conn *Conn) bool {
 	// would otherwise have them copied along each time a reply grows the
 	// buffer), room is made for a reply of the book's size (wbufReserve),
 	// and a larger reply's growth of the buffer counts in outputGrown, as
-	// canAnswer allowed for (see respWbufNeed).
+	// canAnswer allowed for (see wbufNeed).
 	if conn.wbufSent > 0 {
 		conn.wbuf = append(conn.wbuf[:0], conn.wbuf[conn.wbufSent:]...)
 		conn.wbufSent = 0
 	}
 	wbufReserve(conn)
 	before := conn.wbuf
-	start := len(before)
-	conn.wbuf = respDo(conn, cmd, conn.wbuf)
+	st.w.begin(conn.wbuf)
+	respDo(conn, st, cmd)
 	clear(cmd) // keep no pointers into this connection's buffer
-	if len(conn.wbuf)-start > kRESPMaxReply {
+	if st.w.over {
 		// The error goes in the buffer's own array, which has room for it;
 		// one the reply outgrew is dropped.
-		conn.wbuf = resp.AppendError(before[:start], "ERR response is too big")
-	} else {
-		outputGrown += grown(cap(conn.wbuf)) - grown(cap(before))
+		st.w.begin(before)
+		st.w.err("ERR response is too big")
 	}
-	if cap(st.scratch) > kRESPBufSize {
-		st.scratch = nil // do not keep a large reply's memory per connection
-	}
+	conn.wbuf, st.w.buf = st.w.buf, nil
+	outputGrown += grown(cap(conn.wbuf)) - grown(cap(before))
 	conn.progress = true
 	return true
 }
 
-// respRequestReady is requestReady for a RESP connection: whether its
-// buffer holds a whole request, or bytes the parser rejects, for the next
-// turn to handle.
-func respRequestReady(conn *Conn) bool {
-	st := conn.resp
+// requestReady is requestReady for a RESP connection: whether its buffer
+// holds a whole request, or bytes the parser rejects, for the next turn
+// to handle.
+func (st *respState) requestReady(conn *conn) bool {
 	cmd, _, err := resp.ParseRequest(st.buf[st.start:], gData.args)
 	gData.args = cmd
 	clear(cmd) // keep no pointers into this connection's buffer
 	return err != resp.ErrIncomplete
 }
 
-// inputEmpty reports whether the connection holds no received bytes that
-// are not handled yet: part of a request, for a connection that is still
-// sending one (see connectionIO). A RESP connection keeps them in its own
-// buffer, not in rbuf.
-func (conn *Conn) inputEmpty() bool {
-	if conn.resp != nil {
-		return conn.resp.start == len(conn.resp.buf)
-	}
-	return conn.rbufStart == conn.rbufEnd
+// inputEmpty reports whether the connection's own buffer holds no bytes
+// not yet handled: part of a request, for a connection that is still
+// sending one (see connectionIO).
+func (st *respState) inputEmpty(conn *conn) bool {
+	return st.start == len(st.buf)
 }
 
-// respWbufNeed bounds the capacity a RESP connection's write buffer can
-// reach by answering one more request: what wbufReserve makes it, or what
-// appending a reply of up to kRESPMaxReply to the unsent ones does (append
-// grows a slice by about a quarter at a time, in whole pages).
-func respWbufNeed(conn *Conn) int {
-	return max(wbufNeed(conn), (conn.pending()+kRESPMaxReply)*5/4+16<<10)
+// wbufNeed bounds the capacity a RESP connection's write buffer can reach
+// by answering one more request: what wbufReserve makes it, or the unsent
+// replies (moved to the front) and a reply of up to kRESPMaxReply, the
+// most respWriter grows it to.
+func (st *respState) wbufNeed(conn *conn) int {
+	return max(wbufNeed(conn), conn.pending()+kRESPMaxReply)
 }
 
 // respProtocolError answers a request that cannot be parsed, as Redis
 // does, and ends the connection once the replies before it are sent: the
 // rest of the input cannot be framed.
-func respProtocolError(conn *Conn, text string) {
+func respProtocolError(conn *conn, text string) {
 	connMsg(os.Stderr, "bad RESP request: %s", text)
 	wbufReserve(conn) // room for the error, any growth counted
 	conn.wbuf = resp.AppendError(conn.wbuf, "ERR Protocol error: "+text)

@@ -12,10 +12,10 @@ import (
 )
 
 // newTestRESPConn is newTestConn for a connection of the RESP listener.
-func newTestRESPConn(t *testing.T, fd int) *Conn {
+func newTestRESPConn(t *testing.T, fd int) *conn {
 	t.Helper()
 	conn := newTestConn(t, fd)
-	conn.resp = newRESPState()
+	conn.framing = newRESPState()
 	return conn
 }
 
@@ -69,7 +69,7 @@ func respFlood(t *testing.T, cli, n int) []byte {
 // respReadAll has the client on cli read, a little at a time, the n
 // replies it is owed, each equal to reply, running conn's side meanwhile
 // and calling check after each step.
-func respReadAll(t *testing.T, conn *Conn, cli int, reply []byte, n int, check func(string)) {
+func respReadAll(t *testing.T, conn *conn, cli int, reply []byte, n int, check func(string)) {
 	t.Helper()
 	var got []byte
 	buf := make([]byte, 8<<10)
@@ -103,7 +103,7 @@ func respReadAll(t *testing.T, conn *Conn, cli int, reply []byte, n int, check f
 // newSlowRESPConn is a RESP connection whose client reads nothing until
 // told, with a small send buffer so that the kernel does not absorb the
 // replies; outputGrown is restored after the test.
-func newSlowRESPConn(t *testing.T) (conn *Conn, cli int) {
+func newSlowRESPConn(t *testing.T) (conn *conn, cli int) {
 	srv, cli := testPair(t, unix.SOCK_STREAM)
 	if err := unix.SetsockoptInt(srv, unix.SOL_SOCKET, unix.SO_SNDBUF, 4096); err != nil {
 		t.Fatal(err)
@@ -119,15 +119,15 @@ func newSlowRESPConn(t *testing.T) (conn *Conn, cli int) {
 // given back once the replies are sent; the buffer stays within what
 // canAnswer allowed for, and every reply arrives whole and in order.
 func TestRESPOutputAccounted(t *testing.T) {
+	// The most the buffer may hold: kMaxOutput of unsent replies, then one
+	// more reply.
+	limit := (&respState{}).wbufNeed(&conn{wbuf: make([]byte, kMaxOutput)})
 	conn, cli := newSlowRESPConn(t)
 	// Other connections hold some growth already; the bound leaves room.
 	const others = 3 << 20
 	outputGrown, maxOutputTotal = others, others+8<<20
 	const n = 60 // 6 MB of replies
 	reply := respFlood(t, cli, n)
-	// The most the buffer may hold: kMaxOutput of unsent replies, then one
-	// more reply, grown by append.
-	limit := respWbufNeed(&Conn{wbuf: make([]byte, kMaxOutput)})
 	most := 0 // the most reply bytes seen waiting
 	check := func(when string) {
 		t.Helper()
@@ -163,7 +163,7 @@ func TestRESPTotalOutputBounded(t *testing.T) {
 	outputGrown, maxOutputTotal = others, others
 	const n = 20
 	reply := respFlood(t, cli, n)
-	limit := respWbufNeed(newConn(-1)) // one reply's growth
+	limit := (&respState{}).wbufNeed(newConn(-1)) // one reply's growth
 	check := func(when string) {
 		t.Helper()
 		if got, want := outputGrown-others, grown(cap(conn.wbuf)); got != want {

@@ -1,156 +1,150 @@
 package server
 
 import (
-	"encoding/binary"
-	"math"
-
 	"example.com/byor/ch17_resp/proto"
 	"example.com/byor/ch17_resp/resp"
 )
 
-// respTranslate appends to out, in RESP, the reply bin that a command of
-// the book's protocol serialized (see package proto). This is how the
-// Redis commands reuse the book's implementations unchanged: they run the
-// same code, and only the encoding of the answer differs. With asMap, a
-// top-level array of alternating keys and values is sent as a map, which
-// RESP3 has (HGETALL).
-func respTranslate(bin []byte, out []byte, ver int, asMap bool) []byte {
-	out, _ = translateValue(bin, out, ver, asMap)
-	return out
+// respWriter writes replies in RESP, in the connection's protocol version,
+// appended to buf: the replyWriter of the RESP listener, and what its own
+// commands write through (simple strings, maps, Redis's error texts).
+//
+// Its buffer grows by its own rule (room), never by append's: a reply is
+// cut off as soon as it would pass kRESPMaxReply, so the most a reply can
+// make a connection's write buffer hold is known exactly (respWbufNeed),
+// and a reply cut off is replaced by "ERR response is too big".
+type respWriter struct {
+	buf []byte
+	ver int // resp.RESP2 until HELLO 3
+	// Where the reply being written starts in buf, and whether it has
+	// passed kRESPMaxReply (everything written after that is dropped).
+	start int
+	over  bool
 }
 
-// translateValue translates the value at the front of bin and returns
-// what follows it. The server made bin, so it is well-formed.
-func translateValue(bin []byte, out []byte, ver int, asMap bool) ([]byte, []byte) {
-	u32 := func(b []byte) int { return int(binary.LittleEndian.Uint32(b)) }
-	switch bin[0] {
-	case proto.SerNil:
-		return resp.AppendNull(out, ver), bin[1:]
-	case proto.SerErr:
-		code := int32(binary.LittleEndian.Uint32(bin[1:]))
-		n := u32(bin[5:])
-		return resp.AppendError(out, respErrText(code, string(bin[9:9+n]))), bin[9+n:]
-	case proto.SerStr:
-		n := u32(bin[1:])
-		return resp.AppendBulk(out, bin[5:5+n]), bin[5+n:]
-	case proto.SerInt:
-		return resp.AppendInt(out, int64(binary.LittleEndian.Uint64(bin[1:]))), bin[9:]
-	case proto.SerDbl:
-		f := math.Float64frombits(binary.LittleEndian.Uint64(bin[1:]))
-		return resp.AppendDouble(out, f, ver), bin[9:]
-	case proto.SerArr:
-		n := u32(bin[1:])
-		if asMap && n%2 == 0 {
-			out = resp.AppendMap(out, n/2, ver)
-		} else {
-			out = resp.AppendArray(out, n)
-		}
-		rest := bin[5:]
-		for range n {
-			out, rest = translateValue(rest, out, ver, false)
-		}
-		return out, rest
+// The most bytes of framing around a value: a type byte, a length of up
+// to 20 digits, CRLF, and the CRLF after a bulk string's bytes.
+const respHeaderMax = 1 + 20 + 2 + 2
+
+// begin starts a reply at the end of buf.
+func (w *respWriter) begin(buf []byte) {
+	w.buf, w.start, w.over = buf, len(buf), false
+}
+
+// room makes room for n more bytes of the reply, or reports that they
+// would take it past kRESPMaxReply. The buffer at least doubles when it
+// grows, but never past what a reply of kRESPMaxReply needs.
+func (w *respWriter) room(n int) bool {
+	if w.over || len(w.buf)+n-w.start > kRESPMaxReply {
+		w.over = true
+		return false
 	}
-	panic("respTranslate: unknown tag") // only the server's own replies come here
-}
-
-// respErrText gives an error of the book's commands the text Redis sends
-// for the same mistake, where there is one; clients look at the first word
-// (WRONGTYPE) and people at the rest.
-func respErrText(code int32, text string) string {
-	switch {
-	case code == proto.ErrType:
-		return errWrongType
-	case text == "expect fp number":
-		return "ERR value is not a valid float"
-	case text == "expect int" || text == "expect int64":
-		return errNotInt
+	if len(w.buf)+n > cap(w.buf) {
+		grown := make([]byte, len(w.buf), min(max(2*cap(w.buf), len(w.buf)+n), w.start+kRESPMaxReply))
+		copy(grown, w.buf)
+		w.buf = grown
 	}
-	return "ERR " + text
+	return true
 }
 
+func (w *respWriter) outNil() {
+	if w.room(respHeaderMax) {
+		w.buf = resp.AppendNull(w.buf, w.ver)
+	}
+}
+
+func (w *respWriter) outStr(s string) {
+	if w.room(respHeaderMax + len(s)) {
+		w.buf = resp.AppendBulk(w.buf, s)
+	}
+}
+
+// outBulk is outStr for bytes, such as an argument of the request.
+func (w *respWriter) outBulk(b []byte) {
+	if w.room(respHeaderMax + len(b)) {
+		w.buf = resp.AppendBulk(w.buf, b)
+	}
+}
+
+func (w *respWriter) outInt(n int64) {
+	if w.room(respHeaderMax) {
+		w.buf = resp.AppendInt(w.buf, n)
+	}
+}
+
+// outDbl writes a score as Redis 7.0 does (see resp.AppendDouble).
+func (w *respWriter) outDbl(f float64) {
+	if w.room(respHeaderMax + 24) { // "-1.2345678901234567e-308"
+		w.buf = resp.AppendDouble(w.buf, f, w.ver)
+	}
+}
+
+func (w *respWriter) outArr(n int) {
+	if w.room(respHeaderMax) {
+		w.buf = resp.AppendArray(w.buf, n)
+	}
+}
+
+// outMap starts a map of n pairs: RESP3 has maps; in RESP2 it is an array
+// of 2n elements, as Redis sends HGETALL.
+func (w *respWriter) outMap(n int) {
+	if w.room(respHeaderMax) {
+		w.buf = resp.AppendMap(w.buf, n, w.ver)
+	}
+}
+
+// outErr writes an error of the book's commands in Redis's words: the
+// code says what went wrong, and Redis has its own text for a wrong type.
+func (w *respWriter) outErr(code int32, msg string) {
+	if code == proto.CodeType {
+		w.err(errWrongType)
+		return
+	}
+	w.err("ERR " + msg)
+}
+
+// err writes an error with its whole text, kind first ("ERR ...",
+// "WRONGTYPE ...").
+func (w *respWriter) err(text string) {
+	if w.room(respHeaderMax + len(text)) {
+		w.buf = resp.AppendError(w.buf, text)
+	}
+}
+
+// simple writes a simple string: "+OK".
+func (w *respWriter) simple(s string) {
+	if w.room(respHeaderMax + len(s)) {
+		w.buf = resp.AppendSimple(w.buf, s)
+	}
+}
+
+func (w *respWriter) beginArr() int { return len(w.buf) }
+
+// endArr puts the header of an array of n elements before them, at at.
+// RESP writes a count in as many digits as it takes, so the elements move
+// up to make room, as Redis does for a reply of a length not known ahead.
+func (w *respWriter) endArr(at, n int) {
+	var hdr [respHeaderMax]byte
+	h := resp.AppendArray(hdr[:0], n)
+	if !w.room(len(h)) {
+		return
+	}
+	w.buf = w.buf[:len(w.buf)+len(h)]
+	copy(w.buf[at+len(h):], w.buf[at:])
+	copy(w.buf[at:], h)
+}
+
+func (w *respWriter) size() int { return len(w.buf) }
+
+func (w *respWriter) truncate(at int) {
+	w.buf = w.buf[:at]
+	w.over = false
+}
+
+// Redis's texts for the errors many commands share.
 const (
 	errWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
 	errNotInt    = "ERR value is not an integer or out of range"
+	errNotFloat  = "ERR value is not a valid float"
 	errSyntax    = "ERR syntax error"
 )
-
-// globMatch reports whether s matches the glob pattern of Redis's KEYS:
-// * (any run), ? (any byte), [abc], [^abc] or [a-z] (a set), and \x (x
-// itself).
-func globMatch(pattern, s string) bool {
-	for len(pattern) > 0 {
-		switch pattern[0] {
-		case '*':
-			for len(pattern) > 1 && pattern[1] == '*' {
-				pattern = pattern[1:]
-			}
-			if len(pattern) == 1 {
-				return true
-			}
-			for i := 0; i <= len(s); i++ {
-				if globMatch(pattern[1:], s[i:]) {
-					return true
-				}
-			}
-			return false
-		case '?':
-			if len(s) == 0 {
-				return false
-			}
-			s = s[1:]
-			pattern = pattern[1:]
-		case '[':
-			if len(s) == 0 {
-				return false
-			}
-			var ok bool
-			if ok, pattern = matchSet(pattern[1:], s[0]); !ok {
-				return false
-			}
-			s = s[1:]
-		default:
-			if pattern[0] == '\\' && len(pattern) > 1 {
-				pattern = pattern[1:]
-			}
-			if len(s) == 0 || s[0] != pattern[0] {
-				return false
-			}
-			s = s[1:]
-			pattern = pattern[1:]
-		}
-	}
-	return len(s) == 0
-}
-
-// matchSet matches c against the set at the front of p (just after the
-// '['), and returns what follows the set's closing ']'. An unclosed set
-// runs to the end of the pattern, as in Redis.
-func matchSet(p string, c byte) (bool, string) {
-	not := len(p) > 0 && p[0] == '^'
-	if not {
-		p = p[1:]
-	}
-	match := false
-	for len(p) > 0 && p[0] != ']' {
-		switch {
-		case p[0] == '\\' && len(p) > 1:
-			match = match || p[1] == c
-			p = p[2:]
-		case len(p) > 2 && p[1] == '-' && p[2] != ']':
-			lo, hi := p[0], p[2]
-			if lo > hi {
-				lo, hi = hi, lo
-			}
-			match = match || lo <= c && c <= hi
-			p = p[3:]
-		default:
-			match = match || p[0] == c
-			p = p[1:]
-		}
-	}
-	if len(p) > 0 {
-		p = p[1:] // the ']'
-	}
-	return match != not, p
-}

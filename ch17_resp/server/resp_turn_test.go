@@ -17,7 +17,7 @@ import (
 func TestRESPTurnBounded(t *testing.T) {
 	srv, cli := testPair(t, unix.SOCK_STREAM)
 	conn := newTestConn(t, srv)
-	conn.resp = newRESPState()
+	conn.framing = newRESPState()
 	val := strings.Repeat("v", 4000)
 	run("set", "k", val)
 	reply := []byte(fmt.Sprintf("$%d\r\n%s\r\n", len(val), val))
@@ -33,5 +33,5 @@ func TestRESPTurnBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	checkTurns(t, conn, cli, reply, n, requestReady)
+	checkTurns(t, conn, cli, reply, n, conn.framing.requestReady)
 }
