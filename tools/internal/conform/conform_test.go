@@ -91,26 +91,6 @@ func run(t *testing.T, cfg Config, ids ...string) (*Summary, string) {
 // limit keeps the chapters' runs from all competing for the CPU at once.
 var limit = make(chan struct{}, 3)
 
-// pendingRESP are the ch17 checks where chapter 17 does not yet answer as
-// Redis does (issue 22 brings it in line). Against ch17 they are logged,
-// not failed; against Redis they must pass like every other check.
-var pendingRESP = []string{
-	"SET's options",
-	"sorted sets:",
-	"errors in Redis's words",
-	"what clients send on connecting",
-	"transactions:",
-}
-
-func pending(check string) bool {
-	for _, p := range pendingRESP {
-		if strings.HasPrefix(check, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // TestChapters: every chapter's server passes its own stage, and the
 // earlier stages whose wire format it shares. (Only ch12's stage has the
 // slow idle-timeout check, so each chapter from ch12 on runs it once.)
@@ -132,18 +112,6 @@ func TestChapters(t *testing.T) {
 			var out string
 			if st.Kind == kindRESP {
 				sum, out = run(t, Config{Server: []string{cmd[0], "-addr", "127.0.0.1:0", "-resp-addr", "{addr}"}}, st.ID)
-				var rest []Result
-				for _, r := range sum.Results {
-					if r.Outcome == Failed && pending(r.Check) {
-						t.Logf("pending (issue 22): %s %s:\n%s", r.Stage, r.Check, r.Detail)
-						continue
-					}
-					if r.Outcome == OK && pending(r.Check) {
-						t.Logf("%s now passes: drop it from pendingRESP", r.Check)
-					}
-					rest = append(rest, r)
-				}
-				sum.Results = rest
 				// The book's listener, without a RESP one to share ports.
 				cmd = append(cmd, "-resp-addr", "")
 				for i := len(Stages()) - 1; i >= 0; i-- {
