@@ -69,7 +69,9 @@ func Params(dir string) testscript.Params {
 		Dir: dir,
 		// A client stuck waiting for a reply is killed, and its script
 		// failed, after this rather than at the end of go test's timeout.
-		Deadline:            time.Now().Add(2 * time.Minute),
+		// It only guards against a hang: generous, and scaled by
+		// BYOR_TIMEOUT_SCALE on a slow machine.
+		Deadline:            time.Now().Add(Scale(2 * time.Minute)),
 		RequireExplicitExec: true,
 		Cmds:                cmds,
 		Setup:               setup,
