@@ -35,6 +35,10 @@ func fakeServer(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	// SIGTERM is caught before the listening line, like the chapters'
+	// servers do: a test may stop the server as soon as it reads the line.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM)
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -57,8 +61,6 @@ func fakeServer(args []string) int {
 			c.Close()
 		}
 	}()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM)
 	<-sig
 	mu.Lock()
 	fmt.Fprintln(os.Stderr, "terminated")
