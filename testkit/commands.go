@@ -98,7 +98,7 @@ func cmdWaitLog(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdWaitFor is the script command "waitfor regexp cmd [args...]": it runs
-// cmd every 50 ms, for up to 10 s, until its stdout matches regexp. It is
+// cmd every 50 ms, for up to Scale(30s), until its stdout matches regexp. It is
 // how scripts wait for something that happens in time, such as a key
 // expiring, without a fixed sleep.
 func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
@@ -106,14 +106,15 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: waitfor regexp cmd [args...]")
 	}
 	re := scriptRegexp(ts, args[0])
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	limit := Scale(30 * time.Second)
+	for deadline := time.Now().Add(limit); ; {
 		err := ts.Exec(args[1], args[2:]...)
 		out := ts.ReadFile("stdout")
 		if err == nil && re.MatchString(out) {
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("after 10s, %s still prints %q (error %v), not matching %q", args[1], out, err, args[0])
+			ts.Fatalf("after %v, %s still prints %q (error %v), not matching %q", limit, args[1], out, err, args[0])
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

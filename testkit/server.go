@@ -2,7 +2,6 @@ package testkit
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os/exec"
 	"regexp"
@@ -49,7 +48,8 @@ func StartServer(args ...string) (*Server, error) {
 	}()
 
 	listening := regexp.MustCompile(`(?m)^listening on (\S+)$`)
-	deadline := time.After(10 * time.Second)
+	limit := Scale(30 * time.Second)
+	deadline := time.After(limit)
 	for {
 		if m := listening.FindStringSubmatch(p.stderr.String()); m != nil {
 			p.Addr = m[1]
@@ -60,14 +60,14 @@ func StartServer(args ...string) (*Server, error) {
 			return nil, fmt.Errorf("server exited before listening (%v):\n%s", p.waitErr, p.stderr.String())
 		case <-deadline:
 			p.kill()
-			return nil, fmt.Errorf("server not listening after 10s:\n%s", p.stderr.String())
+			return nil, fmt.Errorf("server not listening after %v:\n%s", limit, p.stderr.String())
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
 }
 
 // Stop sends SIGTERM and waits for the server to exit. A server that exits
-// with an error, or does not exit within 10s, is an error.
+// with an error, or does not exit within Scale(30s), is an error.
 func (p *Server) Stop() error {
 	select {
 	case <-p.exited:
@@ -75,12 +75,13 @@ func (p *Server) Stop() error {
 	default:
 	}
 	p.cmd.Process.Signal(syscall.SIGTERM)
+	limit := Scale(30 * time.Second)
 	select {
 	case <-p.exited:
 		return p.waitErr
-	case <-time.After(10 * time.Second):
+	case <-time.After(limit):
 		p.kill()
-		return errors.New("server ignored SIGTERM for 10s")
+		return fmt.Errorf("server ignored SIGTERM for %v", limit)
 	}
 }
 
@@ -92,9 +93,9 @@ func (p *Server) kill() {
 	<-p.exited
 }
 
-// WaitLog waits up to 10s for the server's stderr to match re.
+// WaitLog waits up to Scale(30s) for the server's stderr to match re.
 func (p *Server) WaitLog(re *regexp.Regexp) error {
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(Scale(30 * time.Second))
 	for !re.MatchString(p.stderr.String()) {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("server stderr never matched %q:\n%s", re, p.stderr.String())

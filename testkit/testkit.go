@@ -69,7 +69,9 @@ func Params(dir string) testscript.Params {
 		Dir: dir,
 		// A client stuck waiting for a reply is killed, and its script
 		// failed, after this rather than at the end of go test's timeout.
-		Deadline:            time.Now().Add(2 * time.Minute),
+		// It only guards against a hang: generous, and scaled by
+		// BYOR_TIMEOUT_SCALE on a slow machine.
+		Deadline:            time.Now().Add(Scale(2 * time.Minute)),
 		RequireExplicitExec: true,
 		Cmds:                cmds,
 		Setup:               setup,
@@ -78,6 +80,14 @@ func Params(dir string) testscript.Params {
 
 // Run replays the sessions in dir: each starts the server, runs the client
 // and compares what both print with what the script expects.
+//
+// A go test -timeout shorter than the scripts' own deadline becomes their
+// deadline, so that a hung client is killed, and its script fails with
+// what it printed, before go test gives up on the whole binary.
 func Run(t *testing.T, dir string) {
-	testscript.Run(t, Params(dir))
+	p := Params(dir)
+	if d, ok := t.Deadline(); ok && d.Before(p.Deadline) {
+		p.Deadline = d
+	}
+	testscript.Run(t, p)
 }

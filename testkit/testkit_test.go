@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -34,6 +35,10 @@ func fakeServer(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	// SIGTERM is caught before the listening line, like the chapters'
+	// servers do: a test may stop the server as soon as it reads the line.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM)
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -56,8 +61,6 @@ func fakeServer(args []string) int {
 			c.Close()
 		}
 	}()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM)
 	<-sig
 	mu.Lock()
 	fmt.Fprintln(os.Stderr, "terminated")
@@ -172,5 +175,18 @@ func TestStartTestServer(t *testing.T) {
 	}
 	if err := srv.WaitLog(regexp.MustCompile(`(?m)^got: hi$`)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestScale: BYOR_TIMEOUT_SCALE multiplies the hang guards; nonsense is 1.
+func TestScale(t *testing.T) {
+	for _, c := range []struct {
+		env  string
+		want time.Duration
+	}{{"", 10 * time.Second}, {"3", 30 * time.Second}, {"0.5", 5 * time.Second}, {"x", 10 * time.Second}, {"-2", 10 * time.Second}} {
+		t.Setenv(testkit.ScaleEnv, c.env)
+		if got := testkit.Scale(10 * time.Second); got != c.want {
+			t.Errorf("%s=%q: Scale(10s) = %v, want %v", testkit.ScaleEnv, c.env, got, c.want)
+		}
 	}
 }

@@ -51,6 +51,10 @@ func Main(args []string) int {
 	}
 	idleTimeoutMs = uint64(idle.Milliseconds())
 
+	// Signals are handled before the listener exists: connections
+	// complete as soon as listen() returns, and whoever connects may
+	// signal the server at once.
+	exitOnSignal()
 	fd, err := sock.Listen(sa)
 	if err != nil {
 		msg("server: %v", err)
@@ -61,7 +65,6 @@ func Main(args []string) int {
 		msg("server: %v", err)
 		return 1
 	}
-	exitOnSignal()
 	msg("listening on %s", bound)
 	if err := serve(fd); err != nil {
 		msg("server: %v", err)

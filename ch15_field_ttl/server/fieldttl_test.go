@@ -14,14 +14,7 @@ import (
 // without an expiry are never touched, and the hash's timer goes once no
 // field has an expiry left.
 func TestMassFieldExpiryIsBounded(t *testing.T) {
-	resetData(t)
 	const n = 100_000
-	set := []string{"hset", "h", "keeper", "v"}
-	for i := 0; i < n; i++ {
-		set = append(set, fmt.Sprintf("f%d", i), "v")
-	}
-	run(set...) // in-process, so no request size limit applies
-	run("set", "s", "v")
 	// The TTLs are set in batches whose reply (one integer per field) fits
 	// in a message, prepared before the time is chosen.
 	const batch = 400
@@ -33,20 +26,39 @@ func TestMassFieldExpiryIsBounded(t *testing.T) {
 		}
 		expires = append(expires, expire)
 	}
-	// Far enough ahead that the fields are still live when the commands
-	// run, even under the race detector, where handling 100,000 arguments
-	// takes more than 50 ms.
-	at := getUnixMs() + 1000
-	for _, expire := range expires {
-		expire[2] = fmt.Sprint(at)
-		run(expire...)
+	// The expiry time must be far enough ahead that every field is still
+	// live when the last batch is set: a time already past deletes the
+	// field at once. How long setting them takes depends on the machine
+	// (the race detector, a loaded CI box), so a margin that proves too
+	// short is doubled and the hash set up again.
+	var at uint64
+	for margin := uint64(1000); ; margin *= 2 {
+		resetData(t)
+		set := []string{"hset", "h", "keeper", "v"}
+		for i := 0; i < n; i++ {
+			set = append(set, fmt.Sprintf("f%d", i), "v")
+		}
+		run(set...) // in-process, so no request size limit applies
+		run("set", "s", "v")
+		at = getUnixMs() + margin
+		for _, expire := range expires {
+			expire[2] = fmt.Sprint(at)
+			run(expire...)
+		}
+		if getUnixMs() < at {
+			break
+		}
+		if margin > 100_000 {
+			t.Fatalf("setting %d TTLs took more than %d ms", n, margin)
+		}
+		t.Logf("setting the TTLs took more than %d ms; again with twice the margin", margin)
 	}
 	if len(gData.fieldHeap) != 1 {
 		t.Fatalf("%d hash timers, want 1 (one per hash, not per field)", len(gData.fieldHeap))
 	}
 
 	// Wait for the wall clock to pass the expiry time.
-	for deadline := time.Now().Add(10 * time.Second); getUnixMs() <= at; time.Sleep(time.Millisecond) {
+	for deadline := time.UnixMilli(int64(at)).Add(10 * time.Second); getUnixMs() <= at; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the wall clock did not move")
 		}

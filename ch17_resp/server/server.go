@@ -85,21 +85,6 @@ func Main(args []string) int {
 	// and a smaller headroom costs little CPU: it is the memory per key.
 	debug.SetGCPercent(*gcPercent)
 
-	fd, err := sock.Listen(sa)
-	if err != nil {
-		msg("server: %v", err)
-		return 1
-	}
-	bound, err := sock.LocalAddr(fd)
-	if err != nil {
-		msg("server: %v", err)
-		return 1
-	}
-	// Redis's protocol, on a second listener of the same event loop.
-	if err := respListen(respSA); err != nil {
-		msg("server: %v", err)
-		return 1
-	}
 	atExit := func() {}
 	if *cpuProfile != "" {
 		// The profile is written when the server exits, on SIGINT or
@@ -118,7 +103,25 @@ func Main(args []string) int {
 			f.Close()
 		}
 	}
+	// Signals are handled before the listeners exist: connections
+	// complete as soon as listen() returns, and whoever connects may
+	// signal the server at once.
 	exitOnSignal(atExit)
+	fd, err := sock.Listen(sa)
+	if err != nil {
+		msg("server: %v", err)
+		return 1
+	}
+	bound, err := sock.LocalAddr(fd)
+	if err != nil {
+		msg("server: %v", err)
+		return 1
+	}
+	// Redis's protocol, on a second listener of the same event loop.
+	if err := respListen(respSA); err != nil {
+		msg("server: %v", err)
+		return 1
+	}
 	msg("listening on %s", bound)
 	// serve returns only when the event loop fails.
 	msg("server: %v", serve(fd))

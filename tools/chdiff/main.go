@@ -7,7 +7,7 @@
 //
 // Run it from the repository root:
 //
-//	go run ./tools/chdiff [-stat] [-code] A B
+//	go run ./tools/chdiff [-stat] [-code] A B     (A, B: ch07_basic or ch07)
 //	go run ./tools/chdiff -write docs/diffs
 //	go run ./tools/chdiff -check-diffs docs/diffs
 //	go run ./tools/chdiff -lineage
@@ -20,14 +20,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/docgen"
 )
 
 const usage = `usage:
-  chdiff [-stat] [-code] A B  diff chapter directory A against B; -code leaves out
-                              tests, test data, docs and the LESSON file
+  chdiff [-stat] [-code] A B  diff chapter A against B (a directory, ch07_basic, or
+                              just its number, ch07): code first, then tests, test
+                              data, docs and LESSON, the fuzz corpus last; -code
+                              leaves out all but the code; -stat prints changed-line
+                              counts per file instead
   chdiff -write DIR           write DIR/A..B.diff for each pair of neighbouring chapters,
                               removing .diff files for pairs that no longer exist
   chdiff -check-diffs DIR     fail if DIR differs from what -write would produce
@@ -40,7 +45,8 @@ const usage = `usage:
   chdiff -check-docs DIR      fail if -docs would change DIR/*.md or DIR/diffs
 
 Each chapter's module path is folded to ` + chapters.Placeholder + `, and its name
-to ` + chapters.NamePlaceholder + `, in its text files; go.sum files are left out, and so are files
+to ` + chapters.NamePlaceholder + `, in its text files, and the workshop's "// exercise:" marker
+lines are dropped from Go files; go.sum files are left out, and so are files
 git ignores. Chapters are the chNN_name directories with a go.mod.
 
 flags:
@@ -125,7 +131,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	default:
 		var ds []chapters.FileDiff
-		ds, err = chapters.DiffChapters(*root, fs.Arg(0), fs.Arg(1))
+		var a, b string
+		if a, err = chapterDir(*root, fs.Arg(0)); err == nil {
+			if b, err = chapterDir(*root, fs.Arg(1)); err == nil {
+				ds, err = chapters.DiffChapters(*root, a, b)
+			}
+		}
 		if *code {
 			ds = chapters.CodeOnly(ds)
 		}
@@ -140,4 +151,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// chapterDir returns the chapter directory arg names: a directory under
+// root as it is, or a chapter's number ("ch07", as tools/conform takes
+// it) as the one chapter directory it starts (ch07_basic).
+func chapterDir(root, arg string) (string, error) {
+	arg = strings.TrimSuffix(arg, "/")
+	if info, err := os.Stat(filepath.Join(root, arg)); err == nil && info.IsDir() {
+		return arg, nil
+	}
+	chs, err := chapters.List(root)
+	if err != nil {
+		return "", err
+	}
+	for _, ch := range chs {
+		if strings.HasPrefix(ch.Name, arg+"_") {
+			return ch.Name, nil
+		}
+	}
+	return "", fmt.Errorf("no chapter %s under %s (a chNN_name directory, or chNN)", arg, root)
 }

@@ -165,3 +165,19 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestChapterByNumber: a chapter may be named by its number alone, as
+// tools/conform names it; an unknown one is an error that says so.
+func TestChapterByNumber(t *testing.T) {
+	root := fixture(t)
+	code, full, stderr := chdiff("-root", root, "ch01_one", "ch02_two")
+	if code != 0 || !strings.Contains(full, "println(2)") {
+		t.Fatalf("chdiff ch01_one ch02_two: exit %d, stdout %q, stderr %q", code, full, stderr)
+	}
+	if code, out, stderr := chdiff("-root", root, "ch01", "ch02/"); code != 0 || out != full {
+		t.Errorf("chdiff ch01 ch02/: exit %d, stderr %q, stdout\n%s\nwant\n%s", code, stderr, out, full)
+	}
+	if code, _, stderr := chdiff("-root", root, "ch01", "ch09"); code != 1 || !strings.Contains(stderr, "no chapter ch09") {
+		t.Errorf("chdiff ch01 ch09: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -15,16 +15,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-)
 
-// heavySuite skips a test unless the heavy suites were asked for: the
-// browser tests start Chromium, which is slow and not on every machine.
-func heavySuite(t *testing.T) {
-	t.Helper()
-	if os.Getenv("BYOR_HEAVY") != "1" {
-		t.Skip("a heavy suite: set BYOR_HEAVY=1 to run it")
-	}
-}
+	"example.com/byor/testkit"
+)
 
 // chromium finds a Chromium binary, or skips the test.
 func chromium(t *testing.T) string {
@@ -42,7 +35,7 @@ func chromium(t *testing.T) string {
 // with a fresh profile that talks to nothing but the explorer, and runs
 // each check in a tab of its own.
 func TestBrowser(t *testing.T) {
-	heavySuite(t)
+	testkit.Heavy(t)
 	exe := chromium(t)
 	srv := httptest.NewServer(handler())
 	defer srv.Close()

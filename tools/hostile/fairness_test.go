@@ -17,10 +17,16 @@ import (
 
 // TestFloodersDoNotStallOthers: many clients pipeline gets of a 4,000-byte
 // value and read the replies slowly, so their sockets keep becoming
-// writable again; meanwhile another client sends one get at a time. The
-// event loop must give every ready connection a short turn, so that the
-// well-behaved client waits for at most a few turns, not for the floods
-// of all the others to be written.
+// writable again; meanwhile another client sends one get at a time. Every
+// one of its gets must be answered, with the right value, while the flood
+// goes on.
+//
+// How long each get waited is reported, not judged: a time limit would
+// fail on a loaded machine. The fairness itself, a short turn for every
+// ready connection, is asserted by counting bytes per turn in the
+// chapters' own tests (TestTurnBounded in ch16 and ch17, and
+// TestRESPTurnBounded in ch17), which drive the event loop one turn at a
+// time.
 func TestFloodersDoNotStallOthers(t *testing.T) {
 	for _, ch := range []string{"ch16_performance", "ch17_resp"} {
 		t.Run(ch, func(t *testing.T) { testFlooders(t, ch, false) })
@@ -31,12 +37,8 @@ func TestFloodersDoNotStallOthers(t *testing.T) {
 
 // testFlooders runs the flood against chapter ch's server (in Redis's
 // protocol on its RESP listener if resp; the well-behaved client speaks
-// the book's) and fails if that client's slowest get takes longer than the
-// bound. The bound is generous (the machine running the tests may be
-// loaded); an event loop that lets one connection write most of a
-// megabyte per turn exceeds it.
+// the book's) and reports how long that client's gets took.
 func testFlooders(t *testing.T, ch string, resp bool) {
-	const bound = 400 * time.Millisecond
 	flooders, gets, dur := 1000, 4000, 3*time.Second
 	// For measuring by hand: HOSTILE_FLOODERS=300 HOSTILE_FLOOD_GETS=8000.
 	if s := os.Getenv("HOSTILE_FLOODERS"); s != "" {
@@ -100,20 +102,28 @@ func testFlooders(t *testing.T, ch string, resp bool) {
 		}()
 	}
 
-	// The well-behaved client: one get at a time, for dur.
+	// The well-behaved client: one get at a time, for dur (and at least
+	// 10 gets, however slow the machine).
 	var lats []time.Duration
-	for start := time.Now(); time.Since(start) < dur; {
+	for start := time.Now(); time.Since(start) < dur || len(lats) < 10; {
 		t0 := time.Now()
-		if v := c.do("get", "small"); v.Tag != wire.TagStr {
-			t.Fatalf("get small: %v", v)
+		if v := c.do("get", "small"); v.Tag != wire.TagStr || string(v.Str) != "v" {
+			t.Fatalf("get small, after %d answered: %v", len(lats), v)
 		}
 		lats = append(lats, time.Since(t0))
 	}
 	slices.Sort(lats)
 	worst, p99 := lats[len(lats)-1], lats[len(lats)*99/100]
-	t.Logf("%d flooders reading slowly: %d gets by another client, p99 %v, slowest %v",
-		flooders, len(lats), p99, worst)
-	if worst > bound {
-		t.Errorf("a get took %v while others flooded, past %v", worst, bound)
+	t.Logf("%d flooders reading slowly: %d gets by another client, p99 %v, slowest %v (load %s)",
+		flooders, len(lats), p99, worst, loadAvg())
+}
+
+// loadAvg returns the machine's load averages, to read beside a reported
+// time: a figure taken on a busy machine says little.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
 	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
 }

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"example.com/byor/testkit"
 	"example.com/byor/tools/internal/serverproc"
 	"example.com/byor/tools/internal/wire"
 )
@@ -37,7 +38,10 @@ func startWithOutput(t *testing.T, ch string, stdout, stderr *os.File, args ...s
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
 	})
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	// Its stdout and stderr may be pipes nobody reads, so a connect, not
+	// the listening line, says it has started; these tests send it no
+	// signal, for which a connect would be too early (see waitListening).
+	for deadline := time.Now().Add(testkit.Scale(30 * time.Second)); ; time.Sleep(10 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
 			return addr, cmd, exited
@@ -102,8 +106,8 @@ func TestUnreadLogDoesNotBlock(t *testing.T) {
 				if err != nil {
 					t.Fatalf("connecting 3,000 times: %v", err)
 				}
-			case <-time.After(60 * time.Second):
-				t.Fatal("3,000 connections not served within 60 s: the server is blocked")
+			case <-time.After(testkit.Scale(2 * time.Minute)):
+				t.Fatal("3,000 connections not served within minutes: the server is blocked")
 			}
 			c := dial(t, addr)
 			c.conn.SetDeadline(time.Now().Add(5 * time.Second))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"example.com/byor/testkit"
 	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/serverproc"
 	"example.com/byor/tools/internal/wire"
@@ -42,9 +44,12 @@ var (
 	built   = map[string]string{}
 )
 
-// serverBin builds chapter ch's server once per test run and returns its path.
+// serverBin builds chapter ch's server once per test run and returns its
+// path. Every test here runs servers, so this is where the suite is gated:
+// it runs only with the heavy suites (see testkit.Heavy).
 func serverBin(t *testing.T, ch string) string {
 	t.Helper()
+	testkit.Heavy(t)
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	if bin, ok := built[ch]; ok {
@@ -59,26 +64,15 @@ func serverBin(t *testing.T, ch string) string {
 }
 
 // startServer runs chapter ch's server on a free loopback port with the
-// extra arguments args. If nofile > 0, the server's RLIMIT_NOFILE is then
-// lowered to nofile (as `prlimit --nofile` would). The server is stopped
-// when the test ends.
+// extra arguments args, and waits until it has logged that it listens.
+// If nofile > 0, the server's RLIMIT_NOFILE is then lowered to nofile (as
+// `prlimit --nofile` would). The server is stopped when the test ends.
 func startServer(t *testing.T, ch string, nofile uint64, args ...string) *serverproc.Process {
 	t.Helper()
-	bin := serverBin(t, ch)
-	addr, err := serverproc.FreeAddr()
-	if err != nil {
+	p := startAccepting(t, ch, args...)
+	if err := waitListening(p); err != nil {
 		t.Fatal(err)
 	}
-	argv := append(append([]string{bin, "-addr", addr}, respFlags(bin)...), args...)
-	p, err := serverproc.Start(argv, addr, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if p.Running() {
-			p.Stop(5 * time.Second)
-		}
-	})
 	if nofile > 0 {
 		lim := unix.Rlimit{Cur: nofile, Max: nofile}
 		if err := unix.Prlimit(p.Pid(), unix.RLIMIT_NOFILE, &lim, nil); err != nil {
@@ -86,6 +80,53 @@ func startServer(t *testing.T, ch string, nofile uint64, args ...string) *server
 		}
 	}
 	return p
+}
+
+// startAccepting runs chapter ch's server like startServer but returns as
+// soon as it accepts a connection, which may be before it has logged that
+// it listens, or set up anything after listen().
+func startAccepting(t *testing.T, ch string, args ...string) *serverproc.Process {
+	t.Helper()
+	bin := serverBin(t, ch)
+	addr, err := serverproc.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := append(append([]string{bin, "-addr", addr}, respFlags(bin)...), args...)
+	p, err := serverproc.Start(argv, addr, testkit.Scale(30*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if p.Running() {
+			p.Stop(testkit.Scale(10 * time.Second))
+		}
+	})
+	return p
+}
+
+// listening matches the line every chapter's server logs once it is
+// ready: after its listeners (ch17's RESP one logs its own line before),
+// and after it handles signals.
+var listening = regexp.MustCompile(`(?m)^listening on \S+$`)
+
+// waitListening waits until the server has logged its listening line. A
+// successful connect is not enough: the kernel completes connections as
+// soon as listen() returns, before the server has done the rest of its
+// start-up (installed its signal handlers, opened a second listener).
+func waitListening(p *serverproc.Process) error {
+	limit := testkit.Scale(30 * time.Second)
+	deadline := time.Now().Add(limit)
+	for !listening.MatchString(p.Stderr()) {
+		if !p.Running() {
+			return fmt.Errorf("the server exited before logging that it listens:\n%s", p.Stderr())
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the server did not log that it listens within %v:\n%s", limit, p.Stderr())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
 }
 
 // serverUsage returns the usage text (-h) of the server binary bin, read
@@ -121,7 +162,7 @@ func logConnsFlag(t *testing.T, ch string) []string {
 }
 
 // respAddr returns where a server started by startServer serves RESP,
-// which it logs before it starts accepting.
+// which it logs before its listening line (see waitListening).
 func respAddr(t *testing.T, p *serverproc.Process) string {
 	t.Helper()
 	for _, line := range strings.Split(p.Stderr(), "\n") {

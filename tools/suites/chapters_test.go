@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"example.com/byor/testkit"
 	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/serverproc"
 )
@@ -84,9 +85,11 @@ func listChapters(t *testing.T, from int) []chapter {
 var builds sync.Map // chapter name -> func() (string, error)
 
 // server returns the path of the chapter's server binary, building it the
-// first time.
+// first time. Every suite here runs servers, so this is where they are
+// gated: they run only with the heavy suites (see testkit.Heavy).
 func (c chapter) server(t *testing.T) string {
 	t.Helper()
+	testkit.Heavy(t)
 	f, _ := builds.LoadOrStore(c.name, sync.OnceValues(func() (string, error) {
 		srv, _, err := serverproc.Build(filepath.Join(root, c.name), binDir)
 		return srv, err
@@ -145,7 +148,7 @@ func (c chapter) start(t *testing.T, args ...string) *serverproc.Process {
 			t.Fatal(err)
 		}
 		argv := append(append([]string{srv, "-addr", addr}, c.extraFlags(t, srv)...), args...)
-		p, err = serverproc.Start(argv, addr, 20*time.Second)
+		p, err = serverproc.Start(argv, addr, testkit.Scale(30*time.Second))
 		if err == nil {
 			break
 		}
@@ -154,14 +157,39 @@ func (c chapter) start(t *testing.T, args ...string) *serverproc.Process {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := p.Stop(10 * time.Second); err != nil {
+		if err := p.Stop(testkit.Scale(10 * time.Second)); err != nil {
 			t.Errorf("stopping the server: %v", err)
 		}
 		if t.Failed() {
 			t.Logf("server stdout:\n%s\nserver stderr:\n%s", p.Stdout(), p.Stderr())
 		}
 	})
+	if err := waitListening(p); err != nil {
+		t.Fatal(err)
+	}
 	return p
+}
+
+// listening matches the line every chapter's server logs once it is
+// ready: after its listeners and its signal handlers.
+var listening = regexp.MustCompile(`(?m)^listening on \S+$`)
+
+// waitListening waits until the server has logged its listening line. A
+// successful connect is not enough: the kernel completes connections as
+// soon as listen() returns, before the server has finished starting.
+func waitListening(p *serverproc.Process) error {
+	limit := testkit.Scale(30 * time.Second)
+	deadline := time.Now().Add(limit)
+	for !listening.MatchString(p.Stderr()) {
+		if !p.Running() {
+			return fmt.Errorf("the server exited before logging that it listens:\n%s", p.Stderr())
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the server did not log that it listens within %v:\n%s", limit, p.Stderr())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
 }
 
 // req frames a command as the chapter's client would: from ch07 a list of

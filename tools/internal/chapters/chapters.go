@@ -260,8 +260,31 @@ func newFile(rel string, data []byte, module, name string) *File {
 		f.Skip = "binary (contains NUL bytes)"
 	default:
 		f.Data = FoldName(Fold(data, module), name)
+		if strings.HasSuffix(rel, ".go") {
+			f.Data = FoldMarkers(f.Data)
+		}
 	}
 	return f
+}
+
+// FoldMarkers drops the workshop's exercise markers from Go source: the
+// comment lines "// exercise: ID" and "// end exercise: ID" that mark the
+// code an exercise cuts (see tools/internal/workshop). They are for the
+// workshop tool, not the lesson, so they are left out of chapter diffs as
+// module paths are, and lineage ignores them.
+func FoldMarkers(data []byte) []byte {
+	if !bytes.Contains(data, []byte("exercise:")) {
+		return data
+	}
+	var out bytes.Buffer
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		t := bytes.TrimSpace(line)
+		if bytes.HasPrefix(t, []byte("// exercise:")) || bytes.HasPrefix(t, []byte("// end exercise:")) {
+			continue
+		}
+		out.Write(line)
+	}
+	return out.Bytes()
 }
 
 // Paths returns the sorted union of the file paths of the given trees.

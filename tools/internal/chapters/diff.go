@@ -21,11 +21,13 @@ type FileDiff struct {
 }
 
 // Diff compares two chapter trees and returns one FileDiff per changed file,
-// sorted by path. A file present on one side only is diffed against
-// /dev/null, as git does.
+// in reading order (see readingOrder). A file present on one side only is
+// diffed against /dev/null, as git does.
 func Diff(old, new *Tree) []FileDiff {
 	var ds []FileDiff
-	for _, p := range Paths(old, new) {
+	paths := Paths(old, new)
+	sort.SliceStable(paths, func(i, j int) bool { return readingOrder(paths[i]) < readingOrder(paths[j]) })
+	for _, p := range paths {
 		of, nf := old.Files[p], new.Files[p]
 		oldName, newName := "a/"+old.Name+"/"+p, "b/"+new.Name+"/"+p
 		var oldData, newData []byte
@@ -58,6 +60,24 @@ func Diff(old, new *Tree) []FileDiff {
 		ds = append(ds, d)
 	}
 	return ds
+}
+
+// readingOrder ranks a chapter file for a diff's reader: the code the
+// lesson is about first, then its tests, the sessions and other test
+// data, the chapter's README and LESSON, and last the fuzz corpus, which
+// is generated inputs nobody reads. Within a rank, files go by path.
+func readingOrder(rel string) int {
+	switch {
+	case strings.HasPrefix(rel, "testdata/fuzz/") || strings.Contains(rel, "/testdata/fuzz/"):
+		return 4
+	case strings.HasSuffix(rel, ".md") || rel == ManifestName:
+		return 3
+	case rel == "testdata" || strings.HasPrefix(rel, "testdata/") || strings.Contains(rel, "/testdata/"):
+		return 2
+	case strings.HasSuffix(rel, "_test.go"):
+		return 1
+	}
+	return 0
 }
 
 // countChanges counts the added and removed lines of a unified diff,

@@ -89,3 +89,35 @@ func TestDiffUnifiedNamesAndNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffReadingOrder: code first, then tests, test data, docs and the
+// LESSON file, and the fuzz corpus last; workshop markers never show.
+func TestDiffReadingOrder(t *testing.T) {
+	root := twoChapters(t, map[string]string{
+		"ch01_one/srv/srv.go":                  "package srv\n\nfunc F() int {\n\t// exercise: ch01-f\n\treturn 1\n\t// end exercise: ch01-f\n}\n",
+		"ch02_two/srv/srv.go":                  "package srv\n\nfunc F() int {\n\t// exercise: ch01-f\n\treturn 2\n\t// end exercise: ch01-f\n}\n",
+		"ch02_two/LESSON":                      "srv/srv.go\n",
+		"ch02_two/README.md":                   "# two\n",
+		"ch02_two/a_test.go":                   "package main\n",
+		"ch02_two/main.go":                     "package main\n",
+		"ch02_two/proto/testdata/fuzz/F/seed1": "go test fuzz v1\n",
+		"ch02_two/testdata/script/s.txtar":     "exec true\n",
+		"ch02_two/zz.go":                       "package main\n",
+	})
+	ds, err := DiffChapters(root, "ch01_one", "ch02_two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range ds {
+		got = append(got, d.Path)
+		if bytes.Contains(d.Text, []byte("exercise:")) {
+			t.Errorf("%s: the diff shows a workshop marker:\n%s", d.Path, d.Text)
+		}
+	}
+	want := []string{"main.go", "srv/srv.go", "zz.go", "a_test.go", "testdata/script/s.txtar",
+		"LESSON", "README.md", "proto/testdata/fuzz/F/seed1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"example.com/byor/testkit"
 	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/serverproc"
 )
@@ -34,6 +35,7 @@ var (
 // buildServers builds every chapter's server once, two at a time.
 func buildServers(t *testing.T) {
 	t.Helper()
+	testkit.Heavy(t) // every chapter built and run: a heavy suite
 	buildOnce.Do(func() {
 		root := FindRoot()
 		var err error

@@ -72,7 +72,7 @@ func Start(root string, ex Exercise, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	stubbed, err := copyChapter(src, dir, ex.ID)
+	stubbed, printed, err := copyChapter(src, dir, ex.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func Start(root string, ex Exercise, dir string) ([]string, error) {
 	if err := vendorRepoModules(root, dir); err != nil {
 		return nil, err
 	}
-	if err := writeReadme(dir, ex, stubbed); err != nil {
+	if err := writeReadme(dir, ex, stubbed, printed); err != nil {
 		return nil, err
 	}
 	meta, err := json.MarshalIndent(Meta{Exercise: ex.ID, Chapter: ex.Chapter, Module: module}, "", "  ")
@@ -103,7 +103,7 @@ func Solution(root string, ex Exercise, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if _, err := copyChapter(filepath.Join(root, ex.Chapter), dir, ""); err != nil {
+	if _, _, err := copyChapter(filepath.Join(root, ex.Chapter), dir, ""); err != nil {
 		return err
 	}
 	return vendorRepoModules(root, dir)
@@ -112,9 +112,11 @@ func Solution(root string, ex Exercise, dir string) error {
 // copyChapter copies the chapter tree src into dst, cutting exercise id
 // from its Go files and dropping every marker line. The chapter's README
 // becomes CHAPTER.md (README.md is the learner's); its LESSON file, which
-// only makes sense next to the previous chapter, is left out.
-func copyChapter(src, dst, id string) ([]string, error) {
+// only makes sense next to the previous chapter, is left out. It returns
+// the functions it stubbed and the lines the cut code prints.
+func copyChapter(src, dst, id string) ([]string, []Line, error) {
 	var stubbed []string
+	var printed []Line
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -141,8 +143,16 @@ func copyChapter(src, dst, id string) ([]string, error) {
 			return err
 		}
 		if strings.HasSuffix(rel, ".go") {
+			name := filepath.Join(filepath.Base(src), rel)
+			if !strings.HasSuffix(rel, "_test.go") && id != "" {
+				lines, err := PrintedLines(name, data, id)
+				if err != nil {
+					return err
+				}
+				printed = append(printed, lines...)
+			}
 			var fns []string
-			data, fns, err = Cut(filepath.Join(filepath.Base(src), rel), data, id)
+			data, fns, err = Cut(name, data, id)
 			if err != nil {
 				return err
 			}
@@ -152,7 +162,7 @@ func copyChapter(src, dst, id string) ([]string, error) {
 		}
 		return os.WriteFile(filepath.Join(dst, out), data, 0o644)
 	})
-	return stubbed, err
+	return stubbed, printed, err
 }
 
 // modulePath returns the module path declared in dir/go.mod.
@@ -374,7 +384,7 @@ func copyTree(src, dst string) error {
 }
 
 // writeReadme writes the learner's instructions into dir/README.md.
-func writeReadme(dir string, ex Exercise, stubbed []string) error {
+func writeReadme(dir string, ex Exercise, stubbed []string, printed []Line) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Exercise %s: %s\n\n", ex.ID, ex.Title)
 	fmt.Fprintf(&b, "This directory is chapter %s of the Go port of *Build Your Own Redis*,\n", ex.Chapter)
@@ -386,14 +396,29 @@ func writeReadme(dir string, ex Exercise, stubbed []string) error {
 		fmt.Fprintf(&b, "- %s\n", s)
 	}
 	b.WriteString("\nEverything else in the chapter works; read the code that calls yours,\nand the doc comment above each function. Imports that only the cut code\nused are gone too: add back what your code needs.\n\n")
-	b.WriteString("## Check your work\n\nThe tests that exercise your code first:\n\n")
+	if len(printed) > 0 {
+		b.WriteString("## What the tests expect to see\n\n")
+		b.WriteString("The tests compare what the server prints, line for line, so the code you\n")
+		b.WriteString("write must print exactly these lines (`%d`, `%s` and `%v` stand for the\n")
+		b.WriteString("values printed, as in `fmt.Printf`):\n\n")
+		for _, l := range printed {
+			fmt.Fprintf(&b, "    %s: %s\n", l.Stream, l.Format)
+		}
+		b.WriteString("\nstdout is what the server prints with fmt.Printf; stderr its log (msg).\n\n")
+	}
+	b.WriteString("## Check your work\n\nIn this directory, the tests that exercise your code first:\n\n")
 	for _, t := range ex.Tests {
 		fmt.Fprintf(&b, "    go test -run '%s' %s\n", t.Run, t.Pkg)
 	}
 	b.WriteString("\nthen every test of the chapter, and the server by hand:\n\n")
-	b.WriteString("    go test ./...\n    go run ./cmd/server            # in one terminal\n    go run ./cmd/client get k      # in another\n\n")
+	b.WriteString("    go test ./...\n    go run ./cmd/server               # in one terminal\n")
+	for _, c := range ClientCommands(ex.Chapter) {
+		fmt.Fprintf(&b, "    %s\n", c)
+	}
+	b.WriteString("\n(the client commands in another terminal, in this directory too).\n\n")
 	b.WriteString("From the repository this exercise came from, `go run ./tools/workshop check DIR`\n")
-	b.WriteString("runs all of that and the chapter's conformance checks against your server,\nand says what passed and what failed.\n\n")
+	b.WriteString("runs all of that and the chapter's conformance checks against your server,\n")
+	b.WriteString("stops at the first step that fails, and says what failed.\n\n")
 	if ex.Hint != "" {
 		fmt.Fprintf(&b, "## If you are stuck\n\n%s\n\n", ex.Hint)
 	}
