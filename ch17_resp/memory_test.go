@@ -19,7 +19,7 @@ import (
 // key for the same data; chapter 15's server took about 210, and this
 // chapter's measures about 103 with its default -gc-percent of 25.
 //
-// The test fails above 120 bytes: a regression such as a larger Entry
+// The test fails above 120 bytes: a regression such as a larger entry
 // (the next size class, 48 bytes, costs 16 more), a table left emptier, or
 // Go's default GC headroom (GOGC=100, some 20 more) crosses it. RSS
 // depends on when the collector last ran and on the machine, so the figure

@@ -19,8 +19,8 @@ func testRequest() []byte {
 }
 
 // newTestConn wraps fd in a connection as acceptNewConn would.
-func newTestConn(fd int) *Conn {
-	return &Conn{fd: fd, state: stateReq}
+func newTestConn(fd int) *conn {
+	return &conn{fd: fd, state: stateReq}
 }
 
 // TestLeftoverRequestsAfterBlockedReply: a client sends a read buffer's

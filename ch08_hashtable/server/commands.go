@@ -8,28 +8,28 @@ import (
 // gData is the server's global state: the key space, now the book's own
 // hashtable instead of a Go map.
 var gData struct {
-	db hashtable.HMap[Entry]
+	db hashtable.HMap[entry]
 }
 
-// Entry is one key and its value. The hashtable links entries through the
+// entry is one key and its value. The hashtable links entries through the
 // embedded node; node.Owner points back here (see package hashtable).
-type Entry struct {
-	node hashtable.HNode[Entry]
+type entry struct {
+	node hashtable.HNode[entry]
 	key  string
 	val  string
 }
 
 // entryEq is the hashtable's equality callback. Comparing the cached
 // hashes first skips most string comparisons.
-func entryEq(lhs, rhs *hashtable.HNode[Entry]) bool {
+func entryEq(lhs, rhs *hashtable.HNode[entry]) bool {
 	return lhs.HCode == rhs.HCode && lhs.Owner.key == rhs.Owner.key
 }
 
 // lookupKey returns a new entry holding only a key and its hash: enough
 // for the hashtable to find the real entry, and the start of a new one
 // when the key is absent.
-func lookupKey(key string) *Entry {
-	k := &Entry{key: key}
+func lookupKey(key string) *entry {
+	k := &entry{key: key}
 	k.node.Owner = k
 	k.node.HCode = hashtable.StrHash(key)
 	return k

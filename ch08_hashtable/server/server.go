@@ -85,7 +85,7 @@ func exitOnSignal() {
 // then do on each only what will not block.
 func serve(fd int) error {
 	// All connections, indexed by fd (the kernel hands out small fds).
-	var fd2conn []*Conn
+	var fd2conn []*conn
 
 	if err := sock.SetNonblock(fd); err != nil {
 		return err
@@ -136,7 +136,7 @@ func serve(fd int) error {
 }
 
 // connPut stores conn at index conn.fd, growing the table as needed.
-func connPut(fd2conn *[]*Conn, conn *Conn) {
+func connPut(fd2conn *[]*conn, conn *conn) {
 	for len(*fd2conn) <= conn.fd {
 		*fd2conn = append(*fd2conn, nil)
 	}
@@ -144,7 +144,7 @@ func connPut(fd2conn *[]*Conn, conn *Conn) {
 }
 
 // acceptNewConn accepts one connection and starts it reading requests.
-func acceptNewConn(fd2conn *[]*Conn, fd int) {
+func acceptNewConn(fd2conn *[]*conn, fd int) {
 	connfd, err := sock.Accept(fd)
 	if err != nil {
 		msg("%v", err)
@@ -155,5 +155,5 @@ func acceptNewConn(fd2conn *[]*Conn, fd int) {
 		unix.Close(connfd)
 		return
 	}
-	connPut(fd2conn, &Conn{fd: connfd, state: stateReq})
+	connPut(fd2conn, &conn{fd: connfd, state: stateReq})
 }

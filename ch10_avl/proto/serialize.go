@@ -16,8 +16,8 @@ const (
 
 // Error codes carried by SerErr values.
 const (
-	ErrUnknown = 1 // unknown command
-	Err2Big    = 2 // the reply would not fit in one message
+	CodeUnknown = 1 // unknown command
+	Code2Big    = 2 // the reply would not fit in one message
 )
 
 // The Out functions append one serialized value to out and return the

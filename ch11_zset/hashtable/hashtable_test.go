@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// testEntry is a value indexed by the map, shaped like the server's Entry.
+// testEntry is a value indexed by the map, shaped like the server's entry.
 type testEntry struct {
 	node HNode[testEntry]
 	key  string

@@ -20,9 +20,9 @@ func testRequest() []byte {
 
 // newTestConn wraps fd in a connection as acceptNewConn would, on a fresh
 // timer list of its own.
-func newTestConn(fd int) *Conn {
+func newTestConn(fd int) *conn {
 	gData.idleList.Init()
-	conn := &Conn{fd: fd, state: stateReq}
+	conn := &conn{fd: fd, state: stateReq}
 	conn.idleList.Owner = conn
 	gData.idleList.InsertBefore(&conn.idleList)
 	return conn

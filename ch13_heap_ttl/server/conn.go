@@ -20,10 +20,10 @@ const (
 	stateEnd        // done: the event loop closes it
 )
 
-// Conn is one client connection. A nonblocking read or write can stop
+// conn is one client connection. A nonblocking read or write can stop
 // anywhere, so the bytes received but not yet handled, and the bytes of the
 // response not yet sent, wait here until the socket is ready again.
-type Conn struct {
+type conn struct {
 	fd    int
 	state int
 	// rbuf[:rbufSize] holds received bytes not yet handled.
@@ -35,11 +35,11 @@ type Conn struct {
 	wbuf     [4 + proto.KMaxMsg]byte
 	// When the connection was last active, and its place in gData.idleList.
 	idleStart uint64
-	idleList  dlist.DList[Conn]
+	idleList  dlist.DList[conn]
 }
 
 // connectionIO advances a connection whose socket poll() reported ready.
-func connectionIO(conn *Conn) {
+func connectionIO(conn *conn) {
 	// Activity restarts the idle timer: move the connection to the back of
 	// the list, which therefore stays ordered by last activity.
 	// exercise: ch12-idle-timers
@@ -67,14 +67,14 @@ func connectionIO(conn *Conn) {
 	}
 }
 
-func handleStateReq(conn *Conn) {
+func handleStateReq(conn *conn) {
 	for tryFillBuffer(conn) {
 	}
 }
 
 // tryFillBuffer reads what the socket has into rbuf and handles every
 // complete request in it. It reports whether to keep reading.
-func tryFillBuffer(conn *Conn) bool {
+func tryFillBuffer(conn *conn) bool {
 	n, err := sock.Read(conn.fd, conn.rbuf[conn.rbufSize:])
 	if errors.Is(err, unix.EAGAIN) {
 		return false // drained the socket; poll() says when there is more
@@ -104,7 +104,7 @@ func tryFillBuffer(conn *Conn) bool {
 
 // tryOneRequest handles the request at the front of rbuf, if it is all
 // there, and reports whether to look for another.
-func tryOneRequest(conn *Conn) bool {
+func tryOneRequest(conn *conn) bool {
 	if conn.rbufSize < 4 {
 		return false // wait for the rest of the header
 	}
@@ -130,7 +130,7 @@ func tryOneRequest(conn *Conn) bool {
 
 	// Frame the serialized reply, unless it would not fit in one message.
 	if 4+len(out) > proto.KMaxMsg {
-		out = proto.OutErr(out[:0], proto.Err2Big, "response is too big")
+		out = proto.OutErr(out[:0], proto.Code2Big, "response is too big")
 	}
 	binary.LittleEndian.PutUint32(conn.wbuf[0:4], uint32(len(out)))
 	copy(conn.wbuf[4:], out)
@@ -145,14 +145,14 @@ func tryOneRequest(conn *Conn) bool {
 	return conn.state == stateReq
 }
 
-func handleStateRes(conn *Conn) {
+func handleStateRes(conn *conn) {
 	for tryFlushBuffer(conn) {
 	}
 }
 
 // tryFlushBuffer writes what it can of wbuf and reports whether to try
 // again. Once the response is all sent the connection reads again.
-func tryFlushBuffer(conn *Conn) bool {
+func tryFlushBuffer(conn *conn) bool {
 	n, err := sock.Write(conn.fd, conn.wbuf[conn.wbufSent:conn.wbufSize])
 	if errors.Is(err, unix.EAGAIN) {
 		return false // the socket buffer is full; poll() says when it drains

@@ -145,7 +145,7 @@ func serve(fd int) error {
 }
 
 // connPut stores conn at index conn.fd, growing the table as needed.
-func connPut(fd2conn *[]*Conn, conn *Conn) {
+func connPut(fd2conn *[]*conn, conn *conn) {
 	for len(*fd2conn) <= conn.fd {
 		*fd2conn = append(*fd2conn, nil)
 	}
@@ -153,7 +153,7 @@ func connPut(fd2conn *[]*Conn, conn *Conn) {
 }
 
 // connDone closes a connection and forgets it, timer included.
-func connDone(conn *Conn) {
+func connDone(conn *conn) {
 	gData.fd2conn[conn.fd] = nil
 	unix.Close(conn.fd)
 	conn.idleList.Detach()
@@ -171,7 +171,7 @@ func acceptNewConn(fd int) {
 		unix.Close(connfd)
 		return
 	}
-	conn := &Conn{fd: connfd, state: stateReq}
+	conn := &conn{fd: connfd, state: stateReq}
 	conn.idleList.Owner = conn
 	conn.idleStart = getMonotonicUsec()
 	gData.idleList.InsertBefore(&conn.idleList)

@@ -10,7 +10,7 @@ import (
 
 // resetData empties the server's global state.
 func resetData() {
-	gData.db = hashtable.HMap[Entry]{}
+	gData.db = hashtable.HMap[entry]{}
 	gData.fd2conn = nil
 	gData.idleList.Init()
 	gData.heap = nil

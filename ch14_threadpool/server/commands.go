@@ -15,13 +15,13 @@ import (
 // gData is the server's global state: the key space, now the book's own
 // hashtable instead of a Go map, and the connections.
 var gData struct {
-	db hashtable.HMap[Entry]
+	db hashtable.HMap[entry]
 	// All connections, indexed by fd (the kernel hands out small fds).
-	fd2conn []*Conn
+	fd2conn []*conn
 	// Every connection's idle timer, the least recently active first.
-	idleList dlist.DList[Conn]
+	idleList dlist.DList[conn]
 	// The TTL timers of keys, soonest first.
-	heap []heap.HeapItem[Entry]
+	heap []heap.HeapItem[entry]
 	// Workers that tear down large values off the event loop.
 	tp *threadpool.ThreadPool
 }
@@ -32,10 +32,10 @@ const (
 	tZSet = 1 // a sorted set, in zset
 )
 
-// Entry is one key and its value. The hashtable links entries through the
+// entry is one key and its value. The hashtable links entries through the
 // embedded node; node.Owner points back here (see package hashtable).
-type Entry struct {
-	node hashtable.HNode[Entry]
+type entry struct {
+	node hashtable.HNode[entry]
 	key  string
 	typ  uint32
 	val  string
@@ -46,15 +46,15 @@ type Entry struct {
 
 // entryEq is the hashtable's equality callback. Comparing the cached
 // hashes first skips most string comparisons.
-func entryEq(lhs, rhs *hashtable.HNode[Entry]) bool {
+func entryEq(lhs, rhs *hashtable.HNode[entry]) bool {
 	return lhs.HCode == rhs.HCode && lhs.Owner.key == rhs.Owner.key
 }
 
 // lookupKey returns a new entry holding only a key and its hash: enough
 // for the hashtable to find the real entry, and the start of a new one
 // when the key is absent.
-func lookupKey(key string) *Entry {
-	k := &Entry{key: key, heapIdx: -1}
+func lookupKey(key string) *entry {
+	k := &entry{key: key, heapIdx: -1}
 	k.node.Owner = k
 	k.node.HCode = hashtable.StrHash(key)
 	return k
@@ -85,7 +85,7 @@ func doRequest(cmd []string, out []byte) []byte {
 		return doZQuery(cmd, out)
 	default:
 		// An unknown name, or a known one with the wrong number of arguments.
-		return proto.OutErr(out, proto.ErrUnknown, "Unknown cmd")
+		return proto.OutErr(out, proto.CodeUnknown, "Unknown cmd")
 	}
 }
 
@@ -121,7 +121,7 @@ func doGet(cmd []string, out []byte) []byte {
 		return proto.OutNil(out)
 	}
 	if node.Owner.typ != tStr {
-		return proto.OutErr(out, proto.ErrType, "expect string type")
+		return proto.OutErr(out, proto.CodeType, "expect string type")
 	}
 	return proto.OutStr(out, node.Owner.val)
 }
@@ -130,7 +130,7 @@ func doSet(cmd []string, out []byte) []byte {
 	key := lookupKey(cmd[1])
 	if node := gData.db.Lookup(&key.node, entryEq); node != nil {
 		if node.Owner.typ != tStr {
-			return proto.OutErr(out, proto.ErrType, "expect string type")
+			return proto.OutErr(out, proto.CodeType, "expect string type")
 		}
 		node.Owner.val = cmd[2]
 	} else {
@@ -155,7 +155,7 @@ func doDel(cmd []string, out []byte) []byte {
 const kLargeContainerSize = 10000
 
 // entryDestroy tears down an entry's value.
-func entryDestroy(ent *Entry) {
+func entryDestroy(ent *entry) {
 	if ent.typ == tZSet {
 		ent.zset.Clear()
 	}
@@ -164,7 +164,7 @@ func entryDestroy(ent *Entry) {
 // entryDel disposes of an entry removed from the key space, TTL timer
 // included. A large value is handed to the thread pool: the entry is no
 // longer reachable from the key space, so the worker has it to itself.
-func entryDel(ent *Entry) {
+func entryDel(ent *entry) {
 	entrySetTTL(ent, -1)
 	tooBig := ent.typ == tZSet && ent.zset.Len() > kLargeContainerSize
 	if tooBig {
@@ -177,7 +177,7 @@ func entryDel(ent *Entry) {
 // doKeys replies with every key, as an array of strings.
 func doKeys(cmd []string, out []byte) []byte {
 	out = proto.OutArr(out, uint32(gData.db.Size()))
-	gData.db.Scan(func(node *hashtable.HNode[Entry]) {
+	gData.db.Scan(func(node *hashtable.HNode[entry]) {
 		out = proto.OutStr(out, node.Owner.key)
 	})
 	return out
@@ -206,14 +206,14 @@ func str2int(s string) (int64, bool) {
 func doZAdd(cmd []string, out []byte) []byte {
 	score, ok := str2dbl(cmd[2])
 	if !ok {
-		return proto.OutErr(out, proto.ErrArg, "expect fp number")
+		return proto.OutErr(out, proto.CodeArg, "expect fp number")
 	}
 	key := lookupKey(cmd[1])
-	var ent *Entry
+	var ent *entry
 	if node := gData.db.Lookup(&key.node, entryEq); node != nil {
 		ent = node.Owner
 		if ent.typ != tZSet {
-			return proto.OutErr(out, proto.ErrType, "expect zset")
+			return proto.OutErr(out, proto.CodeType, "expect zset")
 		}
 	} else {
 		ent = key
@@ -230,7 +230,7 @@ func doZAdd(cmd []string, out []byte) []byte {
 
 // lookupZSet finds key. It returns nil if there is no such key, and
 // wrongType if the key holds something other than a sorted set.
-func lookupZSet(key string) (ent *Entry, wrongType bool) {
+func lookupZSet(key string) (ent *entry, wrongType bool) {
 	node := gData.db.Lookup(&lookupKey(key).node, entryEq)
 	if node == nil {
 		return nil, false
@@ -242,7 +242,7 @@ func lookupZSet(key string) (ent *Entry, wrongType bool) {
 func doZRem(cmd []string, out []byte) []byte {
 	ent, wrongType := lookupZSet(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect zset")
+		return proto.OutErr(out, proto.CodeType, "expect zset")
 	}
 	if ent == nil {
 		return proto.OutNil(out)
@@ -257,7 +257,7 @@ func doZRem(cmd []string, out []byte) []byte {
 func doZScore(cmd []string, out []byte) []byte {
 	ent, wrongType := lookupZSet(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect zset")
+		return proto.OutErr(out, proto.CodeType, "expect zset")
 	}
 	if ent == nil {
 		return proto.OutNil(out)
@@ -275,18 +275,18 @@ func doZScore(cmd []string, out []byte) []byte {
 func doZQuery(cmd []string, out []byte) []byte {
 	score, ok := str2dbl(cmd[2])
 	if !ok {
-		return proto.OutErr(out, proto.ErrArg, "expect fp number")
+		return proto.OutErr(out, proto.CodeArg, "expect fp number")
 	}
 	name := cmd[3]
 	offset, ok1 := str2int(cmd[4])
 	limit, ok2 := str2int(cmd[5])
 	if !ok1 || !ok2 {
-		return proto.OutErr(out, proto.ErrArg, "expect int")
+		return proto.OutErr(out, proto.CodeArg, "expect int")
 	}
 
 	ent, wrongType := lookupZSet(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect zset")
+		return proto.OutErr(out, proto.CodeType, "expect zset")
 	}
 	if ent == nil || limit <= 0 {
 		return proto.OutArr(out, 0) // a missing key is an empty set
@@ -311,7 +311,7 @@ func doZQuery(cmd []string, out []byte) []byte {
 
 // entrySetTTL gives a key a TTL of ttlMs milliseconds from now, or with a
 // negative ttlMs takes its TTL away.
-func entrySetTTL(ent *Entry, ttlMs int64) {
+func entrySetTTL(ent *entry, ttlMs int64) {
 	if ttlMs < 0 {
 		if ent.heapIdx != -1 {
 			heap.Delete(&gData.heap, ent.heapIdx)
@@ -323,7 +323,7 @@ func entrySetTTL(ent *Entry, ttlMs int64) {
 	if uint64(ttlMs) < (math.MaxUint64-nowUs)/1000 {
 		expireAt = nowUs + uint64(ttlMs)*1000
 	}
-	heap.Upsert(&gData.heap, ent.heapIdx, heap.HeapItem[Entry]{Val: expireAt, Ref: &ent.heapIdx, Owner: ent})
+	heap.Upsert(&gData.heap, ent.heapIdx, heap.HeapItem[entry]{Val: expireAt, Ref: &ent.heapIdx, Owner: ent})
 }
 
 // doExpire: pexpire key ms. Sets the key's TTL (a negative ms removes it);
@@ -331,7 +331,7 @@ func entrySetTTL(ent *Entry, ttlMs int64) {
 func doExpire(cmd []string, out []byte) []byte {
 	ttlMs, ok := str2int(cmd[2])
 	if !ok {
-		return proto.OutErr(out, proto.ErrArg, "expect int64")
+		return proto.OutErr(out, proto.CodeArg, "expect int64")
 	}
 	node := gData.db.Lookup(&lookupKey(cmd[1]).node, entryEq)
 	if node == nil {

@@ -148,15 +148,15 @@ func threadCPU() time.Duration {
 }
 
 // pipeConn returns a connection for pipeServe.
-func pipeConn() *Conn {
-	return &Conn{fd: -1}
+func pipeConn() *conn {
+	return &conn{fd: -1}
 }
 
 // pipeServe handles the requests in, as tryOneRequest does, and appends
 // their replies to out. tryOneRequest writes each reply to the socket as
 // soon as it is made (the book's structure: one write per request); here
 // the append to out stands for that write.
-func pipeServe(conn *Conn, in, out []byte) []byte {
+func pipeServe(conn *conn, in, out []byte) []byte {
 	conn.rbufSize = copy(conn.rbuf[:], in)
 	for conn.rbufSize > 0 {
 		// tryOneRequest up to its handleStateRes.

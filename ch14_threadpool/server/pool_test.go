@@ -8,7 +8,7 @@ import (
 )
 
 // addMembers fills the sorted set at key with n members.
-func addMembers(key string, n int) *Entry {
+func addMembers(key string, n int) *entry {
 	for i := 0; i < n; i++ {
 		run("zadd", key, fmt.Sprint(i), fmt.Sprintf("m%d", i))
 	}
@@ -81,7 +81,7 @@ func BenchmarkDeleteLargeZSet(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				handle := *members // the same nodes, under a new header
-				ent := &Entry{typ: tZSet, zset: &handle, heapIdx: -1}
+				ent := &entry{typ: tZSet, zset: &handle, heapIdx: -1}
 				if mode == "inline" {
 					entryDestroy(ent)
 				} else {

@@ -78,6 +78,6 @@ func processTimers() {
 
 // hnodeSame matches a node only with itself: the expiring entry is already
 // in hand, so there is no need to compare keys.
-func hnodeSame(lhs, rhs *hashtable.HNode[Entry]) bool {
+func hnodeSame(lhs, rhs *hashtable.HNode[entry]) bool {
 	return lhs == rhs
 }

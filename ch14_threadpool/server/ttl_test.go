@@ -12,7 +12,7 @@ import (
 // resetData empties the server's global state, with a new thread pool
 // that is closed when the test or benchmark ends.
 func resetData(tb testing.TB) {
-	gData.db = hashtable.HMap[Entry]{}
+	gData.db = hashtable.HMap[entry]{}
 	gData.fd2conn = nil
 	gData.idleList.Init()
 	gData.heap = nil

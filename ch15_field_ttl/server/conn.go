@@ -20,10 +20,10 @@ const (
 	stateEnd        // done: the event loop closes it
 )
 
-// Conn is one client connection. A nonblocking read or write can stop
+// conn is one client connection. A nonblocking read or write can stop
 // anywhere, so the bytes received but not yet handled, and the bytes of the
 // response not yet sent, wait here until the socket is ready again.
-type Conn struct {
+type conn struct {
 	fd    int
 	state int
 	// rbuf[:rbufSize] holds received bytes not yet handled.
@@ -37,12 +37,12 @@ type Conn struct {
 	// gData.idleList; progress says whether it has during this event
 	// (answered a request or sent reply bytes).
 	idleStart uint64
-	idleList  dlist.DList[Conn]
+	idleList  dlist.DList[conn]
 	progress  bool
 }
 
 // connectionIO advances a connection whose socket poll() reported ready.
-func connectionIO(conn *Conn) {
+func connectionIO(conn *conn) {
 	conn.progress = false
 	defer func() {
 		// Progress restarts the idle timer: move the connection to the
@@ -77,14 +77,14 @@ func connectionIO(conn *Conn) {
 	}
 }
 
-func handleStateReq(conn *Conn) {
+func handleStateReq(conn *conn) {
 	for tryFillBuffer(conn) {
 	}
 }
 
 // tryFillBuffer reads what the socket has into rbuf and handles every
 // complete request in it. It reports whether to keep reading.
-func tryFillBuffer(conn *Conn) bool {
+func tryFillBuffer(conn *conn) bool {
 	n, err := sock.Read(conn.fd, conn.rbuf[conn.rbufSize:])
 	if errors.Is(err, unix.EAGAIN) {
 		return false // drained the socket; poll() says when there is more
@@ -114,7 +114,7 @@ func tryFillBuffer(conn *Conn) bool {
 
 // tryOneRequest handles the request at the front of rbuf, if it is all
 // there, and reports whether to look for another.
-func tryOneRequest(conn *Conn) bool {
+func tryOneRequest(conn *conn) bool {
 	if conn.rbufSize < 4 {
 		return false // wait for the rest of the header
 	}
@@ -140,7 +140,7 @@ func tryOneRequest(conn *Conn) bool {
 
 	// Frame the serialized reply, unless it would not fit in one message.
 	if 4+len(out) > proto.KMaxMsg {
-		out = proto.OutErr(out[:0], proto.Err2Big, "response is too big")
+		out = proto.OutErr(out[:0], proto.Code2Big, "response is too big")
 	}
 	binary.LittleEndian.PutUint32(conn.wbuf[0:4], uint32(len(out)))
 	copy(conn.wbuf[4:], out)
@@ -156,14 +156,14 @@ func tryOneRequest(conn *Conn) bool {
 	return conn.state == stateReq
 }
 
-func handleStateRes(conn *Conn) {
+func handleStateRes(conn *conn) {
 	for tryFlushBuffer(conn) {
 	}
 }
 
 // tryFlushBuffer writes what it can of wbuf and reports whether to try
 // again. Once the response is all sent the connection reads again.
-func tryFlushBuffer(conn *Conn) bool {
+func tryFlushBuffer(conn *conn) bool {
 	n, err := sock.Write(conn.fd, conn.wbuf[conn.wbufSent:conn.wbufSize])
 	if errors.Is(err, unix.EAGAIN) {
 		return false // the socket buffer is full; poll() says when it drains

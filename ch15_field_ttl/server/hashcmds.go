@@ -15,7 +15,7 @@ const maxExpireMs = 1<<48 - 1
 
 // lookupHash finds key. It returns nil if there is no such key, and
 // wrongType if the key holds something other than a hash.
-func lookupHash(key string) (ent *Entry, wrongType bool) {
+func lookupHash(key string) (ent *entry, wrongType bool) {
 	node := gData.db.Lookup(&lookupKey(key).node, entryEq)
 	if node == nil {
 		return nil, false
@@ -25,7 +25,7 @@ func lookupHash(key string) (ent *Entry, wrongType bool) {
 
 // hashForWrite finds the hash at key, creating an empty one if the key is
 // new. hashDone removes it again if the command leaves it empty.
-func hashForWrite(key string) (ent *Entry, wrongType bool) {
+func hashForWrite(key string) (ent *entry, wrongType bool) {
 	k := lookupKey(key)
 	if node := gData.db.Lookup(&k.node, entryEq); node != nil {
 		return node.Owner, node.Owner.typ != tHash
@@ -40,7 +40,7 @@ func hashForWrite(key string) (ent *Entry, wrongType bool) {
 // live field left is deleted, like a key whose last member goes, and the
 // hash's timer is moved to its earliest field expiry (any command may have
 // changed it, if only by reclaiming an expired field).
-func hashDone(ent *Entry, now uint64) {
+func hashDone(ent *entry, now uint64) {
 	if ent.hash.Len(now) == 0 {
 		gData.db.Pop(&ent.node, hnodeSame)
 		entryDel(ent)
@@ -52,11 +52,11 @@ func hashDone(ent *Entry, now uint64) {
 // hashTimerUpdate keeps the hash's single item in gData.fieldHeap at the
 // hash's earliest field expiry, or removes it when no field has one, so
 // active expiry never visits a hash without volatile fields.
-func hashTimerUpdate(ent *Entry) {
+func hashTimerUpdate(ent *entry) {
 	at, ok := ent.hash.NextExpiry()
 	switch {
 	case ok:
-		heap.Upsert(&gData.fieldHeap, ent.fieldTimerIdx, heap.HeapItem[Entry]{Val: at, Ref: &ent.fieldTimerIdx, Owner: ent})
+		heap.Upsert(&gData.fieldHeap, ent.fieldTimerIdx, heap.HeapItem[entry]{Val: at, Ref: &ent.fieldTimerIdx, Owner: ent})
 	case ent.fieldTimerIdx != -1:
 		heap.Delete(&gData.fieldHeap, ent.fieldTimerIdx)
 	}
@@ -85,8 +85,13 @@ func parseHashArgs(args []string, allowed string, pairs bool, now uint64) (hashO
 	var o hashOpts
 	var cond, when, exist string // the option chosen from each exclusive group
 	for len(args) > 0 && !cmdIs(args[0], "FIELDS") {
-		opt := asciiUpper(args[0])
-		if !strings.Contains(" "+allowed+" ", " "+opt+" ") {
+		opt := ""
+		for _, name := range hashOptions {
+			if cmdIs(args[0], name) {
+				opt = name
+			}
+		}
+		if opt == "" || !strings.Contains(" "+allowed+" ", " "+opt+" ") {
 			return o, "syntax error: unexpected " + args[0]
 		}
 		switch opt {
@@ -158,18 +163,9 @@ func hashInt(s string) (int64, bool) {
 	return n, err == nil
 }
 
-// asciiUpper upper-cases the ASCII letters of an option, so options match
-// as with Redis's strcasecmp; strings.ToUpper would also turn the long s
-// of "PER\u017fIST" into an S.
-func asciiUpper(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'a' <= c && c <= 'z' {
-			b[i] = c - ('a' - 'A')
-		}
-	}
-	return string(b)
-}
+// hashOptions are the options of the hash commands, matched in any case
+// of their ASCII letters, as Redis's strcasecmp matches them.
+var hashOptions = []string{"NX", "XX", "GT", "LT", "FNX", "FXX", "KEEPTTL", "PERSIST", "EX", "PX", "EXAT", "PXAT"}
 
 // parseExpireTime turns a time argument into unix milliseconds: an integer
 // count of unit (1 for ms, 1000 for seconds), from now or, if absolute,
@@ -200,7 +196,7 @@ func parseExpireTime(s string, unit uint64, absolute bool, now uint64) (uint64, 
 func doHSet(cmd []string, out []byte) []byte {
 	ent, wrongType := hashForWrite(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		return proto.OutErr(out, proto.CodeType, "expect hash")
 	}
 	now := getUnixMs()
 	added := int64(0)
@@ -217,7 +213,7 @@ func doHSet(cmd []string, out []byte) []byte {
 func doHGet(cmd []string, out []byte) []byte {
 	ent, wrongType := lookupHash(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		return proto.OutErr(out, proto.CodeType, "expect hash")
 	}
 	if ent == nil {
 		return proto.OutNil(out)
@@ -235,7 +231,7 @@ func doHGet(cmd []string, out []byte) []byte {
 func doHDel(cmd []string, out []byte) []byte {
 	ent, wrongType := lookupHash(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		return proto.OutErr(out, proto.CodeType, "expect hash")
 	}
 	if ent == nil {
 		return proto.OutInt(out, 0)
@@ -255,7 +251,7 @@ func doHDel(cmd []string, out []byte) []byte {
 func doHLen(cmd []string, out []byte) []byte {
 	ent, wrongType := lookupHash(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		return proto.OutErr(out, proto.CodeType, "expect hash")
 	}
 	if ent == nil {
 		return proto.OutInt(out, 0)
@@ -270,7 +266,7 @@ func doHLen(cmd []string, out []byte) []byte {
 func doHExists(cmd []string, out []byte) []byte {
 	ent, wrongType := lookupHash(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		return proto.OutErr(out, proto.CodeType, "expect hash")
 	}
 	if ent == nil {
 		return proto.OutInt(out, 0)
@@ -288,7 +284,7 @@ func doHExists(cmd []string, out []byte) []byte {
 func doHGetAll(cmd []string, out []byte) []byte {
 	ent, wrongType := lookupHash(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		return proto.OutErr(out, proto.CodeType, "expect hash")
 	}
 	if ent == nil {
 		return proto.OutArr(out, 0)
@@ -315,7 +311,7 @@ func doHGetAll(cmd []string, out []byte) []byte {
 func perField(out []byte, key string, fields []string, now uint64, each func(h *hashes.Hash, field string) int64) []byte {
 	ent, wrongType := lookupHash(key)
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		return proto.OutErr(out, proto.CodeType, "expect hash")
 	}
 	// The reply's size is known: refuse it before changing anything.
 	if 5+9*len(fields) > kMaxReply {
@@ -348,11 +344,11 @@ func doHExpire(cmd []string, out []byte) []byte {
 	now := getUnixMs()
 	at, msg := parseExpireTime(cmd[2], unit, strings.HasSuffix(name, "at"), now)
 	if msg != "" {
-		return proto.OutErr(out, proto.ErrArg, msg)
+		return proto.OutErr(out, proto.CodeArg, msg)
 	}
 	o, msg := parseHashArgs(cmd[3:], "NX XX GT LT", false, now)
 	if msg != "" {
-		return proto.OutErr(out, proto.ErrArg, msg)
+		return proto.OutErr(out, proto.CodeArg, msg)
 	}
 	return perField(out, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
 		return int64(h.Expire(now, f, at, o.cond))
@@ -365,7 +361,7 @@ func doHPersist(cmd []string, out []byte) []byte {
 	now := getUnixMs()
 	o, msg := parseHashArgs(cmd[2:], "", false, now)
 	if msg != "" {
-		return proto.OutErr(out, proto.ErrArg, msg)
+		return proto.OutErr(out, proto.CodeArg, msg)
 	}
 	return perField(out, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
 		return int64(h.Persist(now, f))
@@ -381,7 +377,7 @@ func doHTTL(cmd []string, out []byte) []byte {
 	now := getUnixMs()
 	o, msg := parseHashArgs(cmd[2:], "", false, now)
 	if msg != "" {
-		return proto.OutErr(out, proto.ErrArg, msg)
+		return proto.OutErr(out, proto.CodeArg, msg)
 	}
 	return perField(out, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
 		v := h.ExpireTime(now, f)
@@ -403,11 +399,11 @@ func doHSetEx(cmd []string, out []byte) []byte {
 	now := getUnixMs()
 	o, msg := parseHashArgs(cmd[2:], "FNX FXX EX PX EXAT PXAT KEEPTTL", true, now)
 	if msg != "" {
-		return proto.OutErr(out, proto.ErrArg, msg)
+		return proto.OutErr(out, proto.CodeArg, msg)
 	}
 	ent, wrongType := hashForWrite(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		return proto.OutErr(out, proto.CodeType, "expect hash")
 	}
 	for i := 0; i < len(o.fields) && (o.fnx || o.fxx); i += 2 {
 		if ent.hash.Exists(now, o.fields[i]) != o.fxx {
@@ -437,11 +433,11 @@ func doHGetEx(cmd []string, out []byte) []byte {
 	now := getUnixMs()
 	o, msg := parseHashArgs(cmd[2:], "EX PX EXAT PXAT PERSIST", false, now)
 	if msg != "" {
-		return proto.OutErr(out, proto.ErrArg, msg)
+		return proto.OutErr(out, proto.CodeArg, msg)
 	}
 	ent, wrongType := lookupHash(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect hash")
+		return proto.OutErr(out, proto.CodeType, "expect hash")
 	}
 	if hgetexReplySize(ent, o, now) > kMaxReply {
 		if ent != nil {
@@ -476,7 +472,7 @@ func doHGetEx(cmd []string, out []byte) []byte {
 // hgetexReplySize returns the size of hgetex's reply without changing any
 // expiry, so that a reply too big to send can be refused first. A field the
 // command deletes (a time not in the future) reads as nil if named again.
-func hgetexReplySize(ent *Entry, o hashOpts, now uint64) int {
+func hgetexReplySize(ent *entry, o hashOpts, now uint64) int {
 	size := 5
 	var deleted map[string]bool
 	for _, f := range o.fields {

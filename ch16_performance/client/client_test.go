@@ -25,7 +25,7 @@ func TestOnResponsePrints(t *testing.T) {
 		want string
 	}{
 		{"nil", proto.OutNil(nil), "(nil)\n"},
-		{"err", proto.OutErr(nil, proto.ErrUnknown, "Unknown cmd"), "(err) 1 Unknown cmd\n"},
+		{"err", proto.OutErr(nil, proto.CodeUnknown, "Unknown cmd"), "(err) 1 Unknown cmd\n"},
 		{"str", proto.OutStr(nil, "v"), "(str) v\n"},
 		{"empty str", proto.OutStr(nil, ""), "(str) \n"},
 		{"int", proto.OutInt(nil, 1), "(int) 1\n"},

@@ -3,19 +3,19 @@
 // single request pays for moving every key at once.
 //
 // The structure is intrusive. The caller embeds an HNode in its own value
-// (the server's Entry) instead of the table allocating a cell per key, and
+// (the server's entry) instead of the table allocating a cell per key, and
 // the table only links those nodes together; it never owns or copies the
 // values. C recovers the enclosing value from a node with container_of,
 // which needs pointer arithmetic. Go cannot do that without unsafe, so the
 // node is generic over its container and carries a typed back-pointer,
 // Owner, set once when the container is created:
 //
-//	type Entry struct {
-//		node     hashtable.HNode[Entry]
+//	type entry struct {
+//		node     hashtable.HNode[entry]
 //		key, val string
 //	}
 //
-//	e := &Entry{key: k, val: v}
+//	e := &entry{key: k, val: v}
 //	e.node.Owner = e
 //	e.node.HCode = hashtable.StrHash(k)
 //	db.Insert(&e.node)

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// timer is an owner with an embedded heap index, like the server's Entry.
+// timer is an owner with an embedded heap index, like the server's entry.
 type timer struct {
 	id  int
 	idx int // position of this timer's item in the heap, -1 if none

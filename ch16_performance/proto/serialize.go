@@ -18,10 +18,10 @@ const (
 
 // Error codes carried by SerErr values.
 const (
-	ErrUnknown = 1 // unknown command
-	Err2Big    = 2 // the reply would not fit in one message
-	ErrType    = 3 // the key holds the wrong type of value
-	ErrArg     = 4 // an argument is not a valid number
+	CodeUnknown = 1 // unknown command
+	Code2Big    = 2 // the reply would not fit in one message
+	CodeType    = 3 // the key holds the wrong type of value
+	CodeArg     = 4 // an argument is not a valid number
 )
 
 // The Out functions append one serialized value to out and return the

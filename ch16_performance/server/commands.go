@@ -18,9 +18,9 @@ import (
 var gData struct {
 	// The key space: an open-addressing table (package keytable) where
 	// chapters 08 to 15 use the book's chaining hashtable.
-	db *keytable.Table[Entry]
+	db *keytable.Table[entry]
 	// All connections, indexed by fd (the kernel hands out small fds).
-	fd2conn []*Conn
+	fd2conn []*conn
 	// The poller (epoll, kqueue) that watches the listening socket and
 	// every connection.
 	poller sock.Poller
@@ -29,14 +29,14 @@ var gData struct {
 	// the next.
 	args [][]byte
 	// Every connection's idle timer, the least recently active first.
-	idleList dlist.DList[Conn]
+	idleList dlist.DList[conn]
 	// The TTL timers of keys, soonest first.
-	heap []heap.HeapItem[Entry]
+	heap []heap.HeapItem[entry]
 	// Workers that tear down large values off the event loop.
 	tp *threadpool.ThreadPool
 	// One timer per hash that has fields with an expiry, at the earliest
 	// of them, in unix milliseconds (the times clients give are dates).
-	fieldHeap []heap.HeapItem[Entry]
+	fieldHeap []heap.HeapItem[entry]
 }
 
 // The types of value a key can hold.
@@ -49,18 +49,18 @@ const (
 func init() { gData.db = newKeySpace() }
 
 // newKeySpace returns an empty key space.
-func newKeySpace() *keytable.Table[Entry] {
-	return keytable.New(func(ent *Entry) uint64 { return keytable.Hash(ent.key()) })
+func newKeySpace() *keytable.Table[entry] {
+	return keytable.New(func(ent *entry) uint64 { return keytable.Hash(ent.key()) })
 }
 
-// Entry is one key and its value. The key space holds pointers to entries
+// entry is one key and its value. The key space holds pointers to entries
 // and nothing else: no link, no cached hash code.
 //
-// Every key costs an Entry, so it is kept to 32 bytes, the size class of
+// Every key costs an entry, so it is kept to 32 bytes, the size class of
 // Go's allocator it fills: the key and a string's value share one string,
 // so one allocation holds both, and what only sorted sets and hashes need
 // is behind one pointer.
-type Entry struct {
+type entry struct {
 	// The key, followed by the value if the entry holds a string.
 	kv string
 	// A sorted set or a hash; nil for a string.
@@ -78,14 +78,14 @@ type object struct {
 }
 
 // key returns the entry's key.
-func (ent *Entry) key() string { return ent.kv[:ent.klen] }
+func (ent *entry) key() string { return ent.kv[:ent.klen] }
 
 // val returns the value of a string entry.
-func (ent *Entry) val() string { return ent.kv[ent.klen:] }
+func (ent *entry) val() string { return ent.kv[ent.klen:] }
 
 // setVal replaces the value of a string entry. The key is copied along with
 // the value, into a new string that holds both.
-func (ent *Entry) setVal(v []byte) {
+func (ent *entry) setVal(v []byte) {
 	ent.kv = ent.key() + string(v)
 }
 
@@ -98,11 +98,11 @@ type hashValue struct {
 }
 
 // The heaps are told where an entry keeps the position of its timer.
-func ttlIdx(ent *Entry) *int32   { return &ent.heapIdx }
-func fieldIdx(ent *Entry) *int32 { return &ent.obj.hash.timerIdx }
+func ttlIdx(ent *entry) *int32   { return &ent.heapIdx }
+func fieldIdx(ent *entry) *int32 { return &ent.obj.hash.timerIdx }
 
 // typ returns the type of value the entry holds.
-func (ent *Entry) typ() int {
+func (ent *entry) typ() int {
 	switch {
 	case ent.obj == nil:
 		return tStr
@@ -115,26 +115,26 @@ func (ent *Entry) typ() int {
 // newEntry returns a new entry for key holding the string val (nil for an
 // entry about to get a sorted set or a hash), not yet in the key space. The
 // key and the value are copied into one new string: one allocation.
-func newEntry[S ~string | ~[]byte](key S, val []byte) *Entry {
-	return &Entry{kv: string(key) + string(val), klen: uint32(len(key)), heapIdx: -1}
+func newEntry[S ~string | ~[]byte](key S, val []byte) *entry {
+	return &entry{kv: string(key) + string(val), klen: uint32(len(key)), heapIdx: -1}
 }
 
 // insertEntry adds a new entry, whose key is not in the key space yet.
-func insertEntry(ent *Entry) {
+func insertEntry(ent *entry) {
 	gData.db.Insert(keytable.Hash(ent.key()), ent)
 }
 
 // removeEntry takes ent out of the key space. The entry is already in
 // hand, so the table is searched for that very entry, not for its key.
-func removeEntry(ent *Entry) {
-	gData.db.Delete(keytable.Hash(ent.key()), func(e *Entry) bool { return e == ent })
+func removeEntry(ent *entry) {
+	gData.db.Delete(keytable.Hash(ent.key()), func(e *entry) bool { return e == ent })
 }
 
 // lookupEntry finds key, given as bytes in the read buffer or as a string,
 // or returns nil. It allocates nothing: the comparison string(key) == ...
 // does not copy.
-func lookupEntry[S ~string | ~[]byte](key S) *Entry {
-	return gData.db.Lookup(keytable.Hash(key), func(e *Entry) bool {
+func lookupEntry[S ~string | ~[]byte](key S) *entry {
+	return gData.db.Lookup(keytable.Hash(key), func(e *entry) bool {
 		return e.key() == string(key)
 	})
 }
@@ -206,7 +206,7 @@ func doHashRequest(cmd []string, out []byte) []byte {
 		return doHGetEx(cmd, out)
 	default:
 		// An unknown name, or a known one with the wrong number of arguments.
-		return proto.OutErr(out, proto.ErrUnknown, "Unknown cmd")
+		return proto.OutErr(out, proto.CodeUnknown, "Unknown cmd")
 	}
 }
 
@@ -243,7 +243,7 @@ func doGet(cmd [][]byte, out []byte) []byte {
 		return proto.OutNil(out)
 	}
 	if ent.typ() != tStr {
-		return proto.OutErr(out, proto.ErrType, "expect string type")
+		return proto.OutErr(out, proto.CodeType, "expect string type")
 	}
 	return proto.OutStr(out, ent.val())
 }
@@ -251,7 +251,7 @@ func doGet(cmd [][]byte, out []byte) []byte {
 func doSet(cmd [][]byte, out []byte) []byte {
 	if ent := lookupEntry(cmd[1]); ent != nil {
 		if ent.typ() != tStr {
-			return proto.OutErr(out, proto.ErrType, "expect string type")
+			return proto.OutErr(out, proto.CodeType, "expect string type")
 		}
 		ent.setVal(cmd[2])
 	} else {
@@ -263,7 +263,7 @@ func doSet(cmd [][]byte, out []byte) []byte {
 // doDel replies 1 if the key existed, else 0.
 func doDel(cmd [][]byte, out []byte) []byte {
 	key := cmd[1]
-	ent := gData.db.Delete(keytable.Hash(key), func(e *Entry) bool {
+	ent := gData.db.Delete(keytable.Hash(key), func(e *entry) bool {
 		return e.key() == string(key)
 	})
 	if ent == nil {
@@ -278,7 +278,7 @@ func doDel(cmd [][]byte, out []byte) []byte {
 const kLargeContainerSize = 10000
 
 // entryDestroy tears down an entry's value.
-func entryDestroy(ent *Entry) {
+func entryDestroy(ent *entry) {
 	switch ent.typ() {
 	case tZSet:
 		ent.obj.zset.Clear()
@@ -290,7 +290,7 @@ func entryDestroy(ent *Entry) {
 // entryDel disposes of an entry removed from the key space, TTL timer
 // included. A large value is handed to the thread pool: the entry is no
 // longer reachable from the key space, so the worker has it to itself.
-func entryDel(ent *Entry) {
+func entryDel(ent *entry) {
 	entrySetTTL(ent, -1)
 	if ent.typ() == tHash && ent.obj.hash.timerIdx != -1 {
 		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
@@ -313,7 +313,7 @@ const kMaxReply = proto.KMaxMsg - 4
 // work: one that changes data must not change it and then fail, and one
 // that lists a large collection must not build a reply only to drop it.
 func outTooBig(out []byte) []byte {
-	return proto.OutErr(out, proto.Err2Big, "response is too big")
+	return proto.OutErr(out, proto.Code2Big, "response is too big")
 }
 
 // doKeys replies with every key, as an array of strings.
@@ -325,7 +325,7 @@ func doKeys(cmd [][]byte, out []byte) []byte {
 		return outTooBig(out)
 	}
 	out = proto.OutArr(out, uint32(gData.db.Len()))
-	gData.db.All(func(ent *Entry) {
+	gData.db.All(func(ent *entry) {
 		out = proto.OutStr(out, ent.key())
 	})
 	return out
@@ -354,12 +354,12 @@ func str2int(s string) (int64, bool) {
 func doZAdd(cmd [][]byte, out []byte) []byte {
 	score, ok := str2dbl(string(cmd[2]))
 	if !ok {
-		return proto.OutErr(out, proto.ErrArg, "expect fp number")
+		return proto.OutErr(out, proto.CodeArg, "expect fp number")
 	}
 	ent := lookupEntry(cmd[1])
 	if ent != nil {
 		if ent.typ() != tZSet {
-			return proto.OutErr(out, proto.ErrType, "expect zset")
+			return proto.OutErr(out, proto.CodeType, "expect zset")
 		}
 	} else {
 		ent = newEntry(cmd[1], nil)
@@ -375,7 +375,7 @@ func doZAdd(cmd [][]byte, out []byte) []byte {
 
 // lookupZSet finds key. It returns nil if there is no such key, and
 // wrongType if the key holds something other than a sorted set.
-func lookupZSet(key []byte) (ent *Entry, wrongType bool) {
+func lookupZSet(key []byte) (ent *entry, wrongType bool) {
 	ent = lookupEntry(key)
 	if ent == nil {
 		return nil, false
@@ -387,7 +387,7 @@ func lookupZSet(key []byte) (ent *Entry, wrongType bool) {
 func doZRem(cmd [][]byte, out []byte) []byte {
 	ent, wrongType := lookupZSet(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect zset")
+		return proto.OutErr(out, proto.CodeType, "expect zset")
 	}
 	if ent == nil {
 		return proto.OutNil(out)
@@ -402,7 +402,7 @@ func doZRem(cmd [][]byte, out []byte) []byte {
 func doZScore(cmd [][]byte, out []byte) []byte {
 	ent, wrongType := lookupZSet(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect zset")
+		return proto.OutErr(out, proto.CodeType, "expect zset")
 	}
 	if ent == nil {
 		return proto.OutNil(out)
@@ -420,18 +420,18 @@ func doZScore(cmd [][]byte, out []byte) []byte {
 func doZQuery(cmd [][]byte, out []byte) []byte {
 	score, ok := str2dbl(string(cmd[2]))
 	if !ok {
-		return proto.OutErr(out, proto.ErrArg, "expect fp number")
+		return proto.OutErr(out, proto.CodeArg, "expect fp number")
 	}
 	name := string(cmd[3])
 	offset, ok1 := str2int(string(cmd[4]))
 	limit, ok2 := str2int(string(cmd[5]))
 	if !ok1 || !ok2 {
-		return proto.OutErr(out, proto.ErrArg, "expect int")
+		return proto.OutErr(out, proto.CodeArg, "expect int")
 	}
 
 	ent, wrongType := lookupZSet(cmd[1])
 	if wrongType {
-		return proto.OutErr(out, proto.ErrType, "expect zset")
+		return proto.OutErr(out, proto.CodeType, "expect zset")
 	}
 	if ent == nil || limit <= 0 {
 		return proto.OutArr(out, 0) // a missing key is an empty set
@@ -459,7 +459,7 @@ func doZQuery(cmd [][]byte, out []byte) []byte {
 
 // entrySetTTL gives a key a TTL of ttlMs milliseconds from now, or with a
 // negative ttlMs takes its TTL away.
-func entrySetTTL(ent *Entry, ttlMs int64) {
+func entrySetTTL(ent *entry, ttlMs int64) {
 	if ttlMs < 0 {
 		if ent.heapIdx != -1 {
 			heap.Delete(&gData.heap, int(ent.heapIdx), ttlIdx)
@@ -471,7 +471,7 @@ func entrySetTTL(ent *Entry, ttlMs int64) {
 	if uint64(ttlMs) < (math.MaxUint64-nowUs)/1000 {
 		expireAt = nowUs + uint64(ttlMs)*1000
 	}
-	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[Entry]{Val: expireAt, Owner: ent}, ttlIdx)
+	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[entry]{Val: expireAt, Owner: ent}, ttlIdx)
 }
 
 // doExpire: pexpire key ms. Sets the key's TTL (a negative ms removes it);
@@ -479,7 +479,7 @@ func entrySetTTL(ent *Entry, ttlMs int64) {
 func doExpire(cmd [][]byte, out []byte) []byte {
 	ttlMs, ok := str2int(string(cmd[2]))
 	if !ok {
-		return proto.OutErr(out, proto.ErrArg, "expect int64")
+		return proto.OutErr(out, proto.CodeArg, "expect int64")
 	}
 	ent := lookupEntry(cmd[1])
 	if ent == nil {

@@ -83,10 +83,10 @@ func grown(c int) int {
 	return max(0, c-kWBufSize)
 }
 
-// Conn is one client connection. A nonblocking read or write can stop
+// conn is one client connection. A nonblocking read or write can stop
 // anywhere, so the bytes received but not yet handled, and the bytes of the
 // replies not yet sent, wait here until the socket is ready again.
-type Conn struct {
+type conn struct {
 	fd    int
 	state int
 	// The events epoll is watching for on fd (see connWatch).
@@ -105,26 +105,26 @@ type Conn struct {
 	// gData.idleList; progress says whether it has during this event
 	// (answered a request or sent reply bytes).
 	idleStart uint64
-	idleList  dlist.DList[Conn]
+	idleList  dlist.DList[conn]
 	progress  bool
 }
 
 // newConn makes the state of a new connection on fd, ready to read.
-func newConn(fd int) *Conn {
-	conn := &Conn{fd: fd, state: stateReq, wbuf: make([]byte, 0, kWBufSize)}
+func newConn(fd int) *conn {
+	conn := &conn{fd: fd, state: stateReq, wbuf: make([]byte, 0, kWBufSize)}
 	conn.idleList.Owner = conn
 	return conn
 }
 
 // pending returns how many reply bytes wait to be sent.
-func (conn *Conn) pending() int {
+func (conn *conn) pending() int {
 	return len(conn.wbuf) - conn.wbufSent
 }
 
 // canAnswer reports whether the connection may answer one more request:
 // it is still serving, a reply of any size keeps it within kMaxOutput, and
 // any growth of its buffer that takes keeps all within maxOutputTotal.
-func (conn *Conn) canAnswer() bool {
+func (conn *conn) canAnswer() bool {
 	if conn.state != stateReq || conn.pending()+4+proto.KMaxMsg > kMaxOutput {
 		return false
 	}
@@ -138,7 +138,7 @@ func (conn *Conn) canAnswer() bool {
 // that is reported again by the next epoll_wait (it is level-triggered),
 // so there is no need to call read or write until it fails with EAGAIN,
 // which would cost one more syscall per wakeup.
-func connectionIO(conn *Conn, events sock.Events) {
+func connectionIO(conn *conn, events sock.Events) {
 	conn.progress = false
 	// Read only while requests can be answered; past kMaxOutput the input
 	// waits in the kernel. Requests left over from the last turn (see
@@ -163,7 +163,7 @@ func connectionIO(conn *Conn, events sock.Events) {
 }
 
 // tryFillBuffer reads what the socket has into rbuf.
-func tryFillBuffer(conn *Conn) {
+func tryFillBuffer(conn *conn) {
 	// Make room: move the bytes not yet handled (by now at most part of
 	// one request) to the front. Doing it once per read, rather than after
 	// every request, spares a read that brought many pipelined requests
@@ -197,7 +197,7 @@ func tryFillBuffer(conn *Conn) {
 
 // stopReading ends a connection that will send no more requests (it hung
 // up, or broke the protocol) once the replies already made are sent.
-func stopReading(conn *Conn) {
+func stopReading(conn *conn) {
 	conn.state = stateClose
 	if conn.pending() == 0 {
 		conn.state = stateEnd
@@ -206,7 +206,7 @@ func stopReading(conn *Conn) {
 
 // requestReady reports whether rbuf holds a whole request, or the
 // header of one too long to take, for the next turn to handle.
-func requestReady(conn *Conn) bool {
+func requestReady(conn *conn) bool {
 	avail := conn.rbuf[conn.rbufStart:conn.rbufEnd]
 	if len(avail) < 4 {
 		return false
@@ -218,7 +218,7 @@ func requestReady(conn *Conn) bool {
 // serveRequests answers the complete requests in rbuf and sends the
 // replies with one write. A client may send many requests without waiting
 // for replies (pipelining), so one read can bring many requests.
-func serveRequests(conn *Conn) {
+func serveRequests(conn *conn) {
 	// exercise: ch16-batched-replies
 	made, handled := 0, 0 // reply bytes made, requests answered this turn
 	for sent := true; ; {
@@ -253,7 +253,7 @@ func serveRequests(conn *Conn) {
 
 // tryOneRequest handles the request at the front of rbuf, if it is all
 // there, appending its reply to wbuf, and reports whether it did.
-func tryOneRequest(conn *Conn) bool {
+func tryOneRequest(conn *conn) bool {
 	avail := conn.rbuf[conn.rbufStart:conn.rbufEnd]
 	if len(avail) < 4 {
 		return false // wait for the rest of the header
@@ -291,7 +291,7 @@ func tryOneRequest(conn *Conn) bool {
 		// 4+len(reply) > KMaxMsg: too big for one message. An error
 		// replaces it, in wbuf's own array (a reply that outgrew wbuf was
 		// built in a new one, which is dropped).
-		out = proto.OutErr(conn.wbuf[:start+4], proto.Err2Big, "response is too big")
+		out = proto.OutErr(conn.wbuf[:start+4], proto.Code2Big, "response is too big")
 	}
 	binary.LittleEndian.PutUint32(out[start:], uint32(len(out)-start-4))
 	conn.wbuf = out
@@ -308,7 +308,7 @@ func tryOneRequest(conn *Conn) bool {
 // largest size that can be sent: its own, if moving the unsent replies to
 // the front leaves room; else doubled as often as needed, up to
 // kMaxOutput (which canAnswer guarantees is enough).
-func wbufNeed(conn *Conn) int {
+func wbufNeed(conn *conn) int {
 	const room = 4 + proto.KMaxMsg
 	if cap(conn.wbuf)-len(conn.wbuf) >= room {
 		return cap(conn.wbuf)
@@ -323,7 +323,7 @@ func wbufNeed(conn *Conn) int {
 // wbufReserve makes room in wbuf for one more reply of the largest size
 // that can be sent. Unsent replies move to the front first; only a
 // backlog that still leaves no room grows the buffer (see wbufNeed).
-func wbufReserve(conn *Conn) {
+func wbufReserve(conn *conn) {
 	const room = 4 + proto.KMaxMsg
 	if cap(conn.wbuf)-len(conn.wbuf) >= room {
 		return
@@ -340,7 +340,7 @@ func wbufReserve(conn *Conn) {
 // tryFlushBuffer writes what it can of the unsent replies and reports
 // whether all of them went. A short write means the socket buffer is
 // full; epoll reports when it has room again.
-func tryFlushBuffer(conn *Conn) bool {
+func tryFlushBuffer(conn *conn) bool {
 	n, err := sock.Write(conn.fd, conn.wbuf[conn.wbufSent:])
 	if err != nil && !errors.Is(err, unix.EAGAIN) {
 		connMsg(os.Stderr, "%v", err)

@@ -55,7 +55,7 @@ func testPair(t *testing.T, typ int) (srv, cli int) {
 
 // newTestConn wraps fd in a connection registered with a fresh poller,
 // on a fresh timer list, as acceptNewConn would.
-func newTestConn(t *testing.T, fd int) *Conn {
+func newTestConn(t *testing.T, fd int) *conn {
 	t.Helper()
 	resetData(t)
 	poller, err := sock.NewPoller()
@@ -77,7 +77,7 @@ func newTestConn(t *testing.T, fd int) *Conn {
 // reports its socket ready for what it waits for, advance it and update
 // its events, as serve does. It reports whether the connection was
 // advanced.
-func loopOnce(t *testing.T, conn *Conn) bool {
+func loopOnce(t *testing.T, conn *conn) bool {
 	t.Helper()
 	var evs [1]sock.Event
 	n, err := gData.poller.Wait(evs[:], 0)
@@ -99,7 +99,7 @@ func loopOnce(t *testing.T, conn *Conn) bool {
 
 // requestWaiting reports whether a complete request sits at the front of
 // the connection's read buffer.
-func requestWaiting(conn *Conn) bool {
+func requestWaiting(conn *conn) bool {
 	avail := conn.rbuf[conn.rbufStart:conn.rbufEnd]
 	return len(avail) >= 4 && 4+int(binary.LittleEndian.Uint32(avail)) <= len(avail)
 }
@@ -397,7 +397,7 @@ func TestTurnRequestsBounded(t *testing.T) {
 // that leaves a complete request waiting (as waiting tells) must ask for
 // room to write, so that epoll brings the connection back; and in all the
 // client must get reply n times.
-func checkTurns(t *testing.T, conn *Conn, cli int, reply []byte, n int, waiting func(*Conn) bool) {
+func checkTurns(t *testing.T, conn *conn, cli int, reply []byte, n int, waiting func(*conn) bool) {
 	t.Helper()
 	var got []byte
 	buf := make([]byte, 64<<10)

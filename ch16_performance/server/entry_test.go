@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-// TestEntryLayout holds Entry to the 32-byte size class, and a new string
+// TestEntryLayout holds entry to the 32-byte size class, and a new string
 // key to two allocations: the entry, and one string holding key and value.
 func TestEntryLayout(t *testing.T) {
-	if size := reflect.TypeFor[Entry]().Size(); size != 32 {
-		t.Errorf("Entry is %d bytes, want 32", size)
+	if size := reflect.TypeFor[entry]().Size(); size != 32 {
+		t.Errorf("entry is %d bytes, want 32", size)
 	}
 	resetData(t)
 	set := [][]byte{[]byte("set"), []byte("k0000000"), []byte("value")}
@@ -23,7 +23,7 @@ func TestEntryLayout(t *testing.T) {
 	if allocs < 2 || allocs > 2.5 {
 		t.Errorf("set of a new key then del: %.1f allocations, want 2", allocs)
 	}
-	ent := &Entry{}
+	ent := &entry{}
 	for _, c := range []struct{ key, val string }{{"k", "v"}, {"", "v"}, {"key", ""}} {
 		*ent = *newEntry(c.key, []byte(c.val))
 		if ent.key() != c.key || ent.val() != c.val || ent.typ() != tStr || ent.heapIdx != -1 {

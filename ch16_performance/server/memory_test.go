@@ -15,9 +15,9 @@ import (
 // noise from the machine, so it is the same on every run and can be held
 // to a tight limit.
 //
-// It measures about 79 bytes: the 32-byte Entry, 16 for the key's string,
+// It measures about 79 bytes: the 32-byte entry, 16 for the key's string,
 // the 24-byte heap item with the timer slice's spare capacity, and the key
-// table's slots. The limit of 84 fails a regression such as an Entry of the
+// table's slots. The limit of 84 fails a regression such as an entry of the
 // next size class (48 bytes).
 func TestHeapPerKey(t *testing.T) {
 	if testing.Short() {

@@ -148,14 +148,14 @@ func threadCPU() time.Duration {
 }
 
 // pipeConn returns a connection for pipeServe.
-func pipeConn() *Conn {
+func pipeConn() *conn {
 	return newConn(-1)
 }
 
 // pipeServe handles the requests in with tryOneRequest, as serveRequests
 // does, and appends their replies to out. serveRequests sends all of them
 // with one write; here the append to out stands for that write.
-func pipeServe(conn *Conn, in, out []byte) []byte {
+func pipeServe(conn *conn, in, out []byte) []byte {
 	conn.rbufStart, conn.rbufEnd = 0, copy(conn.rbuf[:], in)
 	for tryOneRequest(conn) {
 	}

@@ -226,7 +226,7 @@ func inIf(watch bool) sock.Events {
 // socket then has room, or will once the client reads, so epoll reports it
 // again and it is not forgotten. Errors and hang-ups need no asking;
 // epoll always reports them, and the next read or write finds the error.
-func connEvents(conn *Conn) sock.Events {
+func connEvents(conn *conn) sock.Events {
 	var events sock.Events
 	if conn.canAnswer() {
 		events |= sock.In
@@ -244,7 +244,7 @@ func connEvents(conn *Conn) sock.Events {
 // only when that differs from what it waited for before: a client whose
 // replies go out in full at once only ever waits for input, and then
 // costs no epoll_ctl at all.
-func connWatch(conn *Conn) {
+func connWatch(conn *conn) {
 	want := connEvents(conn)
 	if want == conn.events {
 		return
@@ -256,7 +256,7 @@ func connWatch(conn *Conn) {
 }
 
 // connPut stores conn at index conn.fd, growing the table as needed.
-func connPut(fd2conn *[]*Conn, conn *Conn) {
+func connPut(fd2conn *[]*conn, conn *conn) {
 	for len(*fd2conn) <= conn.fd {
 		*fd2conn = append(*fd2conn, nil)
 	}
@@ -268,7 +268,7 @@ func connPut(fd2conn *[]*Conn, conn *Conn) {
 // every epoll set once its last file descriptor is closed, and nothing here
 // duplicates these fds (no dup, no fork), so no EPOLL_CTL_DEL is needed.
 // (Forget costs nothing then; only the poll() fallback needs it.)
-func connDone(conn *Conn) {
+func connDone(conn *conn) {
 	gData.fd2conn[conn.fd] = nil
 	outputGrown -= grown(cap(conn.wbuf))
 	gData.poller.Forget(conn.fd)

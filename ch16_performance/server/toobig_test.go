@@ -9,7 +9,7 @@ import (
 	"example.com/byor/ch16_performance/proto"
 )
 
-var errTooBig = string(proto.OutErr(nil, proto.Err2Big, "response is too big"))
+var errTooBig = string(proto.OutErr(nil, proto.Code2Big, "response is too big"))
 
 // fieldList returns "FIELDS n f0 ... f<n-1>".
 func fieldList(n int) []string {

@@ -38,7 +38,7 @@ func numbered(format string, lo, hi int) []string {
 	return out
 }
 
-// htEntry is chapter 8's Entry: a key and its value with the table's node
+// htEntry is chapter 8's entry: a key and its value with the table's node
 // embedded.
 type htEntry struct {
 	node     hashtable.HNode[htEntry]

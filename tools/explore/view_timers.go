@@ -31,7 +31,7 @@ func timersView() *view {
 // timerIdleMs is the book's k_idle_timeout_ms.
 const timerIdleMs = 5000
 
-// tconn is the part of chapter 12's Conn the timers use.
+// tconn is the part of chapter 12's conn the timers use.
 type tconn struct {
 	fd        int
 	idleStart uint64 // ms on the view's clock
