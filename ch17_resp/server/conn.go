@@ -51,7 +51,21 @@ const (
 	// the benchmarks); a client with more gets them answered over several
 	// turns, taken in turn with the other ready connections.
 	kMaxTurnRequests = 64
+	// kMaxTurnWork bounds the work one connection's requests do in one
+	// turn, counted in items visited (workDone): a request costs one item
+	// per argument, and a command that walks a collection (ZRANGE, KEYS,
+	// HGETALL) one per member, key or field it visits. Neither bytes nor
+	// a count of requests bound that: a ZRANGE over a big set answers
+	// "response is too big" in 26 bytes after visiting 40,000 members.
+	// A turn ends once it passes this; one request may pass it alone, by
+	// at most its own bound (kRESPMaxReply, kKeysMaxScan).
+	kMaxTurnWork = 1 << 16
 )
+
+// workDone counts the items (arguments, members, keys, fields) requests
+// have visited since the server started; serveRequests bounds a turn by
+// how much it grows (kMaxTurnWork).
+var workDone int
 
 // logConns turns on the log lines about single connections (a client
 // hung up, broke the protocol, was idle too long), which the -log-conns
@@ -259,12 +273,13 @@ func requestReady(conn *conn) bool {
 func serveRequests(conn *conn) {
 	// exercise: ch16-batched-replies
 	made, handled := 0, 0 // reply bytes made, requests answered this turn
+	work := workDone      // workDone - work is this turn's work
 	for sent := true; ; {
 		// Answer requests while the output allows, and this turn's share
-		// (kMaxTurn, kMaxTurnRequests) is not spent. Any left over wait in
+		// (kMaxTurn, kMaxTurnRequests, kMaxTurnWork) is not spent. Any left over wait in
 		// rbuf, and the connection is not read until they are answered, so
 		// a read finds at most part of one request there.
-		for made < kMaxTurn && handled < kMaxTurnRequests && conn.canAnswer() {
+		for made < kMaxTurn && handled < kMaxTurnRequests && workDone-work < kMaxTurnWork && conn.canAnswer() {
 			before := conn.pending()
 			if !conn.framing.oneRequest(conn) {
 				break

@@ -164,6 +164,7 @@ func (st *respState) oneRequest(conn *conn) bool {
 	}
 	gData.args = cmd
 	st.start += n
+	workDone += len(cmd)
 	if len(cmd) == 0 {
 		return true // an empty line or array: nothing to answer
 	}

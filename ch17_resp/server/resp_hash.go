@@ -51,6 +51,7 @@ func respHGetAll(st *respState, w *respWriter, args [][]byte) {
 	}
 	now := getUnixMs()
 	pairs := ent.obj.hash.GetAll(now)
+	workDone += len(pairs)
 	hashDone(ent, now)
 	w.outMap(len(pairs))
 	for _, p := range pairs {

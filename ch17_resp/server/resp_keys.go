@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"strconv"
 
 	"example.com/byor/ch17_resp/glob"
 	"example.com/byor/ch17_resp/keytable"
@@ -64,10 +65,22 @@ func respDel(st *respState, w *respWriter, args [][]byte) {
 	w.outInt(n)
 }
 
+// kKeysMaxScan bounds the keys one KEYS may walk. KEYS looks at every key
+// whatever its pattern, so over a large key space one request would hold
+// the event loop for as long as the walk takes (tens of milliseconds per
+// hundred thousand keys), and a pipeline of them for seconds. Past it,
+// KEYS is refused, as a reply too big is; Redis has no such limit.
+const kKeysMaxScan = 1 << 18
+
 // respKeys: KEYS pattern. A reply that would be over kRESPMaxReply is
 // refused as soon as the keys matched so far tell, rather than built and
-// dropped.
+// dropped; so is a walk over more than kKeysMaxScan keys, before it starts.
 func respKeys(st *respState, w *respWriter, args [][]byte) {
+	if gData.db.Len() > kKeysMaxScan {
+		w.err(errKeysTooMany)
+		return
+	}
+	workDone += gData.db.Len()
 	pattern := string(args[1])
 	var match []string
 	size := 0
@@ -86,6 +99,9 @@ func respKeys(st *respState, w *respWriter, args [][]byte) {
 		w.outStr(k)
 	}
 }
+
+// errKeysTooMany refuses a KEYS over more than kKeysMaxScan keys.
+var errKeysTooMany = "ERR KEYS is refused over more than " + strconv.Itoa(kKeysMaxScan) + " keys: the walk would stall the server"
 
 // entryExpireMs returns when a key expires, in unix milliseconds as
 // clients see it, or -1 if it has no TTL. The timer itself is on the
