@@ -27,17 +27,25 @@ func deleteKey[S ~string | ~[]byte](key S) bool {
 	return ent != nil
 }
 
-// respFlushAll: FLUSHALL [ASYNC|SYNC] deletes every key.
+// respFlushAll: FLUSHALL [ASYNC|SYNC] deletes every key. Deleting them
+// one by one would hold the event loop for as long as that takes (seconds
+// for a few million keys), so the key space and the TTL timers are
+// swapped for empty ones at once, and the old ones handed to the thread
+// pool, which tears their values down (chapter 14's lesson; Redis's
+// lazyfree does this for FLUSHALL ASYNC). Nothing on the loop can reach
+// them any more, so the worker has them to itself. SYNC is no different:
+// no client can tell when the memory is given back.
 func respFlushAll(st *respState, w *respWriter, args [][]byte) {
 	if len(args) > 2 || len(args) == 2 && !cmdIs(args[1], "async") && !cmdIs(args[1], "sync") {
 		w.err(errSyntax)
 		return
 	}
-	all := make([]*entry, 0, gData.db.Len())
-	gData.db.All(func(ent *entry) { all = append(all, ent) })
-	for _, ent := range all {
-		removeEntry(ent)
-		entryDel(ent)
+	old := gData.db
+	gData.db = newKeySpace()
+	gData.heap = nil
+	gData.fieldHeap = nil
+	if old.Len() > 0 {
+		gData.tp.Queue(func() { old.All(entryDestroy) })
 	}
 	w.simple("OK")
 }
