@@ -52,16 +52,24 @@ func protoErr(msg string) error { return &ProtocolError{Msg: msg} }
 // returns no arguments and a positive count: skip it, as Redis does.
 //
 // The error is ErrIncomplete when more bytes are needed, or a
-// *ProtocolError when the request is malformed or over a limit.
+// *ProtocolError when the request is malformed or over a limit. With
+// ErrIncomplete the count is how long data must be, at least, before the
+// request can be whole: a bulk string's announced end, or one byte more.
+// A caller reading the request in pieces need not parse it again before
+// then (a 512 KiB value arriving 1 KiB at a time would be parsed from its
+// start 512 times).
 func ParseRequest(data []byte, args [][]byte) ([][]byte, int, error) {
 	args = args[:0]
 	if len(data) == 0 {
-		return args, 0, ErrIncomplete
+		return args, 1, ErrIncomplete
 	}
 	if data[0] != '*' {
 		return parseInline(data, args)
 	}
 	count, pos, err := headerLine(data, 0, "multibulk count")
+	if err == ErrIncomplete {
+		return args, len(data) + 1, err
+	}
 	if err != nil {
 		return args, 0, err
 	}
@@ -70,12 +78,15 @@ func ParseRequest(data []byte, args [][]byte) ([][]byte, int, error) {
 	}
 	for i := int64(0); i < count; i++ {
 		if pos >= len(data) {
-			return args, 0, ErrIncomplete
+			return args, pos + 1, ErrIncomplete
 		}
 		if data[pos] != '$' {
 			return args, 0, protoErr("expected '$', got '" + printable(data[pos]) + "'")
 		}
 		n, next, err := headerLine(data, pos, "bulk count")
+		if err == ErrIncomplete {
+			return args, len(data) + 1, err
+		}
 		if err != nil {
 			return args, 0, err
 		}
@@ -87,7 +98,7 @@ func ParseRequest(data []byte, args [][]byte) ([][]byte, int, error) {
 			return args, 0, protoErr("request too big")
 		}
 		if end+2 > len(data) {
-			return args, 0, ErrIncomplete
+			return args, end + 2, ErrIncomplete
 		}
 		if data[end] != '\r' || data[end+1] != '\n' {
 			return args, 0, protoErr("expected CRLF after a bulk string")
@@ -171,7 +182,7 @@ func parseInline(data []byte, args [][]byte) ([][]byte, int, error) {
 		if len(data) > MaxInline {
 			return args, 0, protoErr("too big inline request")
 		}
-		return args, 0, ErrIncomplete
+		return args, len(data) + 1, ErrIncomplete
 	}
 	if eol > MaxInline {
 		return args, 0, protoErr("too big inline request")
@@ -183,6 +194,10 @@ func parseInline(data []byte, args [][]byte) ([][]byte, int, error) {
 	args, ok := splitArgs(line, args)
 	if !ok {
 		return args[:0], 0, protoErr("unbalanced quotes in request")
+	}
+	if len(args) > MaxArgs {
+		// The array's limit: a 64 KiB line holds up to 32,767 arguments.
+		return args[:0], 0, protoErr("too many arguments in inline request")
 	}
 	return args, eol + 1, nil
 }

@@ -62,6 +62,22 @@ func TestParseRequestIncomplete(t *testing.T) {
 			t.Errorf("ParseRequest(%q): err %v, want ErrIncomplete", in, err)
 		}
 	}
+	// How long the input must grow before the request can be whole: past
+	// a bulk string's announced end, or else by a byte.
+	for _, tt := range []struct {
+		in   string
+		need int
+	}{
+		{"", 1},
+		{"*2\r", 4},
+		{"*2\r\n$3\r\nGET\r\n", 14},
+		{"*2\r\n$3\r\nGET\r\n$100000\r\nab", 13 + 9 + 100000 + 2},
+		{"PING", 5},
+	} {
+		if _, need, err := ParseRequest([]byte(tt.in), nil); err != ErrIncomplete || need != tt.need {
+			t.Errorf("ParseRequest(%q): needs %d, %v; want %d", tt.in, need, err, tt.need)
+		}
+	}
 }
 
 func TestParseRequestErrors(t *testing.T) {
@@ -77,6 +93,7 @@ func TestParseRequestErrors(t *testing.T) {
 		{"set \"k\n", "Protocol error: unbalanced quotes in request"},
 		{strings.Repeat("a", MaxInline+1), "Protocol error: too big inline request"},
 		{"*1" + strings.Repeat("0", MaxInline), "Protocol error: too big multibulk count string"},
+		{strings.Repeat("a ", MaxArgs+1) + "\r\n", "Protocol error: too many arguments in inline request"},
 		{"*3\r\n" + strings.Repeat("$524288\r\n"+strings.Repeat("x", 524288)+"\r\n", 3), "Protocol error: request too big"},
 	}
 	for _, tt := range tests {
@@ -168,8 +185,14 @@ func FuzzParseRESP(f *testing.F) {
 			t.Fatalf("%q parsed as %q, re-encoded as %q", data[:n], strs(args), strs(again))
 		}
 		for i := 0; i < n; i++ {
-			if _, _, err := ParseRequest(data[:i], nil); err != ErrIncomplete {
+			_, need, err := ParseRequest(data[:i], nil)
+			if err != ErrIncomplete {
 				t.Fatalf("prefix %q of %q: err %v, want ErrIncomplete", data[:i], data[:n], err)
+			}
+			// The bytes it says it needs at least: more than it has, no
+			// more than the whole request.
+			if need <= i || need > n {
+				t.Fatalf("prefix %q of %q (%d bytes): needs %d bytes, want %d < need <= %d", data[:i], data[:n], n, need, i, n)
 			}
 		}
 	})

@@ -70,6 +70,10 @@ type respState struct {
 	// buf[start:] holds received bytes not yet parsed.
 	buf   []byte
 	start int
+	// need is how many bytes buf[start:] must hold before the request
+	// there can be whole (resp.ParseRequest says so when it is not): a
+	// request arriving in pieces is parsed again only once it can be.
+	need int
 	// Where the replies are written, in the connection's protocol version.
 	w respWriter
 	// The connection's id and name, for CLIENT ID and CLIENT GETNAME.
@@ -148,7 +152,7 @@ func (st *respState) fill(conn *conn) {
 // request at the front of the buffer, if it is all there, and reports
 // whether it did.
 func (st *respState) oneRequest(conn *conn) bool {
-	cmd, n, err := resp.ParseRequest(st.buf[st.start:], gData.args)
+	cmd, n, err := st.parse()
 	if err == resp.ErrIncomplete {
 		return false
 	}
@@ -199,10 +203,28 @@ func (st *respState) oneRequest(conn *conn) bool {
 // holds a whole request, or bytes the parser rejects, for the next turn
 // to handle.
 func (st *respState) requestReady(conn *conn) bool {
-	cmd, _, err := resp.ParseRequest(st.buf[st.start:], gData.args)
+	cmd, _, err := st.parse()
 	gData.args = cmd
 	clear(cmd) // keep no pointers into this connection's buffer
 	return err != resp.ErrIncomplete
+}
+
+// respParses counts the parses of a request (for the tests).
+var respParses int
+
+// parse parses the request at the front of the buffer, unless it is known
+// to be incomplete still (see need).
+func (st *respState) parse() ([][]byte, int, error) {
+	if len(st.buf)-st.start < st.need {
+		return gData.args[:0], 0, resp.ErrIncomplete
+	}
+	respParses++
+	cmd, n, err := resp.ParseRequest(st.buf[st.start:], gData.args)
+	st.need = 0
+	if err == resp.ErrIncomplete {
+		st.need = n
+	}
+	return cmd, n, err
 }
 
 // inputEmpty reports whether the connection's own buffer holds no bytes

@@ -132,3 +132,34 @@ func respRun(t *testing.T, args ...string) string {
 	respDo(&conn{state: stateReq}, st, cmd)
 	return string(st.w.buf)
 }
+
+// TestRESPTrickleParsedOnce: a SET of a 500 KB value arriving 1 KB at a
+// time is not parsed again from its start on every read, which made a
+// slow sender cost the server work quadratic in the request's size: once
+// its header says how long it is, it is parsed again only when that much
+// is there.
+func TestRESPTrickleParsedOnce(t *testing.T) {
+	srv, cli := testPair(t, unix.SOCK_STREAM)
+	conn := newTestRESPConn(t, srv)
+	val := strings.Repeat("v", 500_000)
+	req := []byte(fmt.Sprintf("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n%s\r\n", len(val), val))
+	before := respParses
+	reads := 0
+	for len(req) > 0 {
+		piece := req[:min(1024, len(req))]
+		if w, err := unix.Write(cli, piece); err != nil || w != len(piece) {
+			t.Fatalf("write: %d, %v", w, err)
+		}
+		req = req[len(piece):]
+		for loopOnce(t, conn) {
+			reads++
+		}
+	}
+	buf := make([]byte, 64)
+	if n, err := unix.Read(cli, buf); err != nil || string(buf[:n]) != "+OK\r\n" {
+		t.Fatalf("reply %q, %v", buf[:max(n, 0)], err)
+	}
+	if parses := respParses - before; parses > 10 {
+		t.Errorf("a request read in %d pieces was parsed %d times", reads, parses)
+	}
+}
