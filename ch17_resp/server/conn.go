@@ -92,6 +92,17 @@ var maxOutputTotal = 64 << 20
 // kWBufSize each, in all; it stays within maxOutputTotal.
 var outputGrown int
 
+// inputHeld is what the connections hold besides their write buffers:
+// RESP read buffers grown past kRESPBufSize for requests that arrive in
+// pieces, and client names. It shares maxOutputTotal with outputGrown, so
+// that one bound covers everything clients can make the server hold.
+var inputHeld int
+
+// budgetLeft is how much more the connections may hold in all.
+func budgetLeft() int {
+	return maxOutputTotal - outputGrown - inputHeld
+}
+
 // grown returns how far a write buffer of capacity c exceeds the usual size.
 func grown(c int) int {
 	return max(0, c-kWBufSize)
@@ -171,8 +182,8 @@ func (conn *conn) pending() int {
 // it is still serving, a reply of any size keeps it within kMaxOutput, and
 // any growth of its buffer that takes keeps all within maxOutputTotal.
 // A RESP reply may be far larger (kRESPMaxReply): a connection with none
-// unsent may take one whatever its size, or with a small -max-output-mb it
-// could answer nothing larger than its buffer.
+// unsent may take one, which is refused if it would grow the buffer past
+// what the bound has left (see respState.oneRequest).
 func (conn *conn) canAnswer() bool {
 	if conn.state != stateReq || conn.pending()+4+proto.KMaxMsg > kMaxOutput {
 		return false
@@ -181,7 +192,7 @@ func (conn *conn) canAnswer() bool {
 		return true
 	}
 	size := conn.framing.wbufNeed(conn)
-	return size <= cap(conn.wbuf) || outputGrown+grown(size)-grown(cap(conn.wbuf)) <= maxOutputTotal
+	return size <= cap(conn.wbuf) || grown(size)-grown(cap(conn.wbuf)) <= budgetLeft()
 }
 
 // connectionIO advances a connection whose socket epoll reported ready

@@ -297,6 +297,9 @@ func connPut(fd2conn *[]*conn, conn *conn) {
 func connDone(conn *conn) {
 	gData.fd2conn[conn.fd] = nil
 	outputGrown -= grown(cap(conn.wbuf))
+	if st, ok := conn.framing.(*respState); ok {
+		st.release()
+	}
 	gData.poller.Forget(conn.fd)
 	unix.Close(conn.fd)
 	conn.idleList.Detach()
