@@ -163,3 +163,25 @@ func TestRESPTrickleParsedOnce(t *testing.T) {
 		t.Errorf("a request read in %d pieces was parsed %d times", reads, parses)
 	}
 }
+
+// TestRESPHGetAllRefusedBeforeWalk: HGETALL of a hash whose fields cannot
+// fit in kRESPMaxReply is refused before it lists them (it listed every
+// field first, then cut the reply off).
+func TestRESPHGetAllRefusedBeforeWalk(t *testing.T) {
+	resetData(t)
+	n := kRESPMaxReply/12 + 1
+	for i := 0; i < n; i += 1000 {
+		args := []string{"hset", "h"}
+		for j := i; j < min(i+1000, n); j++ {
+			args = append(args, fmt.Sprint(j), "")
+		}
+		run(args...)
+	}
+	before := workDone
+	if got := respRun(t, "HGETALL", "h"); got != "-ERR response is too big\r\n" {
+		t.Fatalf("HGETALL of %d fields: %.40q", n, got)
+	}
+	if w := workDone - before; w != 0 {
+		t.Errorf("HGETALL refused after visiting %d fields", w)
+	}
+}
