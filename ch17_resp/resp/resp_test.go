@@ -3,6 +3,7 @@ package resp
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -163,6 +164,7 @@ func FuzzParseRESP(f *testing.F) {
 	f.Add([]byte("*1\r\n$-1\r\n"))
 	f.Add([]byte("PING\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkPieces(t, data)
 		args, n, err := ParseRequest(data, nil)
 		if err != nil {
 			var pe *ProtocolError
@@ -196,4 +198,49 @@ func FuzzParseRESP(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkPieces feeds data to ParseRequestFrom a byte more at a time, with
+// one Progress, as a connection reading it in pieces would: up to the
+// first prefix that is not incomplete, every answer must be
+// ParseRequest's on the same prefix.
+func checkPieces(t *testing.T, data []byte) {
+	t.Helper()
+	var p Progress
+	for i := 0; i <= min(len(data), 4096); i++ {
+		args, n, err := ParseRequestFrom(data[:i], nil, &p)
+		wantArgs, wantN, wantErr := ParseRequest(data[:i], nil)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || n != wantN || err == nil && !cmp.Equal(strs(args), strs(wantArgs)) {
+			t.Fatalf("prefix %q in pieces: %q, %d, %v; whole: %q, %d, %v", data[:i], strs(args), n, err, strs(wantArgs), wantN, wantErr)
+		}
+		if err != ErrIncomplete {
+			if p != (Progress{}) {
+				t.Fatalf("prefix %q: progress %+v left after %v", data[:i], p, err)
+			}
+			return
+		}
+	}
+}
+
+// TestParseRequestFromResumes: an array of many small arguments read in
+// pieces is checked from where the last piece stopped, not from its start.
+func TestParseRequestFromResumes(t *testing.T) {
+	args := make([]string, MaxArgs)
+	for i := range args {
+		args[i] = "a"
+	}
+	data := AppendRequest(nil, args...)
+	var p Progress
+	for i := 1024; i < len(data); i += 1024 {
+		if _, _, err := ParseRequestFrom(data[:i], nil, &p); err != ErrIncomplete {
+			t.Fatalf("prefix of %d bytes: %v", i, err)
+		}
+		if done := int64(i-16) / 7; p.Done < done-1 {
+			t.Fatalf("prefix of %d bytes: %d elements checked, want about %d", i, p.Done, done)
+		}
+	}
+	got, n, err := ParseRequestFrom(data, nil, &p)
+	if err != nil || n != len(data) || len(got) != MaxArgs || p != (Progress{}) {
+		t.Fatalf("whole: %d args, %d of %d bytes, %v, progress %+v", len(got), n, len(data), err, p)
+	}
 }

@@ -72,8 +72,10 @@ type respState struct {
 	start int
 	// need is how many bytes buf[start:] must hold before the request
 	// there can be whole (resp.ParseRequest says so when it is not): a
-	// request arriving in pieces is parsed again only once it can be.
-	need int
+	// request arriving in pieces is parsed again only once it can be, and
+	// then from where the last parse stopped (progress).
+	need     int
+	progress resp.Progress
 	// Where the replies are written, in the connection's protocol version.
 	w respWriter
 	// The connection's id and name, for CLIENT ID and CLIENT GETNAME.
@@ -263,7 +265,7 @@ func (st *respState) parse() ([][]byte, int, error) {
 		return gData.args[:0], 0, resp.ErrIncomplete
 	}
 	respParses++
-	cmd, n, err := resp.ParseRequest(st.buf[st.start:], gData.args)
+	cmd, n, err := resp.ParseRequestFrom(st.buf[st.start:], gData.args, &st.progress)
 	st.need = 0
 	if err == resp.ErrIncomplete {
 		st.need = n

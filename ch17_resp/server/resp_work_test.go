@@ -185,3 +185,39 @@ func TestRESPHGetAllRefusedBeforeWalk(t *testing.T) {
 		t.Errorf("HGETALL refused after visiting %d fields", w)
 	}
 }
+
+// TestRESPTrickleManyArgs: a request of 8192 small arguments arriving 1 KB
+// at a time is checked from where the last piece stopped: the elements
+// walked in all stay within a few times the request's, where walking
+// each piece from the start made them quadratic.
+func TestRESPTrickleManyArgs(t *testing.T) {
+	srv, cli := testPair(t, unix.SOCK_STREAM)
+	conn := newTestRESPConn(t, srv)
+	st := conn.framing.(*respState)
+	args := []string{"DEL"}
+	for i := 1; i < 8192; i++ {
+		args = append(args, fmt.Sprintf("key-%08d", i))
+	}
+	req := []byte(fmt.Sprintf("*%d\r\n", len(args)))
+	for _, a := range args {
+		req = append(req, fmt.Sprintf("$%d\r\n%s\r\n", len(a), a)...)
+	}
+	checked := int64(0) // elements walked by incomplete parses
+	for len(req) > 0 {
+		piece := req[:min(1024, len(req))]
+		if w, err := unix.Write(cli, piece); err != nil || w != len(piece) {
+			t.Fatalf("write: %d, %v", w, err)
+		}
+		req = req[len(piece):]
+		for loopOnce(t, conn) {
+		}
+		checked = max(checked, st.progress.Done)
+	}
+	buf := make([]byte, 64)
+	if n, err := unix.Read(cli, buf); err != nil || string(buf[:n]) != ":0\r\n" {
+		t.Fatalf("reply %q, %v", buf[:max(n, 0)], err)
+	}
+	if checked < 8000 {
+		t.Errorf("the parse remembered at most %d of 8192 elements checked", checked)
+	}
+}
