@@ -52,16 +52,65 @@ func protoErr(msg string) error { return &ProtocolError{Msg: msg} }
 // returns no arguments and a positive count: skip it, as Redis does.
 //
 // The error is ErrIncomplete when more bytes are needed, or a
-// *ProtocolError when the request is malformed or over a limit.
+// *ProtocolError when the request is malformed or over a limit. With
+// ErrIncomplete the count is how long data must be, at least, before the
+// request can be whole: a bulk string's announced end, or one byte more.
+// A caller reading the request in pieces need not parse it again before
+// then (a 512 KiB value arriving 1 KiB at a time would be parsed from its
+// start 512 times).
 func ParseRequest(data []byte, args [][]byte) ([][]byte, int, error) {
+	return ParseRequestFrom(data, args, nil)
+}
+
+// Progress is how far ParseRequestFrom got into an array request that is
+// not all there yet: the elements before Pos (Done of them) are whole and
+// well formed. The zero Progress is the start of a request.
+type Progress struct {
+	Pos  int
+	Done int64
+}
+
+// ParseRequestFrom is ParseRequest for a request read in pieces: with p,
+// it checks an incomplete array request from where the last call on the
+// same request stopped, rather than from its start (an array of thousands
+// of small arguments, arriving 1 KiB at a time, would be walked from its
+// start once for each piece), and records in p where this call stopped.
+// Once the request is whole, or wrong, it is parsed from its start in one
+// pass, so the result is ParseRequest's, and p is reset. The caller
+// resets p (to Progress{}) when the request at the front of data changes
+// otherwise.
+func ParseRequestFrom(data []byte, args [][]byte, p *Progress) ([][]byte, int, error) {
+	if p == nil {
+		return parseRequest(data, args, nil)
+	}
+	if p.Done > 0 {
+		if need, incomplete := checkFrom(data, p); incomplete {
+			return args[:0], need, ErrIncomplete
+		}
+		// Whole, or wrong: parse it all, for its arguments or its error.
+		*p = Progress{}
+	}
+	args, n, err := parseRequest(data, args, p)
+	if err != ErrIncomplete {
+		*p = Progress{}
+	}
+	return args, n, err
+}
+
+// parseRequest is ParseRequestFrom from the start of the request,
+// recording in p, if not nil, how far it got.
+func parseRequest(data []byte, args [][]byte, p *Progress) ([][]byte, int, error) {
 	args = args[:0]
 	if len(data) == 0 {
-		return args, 0, ErrIncomplete
+		return args, 1, ErrIncomplete
 	}
 	if data[0] != '*' {
 		return parseInline(data, args)
 	}
 	count, pos, err := headerLine(data, 0, "multibulk count")
+	if err == ErrIncomplete {
+		return args, len(data) + 1, err
+	}
 	if err != nil {
 		return args, 0, err
 	}
@@ -69,13 +118,19 @@ func ParseRequest(data []byte, args [][]byte) ([][]byte, int, error) {
 		return args, 0, protoErr("invalid multibulk length")
 	}
 	for i := int64(0); i < count; i++ {
+		if p != nil {
+			p.Pos, p.Done = pos, i
+		}
 		if pos >= len(data) {
-			return args, 0, ErrIncomplete
+			return args, pos + 1, ErrIncomplete
 		}
 		if data[pos] != '$' {
 			return args, 0, protoErr("expected '$', got '" + printable(data[pos]) + "'")
 		}
 		n, next, err := headerLine(data, pos, "bulk count")
+		if err == ErrIncomplete {
+			return args, len(data) + 1, err
+		}
 		if err != nil {
 			return args, 0, err
 		}
@@ -87,7 +142,7 @@ func ParseRequest(data []byte, args [][]byte) ([][]byte, int, error) {
 			return args, 0, protoErr("request too big")
 		}
 		if end+2 > len(data) {
-			return args, 0, ErrIncomplete
+			return args, end + 2, ErrIncomplete
 		}
 		if data[end] != '\r' || data[end+1] != '\n' {
 			return args, 0, protoErr("expected CRLF after a bulk string")
@@ -96,6 +151,43 @@ func ParseRequest(data []byte, args [][]byte) ([][]byte, int, error) {
 		pos = end + 2
 	}
 	return args, pos, nil
+}
+
+// checkFrom checks the array request at the front of data from the
+// element at p.Pos on (p.Done elements come before it), updating p as it
+// goes. If the request is still incomplete it reports so, with the length
+// data needs, as ParseRequest would; if it is whole or wrong, the caller
+// parses it from its start.
+func checkFrom(data []byte, p *Progress) (need int, incomplete bool) {
+	count, _, err := headerLine(data, 0, "multibulk count")
+	if err != nil {
+		return 0, false
+	}
+	for ; p.Done < count; p.Done++ {
+		pos := p.Pos
+		if pos >= len(data) {
+			return pos + 1, true
+		}
+		if data[pos] != '$' {
+			return 0, false
+		}
+		n, next, err := headerLine(data, pos, "bulk count")
+		if err == ErrIncomplete {
+			return len(data) + 1, true
+		}
+		if err != nil || n < 0 || n > MaxBulkLen || next+int(n) > MaxRequest {
+			return 0, false
+		}
+		end := next + int(n)
+		if end+2 > len(data) {
+			return end + 2, true
+		}
+		if data[end] != '\r' || data[end+1] != '\n' {
+			return 0, false
+		}
+		p.Pos = end + 2
+	}
+	return 0, false
 }
 
 // headerLine reads the line at data[pos:] made of one type byte and a
@@ -171,7 +263,7 @@ func parseInline(data []byte, args [][]byte) ([][]byte, int, error) {
 		if len(data) > MaxInline {
 			return args, 0, protoErr("too big inline request")
 		}
-		return args, 0, ErrIncomplete
+		return args, len(data) + 1, ErrIncomplete
 	}
 	if eol > MaxInline {
 		return args, 0, protoErr("too big inline request")
@@ -183,6 +275,10 @@ func parseInline(data []byte, args [][]byte) ([][]byte, int, error) {
 	args, ok := splitArgs(line, args)
 	if !ok {
 		return args[:0], 0, protoErr("unbalanced quotes in request")
+	}
+	if len(args) > MaxArgs {
+		// The array's limit: a 64 KiB line holds up to 32,767 arguments.
+		return args[:0], 0, protoErr("too many arguments in inline request")
 	}
 	return args, eol + 1, nil
 }

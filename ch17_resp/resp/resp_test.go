@@ -3,6 +3,7 @@ package resp
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -62,6 +63,22 @@ func TestParseRequestIncomplete(t *testing.T) {
 			t.Errorf("ParseRequest(%q): err %v, want ErrIncomplete", in, err)
 		}
 	}
+	// How long the input must grow before the request can be whole: past
+	// a bulk string's announced end, or else by a byte.
+	for _, tt := range []struct {
+		in   string
+		need int
+	}{
+		{"", 1},
+		{"*2\r", 4},
+		{"*2\r\n$3\r\nGET\r\n", 14},
+		{"*2\r\n$3\r\nGET\r\n$100000\r\nab", 13 + 9 + 100000 + 2},
+		{"PING", 5},
+	} {
+		if _, need, err := ParseRequest([]byte(tt.in), nil); err != ErrIncomplete || need != tt.need {
+			t.Errorf("ParseRequest(%q): needs %d, %v; want %d", tt.in, need, err, tt.need)
+		}
+	}
 }
 
 func TestParseRequestErrors(t *testing.T) {
@@ -77,6 +94,7 @@ func TestParseRequestErrors(t *testing.T) {
 		{"set \"k\n", "Protocol error: unbalanced quotes in request"},
 		{strings.Repeat("a", MaxInline+1), "Protocol error: too big inline request"},
 		{"*1" + strings.Repeat("0", MaxInline), "Protocol error: too big multibulk count string"},
+		{strings.Repeat("a ", MaxArgs+1) + "\r\n", "Protocol error: too many arguments in inline request"},
 		{"*3\r\n" + strings.Repeat("$524288\r\n"+strings.Repeat("x", 524288)+"\r\n", 3), "Protocol error: request too big"},
 	}
 	for _, tt := range tests {
@@ -146,6 +164,7 @@ func FuzzParseRESP(f *testing.F) {
 	f.Add([]byte("*1\r\n$-1\r\n"))
 	f.Add([]byte("PING\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkPieces(t, data)
 		args, n, err := ParseRequest(data, nil)
 		if err != nil {
 			var pe *ProtocolError
@@ -168,9 +187,60 @@ func FuzzParseRESP(f *testing.F) {
 			t.Fatalf("%q parsed as %q, re-encoded as %q", data[:n], strs(args), strs(again))
 		}
 		for i := 0; i < n; i++ {
-			if _, _, err := ParseRequest(data[:i], nil); err != ErrIncomplete {
+			_, need, err := ParseRequest(data[:i], nil)
+			if err != ErrIncomplete {
 				t.Fatalf("prefix %q of %q: err %v, want ErrIncomplete", data[:i], data[:n], err)
+			}
+			// The bytes it says it needs at least: more than it has, no
+			// more than the whole request.
+			if need <= i || need > n {
+				t.Fatalf("prefix %q of %q (%d bytes): needs %d bytes, want %d < need <= %d", data[:i], data[:n], n, need, i, n)
 			}
 		}
 	})
+}
+
+// checkPieces feeds data to ParseRequestFrom a byte more at a time, with
+// one Progress, as a connection reading it in pieces would: up to the
+// first prefix that is not incomplete, every answer must be
+// ParseRequest's on the same prefix.
+func checkPieces(t *testing.T, data []byte) {
+	t.Helper()
+	var p Progress
+	for i := 0; i <= min(len(data), 4096); i++ {
+		args, n, err := ParseRequestFrom(data[:i], nil, &p)
+		wantArgs, wantN, wantErr := ParseRequest(data[:i], nil)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || n != wantN || err == nil && !cmp.Equal(strs(args), strs(wantArgs)) {
+			t.Fatalf("prefix %q in pieces: %q, %d, %v; whole: %q, %d, %v", data[:i], strs(args), n, err, strs(wantArgs), wantN, wantErr)
+		}
+		if err != ErrIncomplete {
+			if p != (Progress{}) {
+				t.Fatalf("prefix %q: progress %+v left after %v", data[:i], p, err)
+			}
+			return
+		}
+	}
+}
+
+// TestParseRequestFromResumes: an array of many small arguments read in
+// pieces is checked from where the last piece stopped, not from its start.
+func TestParseRequestFromResumes(t *testing.T) {
+	args := make([]string, MaxArgs)
+	for i := range args {
+		args[i] = "a"
+	}
+	data := AppendRequest(nil, args...)
+	var p Progress
+	for i := 1024; i < len(data); i += 1024 {
+		if _, _, err := ParseRequestFrom(data[:i], nil, &p); err != ErrIncomplete {
+			t.Fatalf("prefix of %d bytes: %v", i, err)
+		}
+		if done := int64(i-16) / 7; p.Done < done-1 {
+			t.Fatalf("prefix of %d bytes: %d elements checked, want about %d", i, p.Done, done)
+		}
+	}
+	got, n, err := ParseRequestFrom(data, nil, &p)
+	if err != nil || n != len(data) || len(got) != MaxArgs || p != (Progress{}) {
+		t.Fatalf("whole: %d args, %d of %d bytes, %v, progress %+v", len(got), n, len(data), err, p)
+	}
 }

@@ -51,7 +51,21 @@ const (
 	// the benchmarks); a client with more gets them answered over several
 	// turns, taken in turn with the other ready connections.
 	kMaxTurnRequests = 64
+	// kMaxTurnWork bounds the work one connection's requests do in one
+	// turn, counted in items visited (workDone): a request costs one item
+	// per argument, and a command that walks a collection (ZRANGE, KEYS,
+	// HGETALL) one per member, key or field it visits. Neither bytes nor
+	// a count of requests bound that: a ZRANGE over a big set answers
+	// "response is too big" in 26 bytes after visiting 40,000 members.
+	// A turn ends once it passes this; one request may pass it alone, by
+	// at most its own bound (kRESPMaxReply, kKeysMaxScan).
+	kMaxTurnWork = 1 << 16
 )
+
+// workDone counts the items (arguments, members, keys, fields) requests
+// have visited since the server started; serveRequests bounds a turn by
+// how much it grows (kMaxTurnWork).
+var workDone int
 
 // logConns turns on the log lines about single connections (a client
 // hung up, broke the protocol, was idle too long), which the -log-conns
@@ -77,6 +91,17 @@ var maxOutputTotal = 64 << 20
 // outputGrown is how many bytes of write buffer the connections hold past
 // kWBufSize each, in all; it stays within maxOutputTotal.
 var outputGrown int
+
+// inputHeld is what the connections hold besides their write buffers:
+// RESP read buffers grown past kRESPBufSize for requests that arrive in
+// pieces, and client names. It shares maxOutputTotal with outputGrown, so
+// that one bound covers everything clients can make the server hold.
+var inputHeld int
+
+// budgetLeft is how much more the connections may hold in all.
+func budgetLeft() int {
+	return maxOutputTotal - outputGrown - inputHeld
+}
 
 // grown returns how far a write buffer of capacity c exceeds the usual size.
 func grown(c int) int {
@@ -157,8 +182,8 @@ func (conn *conn) pending() int {
 // it is still serving, a reply of any size keeps it within kMaxOutput, and
 // any growth of its buffer that takes keeps all within maxOutputTotal.
 // A RESP reply may be far larger (kRESPMaxReply): a connection with none
-// unsent may take one whatever its size, or with a small -max-output-mb it
-// could answer nothing larger than its buffer.
+// unsent may take one, which is refused if it would grow the buffer past
+// what the bound has left (see respState.oneRequest).
 func (conn *conn) canAnswer() bool {
 	if conn.state != stateReq || conn.pending()+4+proto.KMaxMsg > kMaxOutput {
 		return false
@@ -167,7 +192,7 @@ func (conn *conn) canAnswer() bool {
 		return true
 	}
 	size := conn.framing.wbufNeed(conn)
-	return size <= cap(conn.wbuf) || outputGrown+grown(size)-grown(cap(conn.wbuf)) <= maxOutputTotal
+	return size <= cap(conn.wbuf) || grown(size)-grown(cap(conn.wbuf)) <= budgetLeft()
 }
 
 // connectionIO advances a connection whose socket epoll reported ready
@@ -259,12 +284,13 @@ func requestReady(conn *conn) bool {
 func serveRequests(conn *conn) {
 	// exercise: ch16-batched-replies
 	made, handled := 0, 0 // reply bytes made, requests answered this turn
+	work := workDone      // workDone - work is this turn's work
 	for sent := true; ; {
 		// Answer requests while the output allows, and this turn's share
-		// (kMaxTurn, kMaxTurnRequests) is not spent. Any left over wait in
+		// (kMaxTurn, kMaxTurnRequests, kMaxTurnWork) is not spent. Any left over wait in
 		// rbuf, and the connection is not read until they are answered, so
 		// a read finds at most part of one request there.
-		for made < kMaxTurn && handled < kMaxTurnRequests && conn.canAnswer() {
+		for made < kMaxTurn && handled < kMaxTurnRequests && workDone-work < kMaxTurnWork && conn.canAnswer() {
 			before := conn.pending()
 			if !conn.framing.oneRequest(conn) {
 				break

@@ -70,6 +70,12 @@ type respState struct {
 	// buf[start:] holds received bytes not yet parsed.
 	buf   []byte
 	start int
+	// need is how many bytes buf[start:] must hold before the request
+	// there can be whole (resp.ParseRequest says so when it is not): a
+	// request arriving in pieces is parsed again only once it can be, and
+	// then from where the last parse stopped (progress).
+	need     int
+	progress resp.Progress
 	// Where the replies are written, in the connection's protocol version.
 	w respWriter
 	// The connection's id and name, for CLIENT ID and CLIENT GETNAME.
@@ -112,14 +118,23 @@ func (st *respState) fill(conn *conn) {
 		st.start = 0
 	}
 	switch {
-	case len(st.buf) == 0 && cap(st.buf) > kRESPBufSize:
-		st.buf = make([]byte, 0, kRESPBufSize) // give back a grown buffer
+	case len(st.buf) == 0:
+		st.shrink()
 	case len(st.buf) == cap(st.buf):
 		if cap(st.buf) >= kRESPMaxBuf {
 			respProtocolError(conn, "request too big")
 			return
 		}
-		grown := make([]byte, len(st.buf), min(2*cap(st.buf), kRESPMaxBuf))
+		size := min(2*cap(st.buf), kRESPMaxBuf)
+		if size-cap(st.buf) > budgetLeft() {
+			// The connections hold all the memory they may (partial
+			// requests, unsent replies, names): this one is dropped
+			// rather than let grow, as Redis's maxmemory-clients does.
+			respRefuse(conn, errClientMemory)
+			return
+		}
+		inputHeld += size - cap(st.buf)
+		grown := make([]byte, len(st.buf), size)
 		copy(grown, st.buf)
 		st.buf = grown
 	}
@@ -144,11 +159,34 @@ func (st *respState) fill(conn *conn) {
 	st.buf = st.buf[:len(st.buf)+n]
 }
 
+// errClientMemory ends a connection whose request would need more memory
+// than the bound over all connections has left.
+const errClientMemory = "ERR the server's memory for clients is full (-max-output-mb): request refused, connection closed"
+
+// errReplyMemory refuses a reply that would grow the write buffer past
+// what the bound over all connections has left.
+const errReplyMemory = "ERR response is too big for the server's memory for replies now (-max-output-mb): try again later"
+
+// shrink gives back a read buffer grown for a large request, once it
+// holds nothing.
+func (st *respState) shrink() {
+	if len(st.buf) == 0 && cap(st.buf) > kRESPBufSize {
+		inputHeld -= cap(st.buf) - kRESPBufSize
+		st.buf = make([]byte, 0, kRESPBufSize)
+	}
+}
+
+// release gives back what a closed connection held in inputHeld.
+func (st *respState) release() {
+	inputHeld -= max(0, cap(st.buf)-kRESPBufSize) + len(st.name)
+	st.buf, st.name = nil, ""
+}
+
 // oneRequest is tryOneRequest for a RESP connection: it answers the
 // request at the front of the buffer, if it is all there, and reports
 // whether it did.
 func (st *respState) oneRequest(conn *conn) bool {
-	cmd, n, err := resp.ParseRequest(st.buf[st.start:], gData.args)
+	cmd, n, err := st.parse()
 	if err == resp.ErrIncomplete {
 		return false
 	}
@@ -164,6 +202,7 @@ func (st *respState) oneRequest(conn *conn) bool {
 	}
 	gData.args = cmd
 	st.start += n
+	workDone += len(cmd)
 	if len(cmd) == 0 {
 		return true // an empty line or array: nothing to answer
 	}
@@ -180,13 +219,25 @@ func (st *respState) oneRequest(conn *conn) bool {
 	wbufReserve(conn)
 	before := conn.wbuf
 	st.w.begin(conn.wbuf)
+	// The reply may grow the buffer by what the bound over all
+	// connections has left, at most.
+	st.w.limit = min(kRESPMaxReply, cap(conn.wbuf)-len(conn.wbuf)+max(0, budgetLeft()))
+	limit := st.w.limit
 	respDo(conn, st, cmd)
 	clear(cmd) // keep no pointers into this connection's buffer
 	if st.w.over {
 		// The error goes in the buffer's own array, which has room for it;
 		// one the reply outgrew is dropped.
 		st.w.begin(before)
-		st.w.err("ERR response is too big")
+		if limit < kRESPMaxReply {
+			st.w.err(errReplyMemory)
+		} else {
+			st.w.err("ERR response is too big")
+		}
+	}
+	if st.start == len(st.buf) {
+		st.buf, st.start = st.buf[:0], 0
+		st.shrink()
 	}
 	conn.wbuf, st.w.buf = st.w.buf, nil
 	outputGrown += grown(cap(conn.wbuf)) - grown(cap(before))
@@ -198,10 +249,28 @@ func (st *respState) oneRequest(conn *conn) bool {
 // holds a whole request, or bytes the parser rejects, for the next turn
 // to handle.
 func (st *respState) requestReady(conn *conn) bool {
-	cmd, _, err := resp.ParseRequest(st.buf[st.start:], gData.args)
+	cmd, _, err := st.parse()
 	gData.args = cmd
 	clear(cmd) // keep no pointers into this connection's buffer
 	return err != resp.ErrIncomplete
+}
+
+// respParses counts the parses of a request (for the tests).
+var respParses int
+
+// parse parses the request at the front of the buffer, unless it is known
+// to be incomplete still (see need).
+func (st *respState) parse() ([][]byte, int, error) {
+	if len(st.buf)-st.start < st.need {
+		return gData.args[:0], 0, resp.ErrIncomplete
+	}
+	respParses++
+	cmd, n, err := resp.ParseRequestFrom(st.buf[st.start:], gData.args, &st.progress)
+	st.need = 0
+	if err == resp.ErrIncomplete {
+		st.need = n
+	}
+	return cmd, n, err
 }
 
 // inputEmpty reports whether the connection's own buffer holds no bytes
@@ -223,8 +292,14 @@ func (st *respState) wbufNeed(conn *conn) int {
 // does, and ends the connection once the replies before it are sent: the
 // rest of the input cannot be framed.
 func respProtocolError(conn *conn, text string) {
+	respRefuse(conn, "ERR Protocol error: "+text)
+}
+
+// respRefuse answers the error text, after the replies made before it,
+// and ends the connection once they are sent.
+func respRefuse(conn *conn, text string) {
 	connMsg(os.Stderr, "bad RESP request: %s", text)
 	wbufReserve(conn) // room for the error, any growth counted
-	conn.wbuf = resp.AppendError(conn.wbuf, "ERR Protocol error: "+text)
+	conn.wbuf = resp.AppendError(conn.wbuf, text)
 	stopReading(conn)
 }

@@ -122,6 +122,13 @@ func (st *respState) setName(w *respWriter, name []byte) bool {
 			return false
 		}
 	}
+	// A name is held for as long as the connection lasts: it counts in
+	// the bound over all connections' memory.
+	if grow := len(name) - len(st.name); grow > 0 && grow > budgetLeft() {
+		w.err(errClientMemory[:strings.Index(errClientMemory, ":")] + ": name refused")
+		return false
+	}
+	inputHeld += len(name) - len(st.name)
 	st.name = string(name)
 	return true
 }

@@ -50,7 +50,16 @@ func respHGetAll(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	now := getUnixMs()
+	// Each field takes at least 12 bytes of the reply ("$0\r\n\r\n" for
+	// its name and its value): past kRESPMaxReply/12 of them the reply
+	// cannot fit, so it is refused before the walk, which over a million
+	// fields would list them all first.
+	if 12*ent.obj.hash.Len(now) > kRESPMaxReply {
+		w.err("ERR response is too big")
+		return
+	}
 	pairs := ent.obj.hash.GetAll(now)
+	workDone += len(pairs)
 	hashDone(ent, now)
 	w.outMap(len(pairs))
 	for _, p := range pairs {

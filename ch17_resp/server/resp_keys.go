@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"strconv"
 
 	"example.com/byor/ch17_resp/glob"
 	"example.com/byor/ch17_resp/keytable"
@@ -26,17 +27,25 @@ func deleteKey[S ~string | ~[]byte](key S) bool {
 	return ent != nil
 }
 
-// respFlushAll: FLUSHALL [ASYNC|SYNC] deletes every key.
+// respFlushAll: FLUSHALL [ASYNC|SYNC] deletes every key. Deleting them
+// one by one would hold the event loop for as long as that takes (seconds
+// for a few million keys), so the key space and the TTL timers are
+// swapped for empty ones at once, and the old ones handed to the thread
+// pool, which tears their values down (chapter 14's lesson; Redis's
+// lazyfree does this for FLUSHALL ASYNC). Nothing on the loop can reach
+// them any more, so the worker has them to itself. SYNC is no different:
+// no client can tell when the memory is given back.
 func respFlushAll(st *respState, w *respWriter, args [][]byte) {
 	if len(args) > 2 || len(args) == 2 && !cmdIs(args[1], "async") && !cmdIs(args[1], "sync") {
 		w.err(errSyntax)
 		return
 	}
-	all := make([]*entry, 0, gData.db.Len())
-	gData.db.All(func(ent *entry) { all = append(all, ent) })
-	for _, ent := range all {
-		removeEntry(ent)
-		entryDel(ent)
+	old := gData.db
+	gData.db = newKeySpace()
+	gData.heap = nil
+	gData.fieldHeap = nil
+	if old.Len() > 0 {
+		gData.tp.Queue(func() { old.All(entryDestroy) })
 	}
 	w.simple("OK")
 }
@@ -64,10 +73,22 @@ func respDel(st *respState, w *respWriter, args [][]byte) {
 	w.outInt(n)
 }
 
+// kKeysMaxScan bounds the keys one KEYS may walk. KEYS looks at every key
+// whatever its pattern, so over a large key space one request would hold
+// the event loop for as long as the walk takes (tens of milliseconds per
+// hundred thousand keys), and a pipeline of them for seconds. Past it,
+// KEYS is refused, as a reply too big is; Redis has no such limit.
+const kKeysMaxScan = 1 << 18
+
 // respKeys: KEYS pattern. A reply that would be over kRESPMaxReply is
 // refused as soon as the keys matched so far tell, rather than built and
-// dropped.
+// dropped; so is a walk over more than kKeysMaxScan keys, before it starts.
 func respKeys(st *respState, w *respWriter, args [][]byte) {
+	if gData.db.Len() > kKeysMaxScan {
+		w.err(errKeysTooMany)
+		return
+	}
+	workDone += gData.db.Len()
 	pattern := string(args[1])
 	var match []string
 	size := 0
@@ -86,6 +107,9 @@ func respKeys(st *respState, w *respWriter, args [][]byte) {
 		w.outStr(k)
 	}
 }
+
+// errKeysTooMany refuses a KEYS over more than kKeysMaxScan keys.
+var errKeysTooMany = "ERR KEYS is refused over more than " + strconv.Itoa(kKeysMaxScan) + " keys: the walk would stall the server"
 
 // entryExpireMs returns when a key expires, in unix milliseconds as
 // clients see it, or -1 if it has no TTL. The timer itself is on the

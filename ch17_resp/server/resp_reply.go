@@ -16,9 +16,12 @@ import (
 type respWriter struct {
 	buf []byte
 	ver int // resp.RESP2 until HELLO 3
-	// Where the reply being written starts in buf, and whether it has
-	// passed kRESPMaxReply (everything written after that is dropped).
+	// Where the reply being written starts in buf, the most it may take
+	// (kRESPMaxReply, or less when the bound on all connections' memory
+	// has less left), and whether it has passed that (everything written
+	// after that is dropped).
 	start int
+	limit int
 	over  bool
 }
 
@@ -28,19 +31,19 @@ const respHeaderMax = 1 + 20 + 2 + 2
 
 // begin starts a reply at the end of buf.
 func (w *respWriter) begin(buf []byte) {
-	w.buf, w.start, w.over = buf, len(buf), false
+	w.buf, w.start, w.limit, w.over = buf, len(buf), kRESPMaxReply, false
 }
 
 // room makes room for n more bytes of the reply, or reports that they
-// would take it past kRESPMaxReply. The buffer at least doubles when it
-// grows, but never past what a reply of kRESPMaxReply needs.
+// would take it past its limit. The buffer at least doubles when it
+// grows, but never past what a reply of that limit needs.
 func (w *respWriter) room(n int) bool {
-	if w.over || len(w.buf)+n-w.start > kRESPMaxReply {
+	if w.over || len(w.buf)+n-w.start > w.limit {
 		w.over = true
 		return false
 	}
 	if len(w.buf)+n > cap(w.buf) {
-		grown := make([]byte, len(w.buf), min(max(2*cap(w.buf), len(w.buf)+n), w.start+kRESPMaxReply))
+		grown := make([]byte, len(w.buf), min(max(2*cap(w.buf), len(w.buf)+n), w.start+w.limit))
 		copy(grown, w.buf)
 		w.buf = grown
 	}

@@ -216,6 +216,7 @@ func respZRange(st *respState, w *respWriter, args [][]byte) {
 			w.outDbl(node.Score())
 		}
 		n++
+		workDone++
 		return !w.over
 	}
 	at := w.beginArr()

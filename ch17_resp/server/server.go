@@ -34,7 +34,7 @@ func Main(args []string) int {
 	gcPercent := fs.Int("gc-percent", 25, "let the heap grow this `percent` past the live data between garbage collections (as GOGC; Go's default is 100)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to `file` until the server exits (for go tool pprof)")
 	logConnsFlag := fs.Bool("log-conns", false, "log a line for every connection that ends (hangs up, breaks the protocol, is idle too long)")
-	maxOutputMB := fs.Int("max-output-mb", maxOutputTotal>>20, "let replies waiting for slow readers grow the connections' buffers by at most this many `MiB` in all")
+	maxOutputMB := fs.Int("max-output-mb", maxOutputTotal>>20, "let the connections hold at most this many `MiB` in all past their usual buffers: replies waiting for slow readers, partial requests, client names")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-resp-addr host:port] [-idle-timeout duration] [-gc-percent n] [-max-output-mb n] [-log-conns] [-cpuprofile file]")
 		fs.PrintDefaults()
@@ -300,6 +300,9 @@ func connPut(fd2conn *[]*conn, conn *conn) {
 func connDone(conn *conn) {
 	gData.fd2conn[conn.fd] = nil
 	outputGrown -= grown(cap(conn.wbuf))
+	if st, ok := conn.framing.(*respState); ok {
+		st.release()
+	}
 	gData.poller.Forget(conn.fd)
 	unix.Close(conn.fd)
 	conn.idleList.Detach()
