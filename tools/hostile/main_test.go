@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -70,7 +69,7 @@ func serverBin(t *testing.T, ch string) string {
 func startServer(t *testing.T, ch string, nofile uint64, args ...string) *serverproc.Process {
 	t.Helper()
 	p := startAccepting(t, ch, args...)
-	if err := waitListening(p); err != nil {
+	if err := p.WaitListening(testkit.Scale(30 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if nofile > 0 {
@@ -103,30 +102,6 @@ func startAccepting(t *testing.T, ch string, args ...string) *serverproc.Process
 		}
 	})
 	return p
-}
-
-// listening matches the line every chapter's server logs once it is
-// ready: after its listeners (ch17's RESP one logs its own line before),
-// and after it handles signals.
-var listening = regexp.MustCompile(`(?m)^listening on \S+$`)
-
-// waitListening waits until the server has logged its listening line. A
-// successful connect is not enough: the kernel completes connections as
-// soon as listen() returns, before the server has done the rest of its
-// start-up (installed its signal handlers, opened a second listener).
-func waitListening(p *serverproc.Process) error {
-	limit := testkit.Scale(30 * time.Second)
-	deadline := time.Now().Add(limit)
-	for !listening.MatchString(p.Stderr()) {
-		if !p.Running() {
-			return fmt.Errorf("the server exited before logging that it listens:\n%s", p.Stderr())
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the server did not log that it listens within %v:\n%s", limit, p.Stderr())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return nil
 }
 
 // serverUsage returns the usage text (-h) of the server binary bin, read

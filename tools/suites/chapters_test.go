@@ -164,32 +164,10 @@ func (c chapter) start(t *testing.T, args ...string) *serverproc.Process {
 			t.Logf("server stdout:\n%s\nserver stderr:\n%s", p.Stdout(), p.Stderr())
 		}
 	})
-	if err := waitListening(p); err != nil {
+	if err := p.WaitListening(testkit.Scale(30 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// listening matches the line every chapter's server logs once it is
-// ready: after its listeners and its signal handlers.
-var listening = regexp.MustCompile(`(?m)^listening on \S+$`)
-
-// waitListening waits until the server has logged its listening line. A
-// successful connect is not enough: the kernel completes connections as
-// soon as listen() returns, before the server has finished starting.
-func waitListening(p *serverproc.Process) error {
-	limit := testkit.Scale(30 * time.Second)
-	deadline := time.Now().Add(limit)
-	for !listening.MatchString(p.Stderr()) {
-		if !p.Running() {
-			return fmt.Errorf("the server exited before logging that it listens:\n%s", p.Stderr())
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the server did not log that it listens within %v:\n%s", limit, p.Stderr())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return nil
 }
 
 // req frames a command as the chapter's client would: from ch07 a list of

@@ -15,6 +15,7 @@ import (
 	"net"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -114,6 +115,31 @@ func (p *Process) WaitAccepting(timeout time.Duration) error {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// listening matches the line this repository's servers log once they are
+// ready: after their listeners (ch17's RESP one logs its own line before)
+// and after they handle signals.
+var listening = regexp.MustCompile(`(?m)^listening on \S+$`)
+
+// WaitListening waits until the server, one of this repository's
+// chapters, has logged its listening line, the process exits, or timeout
+// passes. For those servers it is the better wait than WaitAccepting: the
+// kernel completes connections as soon as listen() returns, before the
+// server has done the rest of its start-up (installed its signal
+// handlers, opened a second listener).
+func (p *Process) WaitListening(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for !listening.MatchString(p.Stderr()) {
+		if !p.Running() {
+			return fmt.Errorf("the server exited before logging that it listens:\n%s", p.Stderr())
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the server did not log that it listens within %v:\n%s", timeout, p.Stderr())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
 }
 
 // Running reports whether the process has not exited yet.
