@@ -130,6 +130,7 @@ var registry = []*Info{
 	{ID: "ch15", Num: 15, Dir: "ch15_field_ttl", Title: "beyond the book: hash fields with TTLs", Section: "beyond the book: the Valkey RFC on hash field TTLs (ch15_field_ttl/README.md)", Protocols: []Protocol{Tagged11}, Features: fields, Flags: idle},
 	{ID: "ch16", Num: 16, Dir: "ch16_performance", Title: "beyond the book: performance", Section: "beyond the book: the book's speed exercises (ch16_performance/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
 	{ID: "ch17", Num: 17, Dir: "ch17_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch17_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: perf | RESPListener, Flags: logConn | FlagRESPAddr},
+	{ID: "ch18", Num: 18, Dir: "ch18_scan_multi", Title: "beyond the book: SCAN, transactions, INFO", Section: "beyond the book: the commands every Redis client sends (ch18_scan_multi/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: perf | RESPListener, Flags: logConn | FlagRESPAddr},
 }
 
 // All returns every chapter with a server, in book order.

@@ -1,0 +1,104 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// saveBudget restores the memory accounting after a test that sets it.
+func saveBudget(t *testing.T) {
+	savedOut, savedIn, savedTotal := outputGrown, inputHeld, maxOutputTotal
+	t.Cleanup(func() { outputGrown, inputHeld, maxOutputTotal = savedOut, savedIn, savedTotal })
+}
+
+// sendPartial sends the first size bytes of a SET of a value of 500 KB
+// (never the rest) and runs the connection until it has read them all.
+func sendPartial(t *testing.T, conn *conn, cli, size int) {
+	t.Helper()
+	req := fmt.Sprintf("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n%s", 500_000, strings.Repeat("v", size))
+	data := []byte(req)[:size]
+	for len(data) > 0 {
+		w, err := unix.Write(cli, data[:min(len(data), 16<<10)])
+		if err != nil && err != unix.EAGAIN {
+			t.Fatal(err)
+		}
+		data = data[max(w, 0):]
+		for conn.state == stateReq && loopOnce(t, conn) {
+		}
+		if conn.state != stateReq {
+			return
+		}
+	}
+}
+
+// TestRESPPartialRequestsBudgeted: the read buffer a partial request grows
+// counts in the bound over all connections (2000 clients each holding
+// most of a 1 MB request held 2.2 GB), is given back when the connection
+// closes, and a connection whose request would take it past the bound is
+// refused with an error saying so and closed.
+func TestRESPPartialRequestsBudgeted(t *testing.T) {
+	saveBudget(t)
+	outputGrown, inputHeld, maxOutputTotal = 0, 0, 64<<20
+	srv, cli := testPair(t, unix.SOCK_STREAM)
+	fd2conn := make([]*conn, srv+1)
+	c := newTestRESPConn(t, srv)
+	fd2conn[srv] = c
+	gData.fd2conn = fd2conn
+	st := c.framing.(*respState)
+	sendPartial(t, c, cli, 300_000)
+	if inputHeld != cap(st.buf)-kRESPBufSize || inputHeld < 300_000-kRESPBufSize {
+		t.Fatalf("a partial request of 300 KB: inputHeld %d, the read buffer has %d bytes", inputHeld, cap(st.buf))
+	}
+	connDone(c)
+	if inputHeld != 0 {
+		t.Fatalf("inputHeld %d after the connection closed, want 0", inputHeld)
+	}
+
+	// With the bound nearly reached, the next growth is refused.
+	srv, cli = testPair(t, unix.SOCK_STREAM)
+	c = newTestRESPConn(t, srv)
+	maxOutputTotal = 100 << 10
+	outputGrown = 50 << 10
+	sendPartial(t, c, cli, 200_000)
+	if c.state == stateReq {
+		t.Fatalf("a request needing %d bytes with %d left of the bound is still read", 200_000, budgetLeft())
+	}
+	if inputHeld+outputGrown > maxOutputTotal {
+		t.Fatalf("held %d + %d, past the bound %d", inputHeld, outputGrown, maxOutputTotal)
+	}
+	buf := make([]byte, 1024)
+	n, _ := unix.Read(cli, buf)
+	if want := "-" + errClientMemory + "\r\n"; string(buf[:max(n, 0)]) != want {
+		t.Fatalf("got %q, want %q", buf[:max(n, 0)], want)
+	}
+}
+
+// TestRESPNamesBudgeted: client names count in the bound over all
+// connections (2000 clients naming themselves with 512 KB each held
+// 1.5 GB): a name that would pass it is refused and changes nothing, and
+// a connection's name is given back when it closes.
+func TestRESPNamesBudgeted(t *testing.T) {
+	saveBudget(t)
+	outputGrown, inputHeld, maxOutputTotal = 0, 0, 1<<20
+	st := newRESPState()
+	w := &st.w
+	name := strings.Repeat("n", 600<<10)
+	w.begin(nil)
+	respDo(&conn{state: stateReq}, st, [][]byte{[]byte("CLIENT"), []byte("SETNAME"), []byte(name)})
+	if string(w.buf) != "+OK\r\n" || inputHeld != len(name) {
+		t.Fatalf("first name: %q, inputHeld %d", w.buf, inputHeld)
+	}
+	other := newRESPState()
+	other.w.begin(nil)
+	respDo(&conn{state: stateReq}, other, [][]byte{[]byte("CLIENT"), []byte("SETNAME"), []byte(name)})
+	if !strings.HasPrefix(string(other.w.buf), "-ERR the server's memory for clients is full") || other.name != "" || inputHeld != len(name) {
+		t.Fatalf("a name past the bound: %q, name %d bytes, inputHeld %d", other.w.buf, len(other.name), inputHeld)
+	}
+	st.release()
+	if inputHeld != 0 {
+		t.Fatalf("inputHeld %d after the named connection closed", inputHeld)
+	}
+}

@@ -1,0 +1,153 @@
+package server
+
+import (
+	"example.com/byor/ch18_scan_multi/proto"
+	"example.com/byor/ch18_scan_multi/resp"
+)
+
+// respWriter writes replies in RESP, in the connection's protocol version,
+// appended to buf: the replyWriter of the RESP listener, and what its own
+// commands write through (simple strings, maps, Redis's error texts).
+//
+// Its buffer grows by its own rule (room), never by append's: a reply is
+// cut off as soon as it would pass kRESPMaxReply, so the most a reply can
+// make a connection's write buffer hold is known exactly (respWbufNeed),
+// and a reply cut off is replaced by "ERR response is too big".
+type respWriter struct {
+	buf []byte
+	ver int // resp.RESP2 until HELLO 3
+	// Where the reply being written starts in buf, the most it may take
+	// (kRESPMaxReply, or less when the bound on all connections' memory
+	// has less left), and whether it has passed that (everything written
+	// after that is dropped).
+	start int
+	limit int
+	over  bool
+}
+
+// The most bytes of framing around a value: a type byte, a length of up
+// to 20 digits, CRLF, and the CRLF after a bulk string's bytes.
+const respHeaderMax = 1 + 20 + 2 + 2
+
+// begin starts a reply at the end of buf.
+func (w *respWriter) begin(buf []byte) {
+	w.buf, w.start, w.limit, w.over = buf, len(buf), kRESPMaxReply, false
+}
+
+// room makes room for n more bytes of the reply, or reports that they
+// would take it past its limit. The buffer at least doubles when it
+// grows, but never past what a reply of that limit needs.
+func (w *respWriter) room(n int) bool {
+	if w.over || len(w.buf)+n-w.start > w.limit {
+		w.over = true
+		return false
+	}
+	if len(w.buf)+n > cap(w.buf) {
+		grown := make([]byte, len(w.buf), min(max(2*cap(w.buf), len(w.buf)+n), w.start+w.limit))
+		copy(grown, w.buf)
+		w.buf = grown
+	}
+	return true
+}
+
+func (w *respWriter) outNil() {
+	if w.room(respHeaderMax) {
+		w.buf = resp.AppendNull(w.buf, w.ver)
+	}
+}
+
+func (w *respWriter) outStr(s string) {
+	if w.room(respHeaderMax + len(s)) {
+		w.buf = resp.AppendBulk(w.buf, s)
+	}
+}
+
+// outBulk is outStr for bytes, such as an argument of the request.
+func (w *respWriter) outBulk(b []byte) {
+	if w.room(respHeaderMax + len(b)) {
+		w.buf = resp.AppendBulk(w.buf, b)
+	}
+}
+
+func (w *respWriter) outInt(n int64) {
+	if w.room(respHeaderMax) {
+		w.buf = resp.AppendInt(w.buf, n)
+	}
+}
+
+// outDbl writes a score as Redis 7.0 does (see resp.AppendDouble).
+func (w *respWriter) outDbl(f float64) {
+	if w.room(respHeaderMax + 24) { // "-1.2345678901234567e-308"
+		w.buf = resp.AppendDouble(w.buf, f, w.ver)
+	}
+}
+
+func (w *respWriter) outArr(n int) {
+	if w.room(respHeaderMax) {
+		w.buf = resp.AppendArray(w.buf, n)
+	}
+}
+
+// outMap starts a map of n pairs: RESP3 has maps; in RESP2 it is an array
+// of 2n elements, as Redis sends HGETALL.
+func (w *respWriter) outMap(n int) {
+	if w.room(respHeaderMax) {
+		w.buf = resp.AppendMap(w.buf, n, w.ver)
+	}
+}
+
+// outErr writes an error of the book's commands in Redis's words: the
+// code says what went wrong, and Redis has its own text for a wrong type.
+func (w *respWriter) outErr(code int32, msg string) {
+	if code == proto.CodeType {
+		w.err(errWrongType)
+		return
+	}
+	w.err("ERR " + msg)
+}
+
+// err writes an error with its whole text, kind first ("ERR ...",
+// "WRONGTYPE ...").
+func (w *respWriter) err(text string) {
+	if w.room(respHeaderMax + len(text)) {
+		w.buf = resp.AppendError(w.buf, text)
+	}
+}
+
+// simple writes a simple string: "+OK".
+func (w *respWriter) simple(s string) {
+	if w.room(respHeaderMax + len(s)) {
+		w.buf = resp.AppendSimple(w.buf, s)
+	}
+}
+
+func (w *respWriter) beginArr() int { return len(w.buf) }
+
+// endArr puts the header of an array of n elements before them, at at.
+// RESP writes a count in as many digits as it takes, so the elements move
+// up to make room, as Redis does for a reply of a length not known ahead.
+func (w *respWriter) endArr(at, n int) {
+	var hdr [respHeaderMax]byte
+	h := resp.AppendArray(hdr[:0], n)
+	if !w.room(len(h)) {
+		return
+	}
+	w.buf = w.buf[:len(w.buf)+len(h)]
+	copy(w.buf[at+len(h):], w.buf[at:])
+	copy(w.buf[at:], h)
+}
+
+func (w *respWriter) size() int { return len(w.buf) }
+
+func (w *respWriter) truncate(at int) {
+	w.buf = w.buf[:at]
+	w.over = false
+}
+
+// Redis's texts for the errors many commands share.
+const (
+	errWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	errNotInt    = "ERR value is not an integer or out of range"
+	errNotFloat  = "ERR value is not a valid float"
+	errSyntax    = "ERR syntax error"
+)
