@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os/exec"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -188,13 +189,24 @@ func readRawReply(r *bufio.Reader, b *bytes.Buffer) error {
 }
 
 // normalize takes out of a reply the differences the README allows: the
-// order of KEYS and HGETALL, and a positive TTL's exact value.
+// order of KEYS, HGETALL, HKEYS and HVALS, a positive TTL's exact value,
+// and INFO's values but the keyspace's counts.
 func normalize(cmd []string, reply string) string {
 	name := strings.ToUpper(cmd[0])
 	switch {
 	case (name == "TTL" || name == "PTTL") && strings.HasPrefix(reply, ":") && !strings.HasPrefix(reply, ":-"):
 		return ":positive-or-zero"
-	case (name == "KEYS" || name == "HGETALL") && (reply[0] == '*' || reply[0] == '%'):
+	case name == "INFO" && (reply[0] == '$' || reply[0] == '='):
+		// The fields' values differ (a pid, a time, memory); which
+		// sections come, in what order, and the keyspace's counts don't.
+		var kept []string
+		for _, line := range strings.Split(reply, "\r\n") {
+			if strings.HasPrefix(line, "# ") || strings.HasPrefix(line, "db0:") {
+				kept = append(kept, line)
+			}
+		}
+		return "INFO:" + avgTTL.ReplaceAllString(strings.Join(kept, "|"), "avg_ttl=")
+	case (name == "KEYS" || name == "HGETALL" || name == "HKEYS" || name == "HVALS") && (reply[0] == '*' || reply[0] == '%'):
 		r := bufio.NewReader(strings.NewReader(reply))
 		header, _ := r.ReadString('\n')
 		var elems []string
@@ -217,6 +229,10 @@ func normalize(cmd []string, reply string) string {
 	}
 	return reply
 }
+
+// avgTTL is the keyspace's estimate of the average TTL, which Redis makes
+// by sampling and this server does not.
+var avgTTL = regexp.MustCompile(`avg_ttl=\d+`)
 
 // cmdGen makes random commands of those the chapter lists, on a few keys,
 // with arguments chosen among the edge cases of Redis's parsing.
@@ -257,7 +273,7 @@ func (g *cmdGen) ttl() string {
 
 func (g *cmdGen) next() []string {
 	r := g.rng
-	switch r.IntN(25) {
+	switch r.IntN(25 + 12) {
 	case 0:
 		return []string{"GET", g.key()}
 	case 1, 2:
@@ -343,6 +359,87 @@ func (g *cmdGen) next() []string {
 		// Wrong arity and unknown commands.
 		return g.pick2([]string{"GET"}, []string{"GET", "a", "b"}, []string{"ZADD", "z0", "1"},
 			[]string{"NOSUCH", "x"}, []string{"ECHO", "hello"}, []string{"PING", "a", "b"}, []string{"HSET", "h0", "f"})
+	case 25, 26:
+		// Counters: on strings that hold integers, and on those that
+		// don't, near the int64 limits.
+		if r.IntN(3) == 0 {
+			return []string{"SET", g.pick("k0", "k1"), g.integer()}
+		}
+		name := g.pick("INCR", "DECR", "INCRBY", "DECRBY")
+		cmd := []string{name, g.pick("k0", "k1", "k2", "h0", "z0")}
+		if strings.HasSuffix(name, "BY") {
+			cmd = append(cmd, g.integer())
+		}
+		return cmd
+	case 27:
+		cmd := []string{"MGET"}
+		for range 1 + r.IntN(4) {
+			cmd = append(cmd, g.key())
+		}
+		return cmd
+	case 28:
+		cmd := []string{"MSET"}
+		for range 1 + r.IntN(3) {
+			cmd = append(cmd, g.key(), g.pick("v", "1", ""))
+		}
+		if r.IntN(8) == 0 {
+			cmd = cmd[:len(cmd)-1] // an odd count
+		}
+		return cmd
+	case 29:
+		return []string{g.pick("STRLEN", "TYPE"), g.key()}
+	case 30:
+		return []string{"APPEND", g.key(), g.pick("x", "", "12")}
+	case 31:
+		cmd := []string{"HMGET", g.key()}
+		for range 1 + r.IntN(3) {
+			cmd = append(cmd, g.member())
+		}
+		return cmd
+	case 32:
+		if r.IntN(2) == 0 {
+			return []string{"HSET", g.key(), g.member(), g.integer()}
+		}
+		if r.IntN(2) == 0 {
+			return []string{g.pick("HKEYS", "HVALS"), g.key()}
+		}
+		return []string{"HINCRBY", g.key(), g.member(), g.integer()}
+	case 33:
+		return []string{g.pick("ZRANK", "ZREVRANK"), g.key(), g.member()}
+	case 34:
+		if r.IntN(2) == 0 {
+			return []string{"ZCOUNT", g.key(), g.bound(), g.bound()}
+		}
+		return []string{"ZINCRBY", g.key(), g.score(), g.member()}
+	case 35:
+		// ZREVRANGE, and ZRANGE's REV, by rank and by score (max first).
+		cmd := []string{g.pick("ZREVRANGE", "ZRANGE"), g.key()}
+		byScore := cmd[0] == "ZRANGE" && r.IntN(2) == 0
+		if byScore {
+			cmd = append(cmd, g.bound(), g.bound(), "BYSCORE")
+		} else {
+			cmd = append(cmd, g.integer(), g.integer())
+		}
+		if cmd[0] == "ZRANGE" || r.IntN(8) == 0 {
+			cmd = append(cmd, g.pick("REV", "rev"))
+		}
+		if r.IntN(3) == 0 {
+			cmd = append(cmd, "LIMIT", g.integer(), g.pick("-1", "1", "2", "0", "x"))
+		}
+		if r.IntN(2) == 0 {
+			cmd = append(cmd, "WITHSCORES")
+		}
+		if r.IntN(10) == 0 {
+			cmd = append(cmd, g.pick("REV", "BYSCORE", "BAD"))
+		}
+		return cmd
+	case 36:
+		// INFO's sections: compared by their headers (see normalize).
+		cmd := []string{"INFO"}
+		for range r.IntN(3) {
+			cmd = append(cmd, g.pick("server", "KEYSPACE", "clients", "default", "all", "everything", "nosuch", "cpu", "Stats"))
+		}
+		return cmd
 	default:
 		return g.pick2([]string{"SELECT", g.pick("0", "16", "-1", "abc", "", "-0", "9223372036854775807")}, []string{"CONFIG", "GET", g.pick("save", "appendonly", "SAVE", "AppendOnly", "nosuch")},
 			[]string{"CLIENT", "SETNAME", g.pick("a b", "ok", "")}, []string{"AUTH", g.pick("default", "bob"), "pw"},

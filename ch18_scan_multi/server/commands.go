@@ -175,6 +175,9 @@ func bookRequest(cmd [][]byte, w replyWriter) {
 		doZScore(cmd, w)
 	case len(cmd) == 6 && cmdIs(cmd[0], "zquery"):
 		doZQuery(cmd, w)
+	case len(cmd) == 2 && cmdIs(cmd[0], "type"):
+		// Beyond the book: what a key holds, as Redis's TYPE says it.
+		w.outStr(typeName(lookupEntry(cmd[1])))
 	default:
 		// The hash commands work on strings, so their arguments are copied
 		// once here: they are not on the hot path this chapter measures,

@@ -297,6 +297,7 @@ func serveRequests(conn *conn) {
 			}
 			made += conn.pending() - before
 			handled++
+			gStats.commands++
 		}
 		if !sent || conn.pending() == 0 {
 			// Nothing to send; or the socket is full (epoll reports when it

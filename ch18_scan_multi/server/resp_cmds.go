@@ -27,8 +27,8 @@ type respCommand struct {
 
 // respCommands maps Redis's command names, in lower case, to this server's
 // commands, which live in files named for what they work on:
-// resp_handshake.go, resp_keys.go, resp_strings.go, resp_zset.go and
-// resp_hash.go.
+// resp_handshake.go, resp_keys.go, resp_strings.go, resp_zset.go,
+// resp_hash.go and resp_info.go.
 var respCommands = map[string]*respCommand{}
 
 func init() {
@@ -46,6 +46,7 @@ func init() {
 		{"multi", 1, 0, 0, 0, respMulti},
 		{"exec", 1, 0, 0, 0, respExec},
 		{"discard", 1, 0, 0, 0, respDiscard},
+		{"info", -1, 0, 0, 0, respInfo},
 		// The key space.
 		{"dbsize", 1, 0, 0, 0, respDBSize},
 		{"flushall", -1, 0, 0, 0, respFlushAll},
@@ -59,15 +60,29 @@ func init() {
 		{"ttl", 2, 1, 1, 1, respTTL},
 		{"pttl", 2, 1, 1, 1, respTTL},
 		{"persist", 2, 1, 1, 1, respPersist},
+		{"type", 2, 1, 1, 1, respType},
 		// Strings.
 		{"get", 2, 1, 1, 1, respGet},
 		{"set", -3, 1, 1, 1, respSet},
+		{"incr", 2, 1, 1, 1, respIncr},
+		{"decr", 2, 1, 1, 1, respIncr},
+		{"incrby", 3, 1, 1, 1, respIncr},
+		{"decrby", 3, 1, 1, 1, respIncr},
+		{"mget", -2, 1, -1, 1, respMGet},
+		{"mset", -3, 1, -1, 2, respMSet},
+		{"strlen", 2, 1, 1, 1, respStrlen},
+		{"append", 3, 1, 1, 1, respAppend},
 		// Sorted sets.
 		{"zadd", -4, 1, 1, 1, respZAdd},
 		{"zrem", -3, 1, 1, 1, respZRem},
 		{"zscore", 3, 1, 1, 1, respZScore},
 		{"zcard", 2, 1, 1, 1, respZCard},
 		{"zrange", -4, 1, 1, 1, respZRange},
+		{"zrevrange", -4, 1, 1, 1, respZRange},
+		{"zrank", 3, 1, 1, 1, respZRank},
+		{"zrevrank", 3, 1, 1, 1, respZRank},
+		{"zcount", 4, 1, 1, 1, respZCount},
+		{"zincrby", 4, 1, 1, 1, respZIncrBy},
 		// Hashes and their fields' TTLs (chapter 15).
 		{"hset", -4, 1, 1, 1, respHSet},
 		{"hget", 3, 1, 1, 1, respHash},
@@ -75,6 +90,10 @@ func init() {
 		{"hlen", 2, 1, 1, 1, respHash},
 		{"hexists", 3, 1, 1, 1, respHash},
 		{"hgetall", 2, 1, 1, 1, respHGetAll},
+		{"hmget", -3, 1, 1, 1, respHMGet},
+		{"hincrby", 4, 1, 1, 1, respHIncrBy},
+		{"hkeys", 2, 1, 1, 1, respHKeysVals},
+		{"hvals", 2, 1, 1, 1, respHKeysVals},
 		{"hexpire", -6, 1, 1, 1, respHash},
 		{"hpexpire", -6, 1, 1, 1, respHash},
 		{"hexpireat", -6, 1, 1, 1, respHash},

@@ -1,8 +1,14 @@
 package server
 
-import "math"
+import (
+	"math"
+	"strconv"
 
-// The string commands: GET, and SET with Redis's options.
+	"example.com/byor/ch18_scan_multi/resp"
+)
+
+// The string commands: GET, and SET with Redis's options; INCR and its
+// kin, MGET, MSET, STRLEN and APPEND.
 
 // respGet: GET key is the book's get, answered in RESP.
 func respGet(st *respState, w *respWriter, args [][]byte) { doGet(args, w) }
@@ -101,5 +107,136 @@ func respSet(st *respState, w *respWriter, args [][]byte) {
 	}
 	if !get {
 		w.simple("OK")
+	}
+}
+
+// respString finds the string at key: nil if there is none. If the key
+// holds another type it answers WRONGTYPE and reports false.
+func respString(w *respWriter, key []byte) (*entry, bool) {
+	ent := lookupEntry(key)
+	if ent != nil && ent.typ() != tStr {
+		w.err(errWrongType)
+		return nil, false
+	}
+	return ent, true
+}
+
+// respIncr: INCR, DECR, INCRBY and DECRBY key [by]. The value must be an
+// integer as Redis reads one (respInt: no spaces, no leading zeros), a
+// missing key counts as 0, and the key keeps its TTL. A result past the
+// int64 range is refused, and nothing changes.
+func respIncr(st *respState, w *respWriter, args [][]byte) {
+	by := int64(1)
+	if len(args) == 3 {
+		var ok bool
+		if by, ok = respInt(args[2]); !ok {
+			w.err(errNotInt)
+			return
+		}
+	}
+	switch {
+	case cmdIs(args[0], "decr"):
+		by = -1
+	case cmdIs(args[0], "decrby"):
+		if by == math.MinInt64 {
+			w.err("ERR decrement would overflow") // -by does not exist
+			return
+		}
+		by = -by
+	}
+	ent, ok := respString(w, args[1])
+	if !ok {
+		return
+	}
+	cur := int64(0)
+	if ent != nil {
+		if cur, ok = respInt([]byte(ent.val())); !ok {
+			w.err(errNotInt)
+			return
+		}
+	}
+	if by < 0 && cur < 0 && by < math.MinInt64-cur || by > 0 && cur > 0 && by > math.MaxInt64-cur {
+		w.err("ERR increment or decrement would overflow")
+		return
+	}
+	var num [20]byte
+	val := strconv.AppendInt(num[:0], cur+by, 10)
+	if ent == nil {
+		insertEntry(newEntry(args[1], val))
+	} else {
+		ent.setVal(val) // the TTL timer is the entry's: it stays
+	}
+	w.outInt(cur + by)
+}
+
+// respMGet: MGET key... replies each key's value, null for a missing key
+// or one that holds another type.
+func respMGet(st *respState, w *respWriter, args [][]byte) {
+	w.outArr(len(args) - 1)
+	for _, k := range args[1:] {
+		if ent := lookupEntry(k); ent != nil && ent.typ() == tStr {
+			w.outStr(ent.val())
+		} else {
+			w.outNil()
+		}
+	}
+}
+
+// respMSet: MSET key value [key value ...] sets each key as a plain SET
+// does: any old value, of any type, and its TTL go.
+func respMSet(st *respState, w *respWriter, args [][]byte) {
+	if len(args)%2 != 1 {
+		w.err(errArity("mset"))
+		return
+	}
+	for i := 1; i < len(args); i += 2 {
+		ent := lookupEntry(args[i])
+		switch {
+		case ent != nil && ent.typ() == tStr:
+			ent.setVal(args[i+1])
+			entrySetTTL(ent, -1)
+		case ent != nil:
+			removeEntry(ent)
+			entryDel(ent)
+			fallthrough
+		default:
+			insertEntry(newEntry(args[i], args[i+1]))
+		}
+	}
+	w.simple("OK")
+}
+
+// respStrlen: STRLEN key, 0 for a missing key.
+func respStrlen(st *respState, w *respWriter, args [][]byte) {
+	ent, ok := respString(w, args[1])
+	switch {
+	case !ok:
+	case ent == nil:
+		w.outInt(0)
+	default:
+		w.outInt(int64(len(ent.val())))
+	}
+}
+
+// kMaxAppend bounds the string APPEND may make: the largest value one SET
+// can store. A value is one string with its key (see entry), so every
+// APPEND copies all of it: without a bound, appending to a value ever
+// longer would make each request cost more than the one before.
+const kMaxAppend = resp.MaxRequest
+
+// respAppend: APPEND key value, replying the new length.
+func respAppend(st *respState, w *respWriter, args [][]byte) {
+	ent, ok := respString(w, args[1])
+	switch {
+	case !ok:
+	case ent == nil:
+		insertEntry(newEntry(args[1], args[2]))
+		w.outInt(int64(len(args[2])))
+	case len(ent.val())+len(args[2]) > kMaxAppend:
+		w.err("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
+	default:
+		ent.kv += string(args[2])
+		workDone += len(ent.kv) >> 10 // a copy of it all: 1 per KiB
+		w.outInt(int64(len(ent.val())))
 	}
 }

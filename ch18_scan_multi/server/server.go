@@ -299,6 +299,7 @@ func connPut(fd2conn *[]*conn, conn *conn) {
 // (Forget costs nothing then; only the poll() fallback needs it.)
 func connDone(conn *conn) {
 	gData.fd2conn[conn.fd] = nil
+	gStats.connsOpen--
 	outputGrown -= grown(cap(conn.wbuf))
 	if st, ok := conn.framing.(*respState); ok {
 		st.release()
@@ -341,4 +342,6 @@ func startConn(connfd int, resp bool) {
 	conn.idleStart = getMonotonicUsec()
 	gData.idleList.InsertBefore(&conn.idleList)
 	connPut(&gData.fd2conn, conn)
+	gStats.connsReceived++
+	gStats.connsOpen++
 }

@@ -88,6 +88,7 @@ func processTimers() {
 		ent := gData.heap[0].Owner
 		removeEntry(ent)
 		entryDel(ent)
+		gStats.expiredKeys++
 	}
 
 	// Hash fields share the same budget. A hash's timer fires once its
