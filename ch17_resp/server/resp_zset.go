@@ -236,10 +236,7 @@ func respZRange(st *respState, w *respWriter, args [][]byte) {
 			return
 		}
 		z := ent.obj.zset
-		node := z.SeekGE(lo, "")
-		for loEx && node != nil && node.Score() == lo {
-			node = z.Offset(node, +1)
-		}
+		node := zFirstIn(z, lo, loEx)
 		if node != nil && offset > 0 {
 			node = z.Offset(node, offset)
 		}
@@ -281,4 +278,16 @@ func respZRange(st *respState, w *respWriter, args [][]byte) {
 		n *= 2
 	}
 	w.endArr(at, int(n))
+}
+
+// zFirstIn returns the first member scoring at least lo (above lo, if
+// exclusive), or nil if there is none.
+func zFirstIn(z *zset.ZSet, lo float64, exclusive bool) *zset.ZNode {
+	if exclusive && lo == math.Inf(+1) {
+		return nil
+	}
+	if exclusive {
+		lo = math.Nextafter(lo, math.Inf(+1))
+	}
+	return z.SeekGE(lo, "")
 }

@@ -259,10 +259,7 @@ func respZRange(st *respState, w *respWriter, args [][]byte) {
 				node = z.Offset(node, -1)
 			}
 		} else {
-			node := z.SeekGE(lo, "")
-			for loEx && node != nil && node.Score() == lo {
-				node = z.Offset(node, +1)
-			}
+			node := zFirstIn(z, lo, loEx)
 			if node != nil && offset > 0 {
 				node = z.Offset(node, offset)
 			}
