@@ -117,6 +117,9 @@ pairs:
 			updated++
 		}
 	}
+	if added+updated > 0 {
+		touchKey(args[1])
+	}
 	respZAddReply(w, incr, ch, added, updated, score, done)
 }
 
@@ -146,6 +149,9 @@ func respZRem(st *respState, w *respWriter, args [][]byte) {
 		if ent != nil && ent.obj.zset.Pop(string(m)) != nil {
 			removed++
 		}
+	}
+	if removed > 0 {
+		touchKey(args[1])
 	}
 	if ent != nil && ent.obj.zset.Len() == 0 {
 		removeEntry(ent)
