@@ -144,8 +144,7 @@ func touchKey[S ~string | ~[]byte](key S) {
 	for st := range watchers[string(key)] {
 		if st.tx.watched[string(key)] && lookupEntry(key) == nil {
 			// It had expired when watched, and is now gone: that is
-			// not a change (Redis 7.0). Anything else from now on is.
-			st.tx.watched[string(key)] = false
+			// not a change (Redis 7.0). Writing it again will be.
 			continue
 		}
 		st.tx.dirty = true
@@ -166,8 +165,7 @@ func touchFlushed(old *keytable.Table[entry]) {
 		}
 		for st := range set {
 			if st.tx.watched[key] {
-				st.tx.watched[key] = false
-				continue
+				continue // it had expired when watched
 			}
 			st.tx.dirty = true
 			st.unwatchAll()
