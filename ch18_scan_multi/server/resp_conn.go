@@ -286,7 +286,8 @@ func (st *respState) inputEmpty(conn *conn) bool {
 // wbufNeed bounds the capacity a RESP connection's write buffer can reach
 // by answering one more request: what wbufReserve makes it, or the unsent
 // replies (moved to the front) and a reply of up to kRESPMaxReply, the
-// most respWriter grows it to.
+// most respWriter grows it to. (An EXEC's reply may grow it further, but
+// only into what the bound on all connections has left: see respExec.)
 func (st *respState) wbufNeed(conn *conn) int {
 	return max(wbufNeed(conn), conn.pending()+kRESPMaxReply)
 }
