@@ -31,6 +31,9 @@ import (
 //     command of both protocols and the expiry timers go through, plus the
 //     commands that change a sorted set's or a hash's contents in place;
 //     a FLUSHALL marks the watchers of every key it drops (touchFlushed).
+//     A connection marked dirty stops watching at once, so a key watched
+//     by many connections costs each of them once, however often it is
+//     written.
 //     A write that changes nothing (DEL of a missing key, SET NX of an
 //     existing one) touches nothing. With no watcher at all, touchKey is
 //     one length check: the book's hot path pays nothing.
@@ -141,34 +144,47 @@ func touchKey[S ~string | ~[]byte](key S) {
 	if len(watchers) == 0 {
 		return // no transaction watches anything: the usual case
 	}
-	for st := range watchers[string(key)] {
-		if st.tx.watched[string(key)] && lookupEntry(key) == nil {
-			// It had expired when watched, and is now gone: that is
-			// not a change (Redis 7.0). Writing it again will be.
-			continue
-		}
-		st.tx.dirty = true
-		st.unwatchAll() // EXEC will fail whatever else is touched
+	if set := watchers[string(key)]; len(set) > 0 {
+		touchWatchers(string(key), set, lookupEntry(key) == nil)
 	}
 }
 
-// touchFlushed marks the connections watching keys that FLUSHALL has
-// just dropped from old. As in Redis, a watched key that did not exist is
-// not touched, and one that had expired when watched is not a change. The
-// work is one lookup per key watched, by anyone: their number is bounded
-// by the memory they hold (kWatchOverhead each, in -max-output-mb).
-func touchFlushed(old *keytable.Table[entry]) {
-	workDone += len(watchers)
-	for key, set := range watchers {
-		if old.Lookup(keytable.Hash(key), func(e *entry) bool { return e.key() == key }) == nil {
+// touchWatchers marks the connections in set, which watch key, dirty,
+// and unwatches their keys: their EXEC will fail whatever else is
+// touched, and each watch is removed once, so a hot key watched by many
+// costs each of them once. A key gone now that was already due when
+// watched has not changed (Redis 7.0); writing it again will be a change.
+func touchWatchers(key string, set map[*respState]struct{}, gone bool) {
+	for st := range set {
+		if gone && st.tx.watched[key] {
 			continue
 		}
-		for st := range set {
-			if st.tx.watched[key] {
-				continue // it had expired when watched
+		st.tx.dirty = true
+		st.unwatchAll()
+	}
+}
+
+// touchFlushed marks the connections watching keys that FLUSHALL drops
+// with old. As in Redis, a watched key that did not exist is not touched.
+// It walks the smaller of the two, the keys dropped or the keys watched,
+// so that FLUSHALL costs no more than one walk of either, and a FLUSHALL
+// of an empty key space (say, the second in one transaction) nothing.
+func touchFlushed(old *keytable.Table[entry]) {
+	switch {
+	case len(watchers) == 0 || old.Len() == 0:
+	case old.Len() < len(watchers):
+		workDone += old.Len()
+		old.All(func(ent *entry) {
+			if set := watchers[ent.key()]; len(set) > 0 {
+				touchWatchers(ent.key(), set, true)
 			}
-			st.tx.dirty = true
-			st.unwatchAll()
+		})
+	default:
+		workDone += len(watchers)
+		for key, set := range watchers {
+			if old.Lookup(keytable.Hash(key), func(e *entry) bool { return e.key() == key }) != nil {
+				touchWatchers(key, set, true)
+			}
 		}
 	}
 }

@@ -455,3 +455,27 @@ func TestExecOneTurn(t *testing.T) {
 		t.Fatalf("replies: %d bytes, want %d", len(got), len(want))
 	}
 }
+
+// TestFlushAllWatchWork: FLUSHALL looks at the smaller of the key space
+// and the watched keys: with 1000 keys watched, a FLUSHALL of a key space
+// of one key visits one, and touches only the watcher of a key it drops.
+func TestFlushAllWatchWork(t *testing.T) {
+	resetTx(t)
+	a, b := newTxClient(t), newTxClient(t)
+	args := []string{"WATCH"}
+	for i := range 1000 {
+		args = append(args, fmt.Sprint("missing", i))
+	}
+	a.expect(okReply, args...)
+	b.expect(okReply, "SET", "x", "v")
+	b.expect(okReply, "WATCH", "x")
+	before := workDone
+	a.expect(okReply, "FLUSHALL")
+	if w := workDone - before; w > 1 {
+		t.Fatalf("FLUSHALL of 1 key with 1000 keys watched did %d work", w)
+	}
+	a.expect(okReply, "MULTI")
+	a.expect("*0\r\n", "EXEC")
+	b.expect(okReply, "MULTI")
+	b.expect(nullArray, "EXEC")
+}
