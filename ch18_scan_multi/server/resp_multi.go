@@ -31,12 +31,11 @@ import (
 //     command of both protocols and the expiry timers go through, plus the
 //     commands that change a sorted set's or a hash's contents in place;
 //     a FLUSHALL marks the watchers of every key it drops (touchFlushed).
-//     A connection marked dirty stops watching at once, so a key watched
-//     by many connections costs each of them once, however often it is
-//     written.
 //     A write that changes nothing (DEL of a missing key, SET NX of an
-//     existing one) touches nothing. With no watcher at all, touchKey is
-//     one length check: the book's hot path pays nothing.
+//     existing one) touches nothing. A connection marked dirty stops
+//     watching at once, so a key watched by many connections costs each
+//     of them once, however often it is written. With no watcher at all,
+//     touchKey is one length check: the book's hot path pays nothing.
 //
 //   - Bounds against a client who has read this. The commands queued are
 //     bytes the client makes the server hold, and so are its watched keys:
@@ -65,9 +64,10 @@ const (
 	// doubling), and each argument's slice header.
 	kQueuedOverhead = 64
 	kArgOverhead    = 24
-	// kWatchOverhead is what a watched key holds besides its bytes: its
-	// entries in the connection's map and in watchers.
-	kWatchOverhead = 128
+	// kWatchOverhead is what a watched key holds besides its bytes, about
+	// what Go's maps take for it: its entry in the connection's map, and
+	// in watchers an entry and, for its first watcher, a map of its own.
+	kWatchOverhead = 192
 	// kRESPMaxExecReply caps EXEC's reply, which holds its commands'
 	// replies, each capped at kRESPMaxReply as alone.
 	kRESPMaxExecReply = 4 << 20
@@ -391,7 +391,7 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	queue := st.tx.queue
-	st.unwatchAll() // the transaction's own writes touch no one's EXEC
+	st.unwatchAll() // it has passed: its own writes below cannot fail it
 
 	// The reply may take up to kRESPMaxExecReply, within what the bound
 	// on all connections' memory has left, with room kept for every
