@@ -29,7 +29,9 @@ var diffCommands = flag.Int("redisdiff.n", 50000, "random commands TestRedisDiff
 // compare with is 7.0, the version whose score formatting this chapter
 // follows. The only differences allowed are the README's: the order of
 // KEYS and HGETALL (sorted here before comparing), and how long a TTL is
-// (a positive TTL or PTTL compares as "positive"). The README's limits
+// (a positive TTL or PTTL compares as "positive"), inside an EXEC's
+// array too: transactions are among the random commands, with WATCH on
+// the one connection, whose own writes fail its EXEC. The README's limits
 // (KEYS refused over 262,144 keys, inline commands stopped at 8192
 // arguments, the bound on all clients' memory) are left out: the random
 // commands work on a few dozen small keys and never reach them. Run more with
@@ -62,10 +64,14 @@ func TestRedisDifferential(t *testing.T) {
 				if sent == 0 {
 					cmds[0] = []string{"FLUSHALL"}
 				}
+				queues := make([][][]string, batch) // what each EXEC runs
+				for i, cmd := range cmds {
+					queues[i] = g.track(cmd)
+				}
 				want, got := redis.do(t, cmds), ours.do(t, cmds)
 				for i, cmd := range cmds {
 					kinds[want[i][0]]++
-					w, g := normalize(cmd, want[i]), normalize(cmd, got[i])
+					w, g := normalizeExec(cmd, queues[i], want[i]), normalizeExec(cmd, queues[i], got[i])
 					if w != g {
 						differences++
 						if differences <= 20 {
@@ -234,10 +240,55 @@ func normalize(cmd []string, reply string) string {
 // by sampling and this server does not.
 var avgTTL = regexp.MustCompile(`avg_ttl=\d+`)
 
+// normalizeExec is normalize for a reply that may be EXEC's array: each
+// element is normalized as the reply of the command queued for it.
+func normalizeExec(cmd []string, queue [][]string, reply string) string {
+	if queue == nil || !strings.HasPrefix(reply, fmt.Sprintf("*%d\r\n", len(queue))) {
+		return normalize(cmd, reply)
+	}
+	r := bufio.NewReader(strings.NewReader(reply))
+	header, _ := r.ReadString('\n')
+	out := header
+	for _, q := range queue {
+		var e bytes.Buffer
+		if readRawReply(r, &e) != nil {
+			return reply
+		}
+		out += normalize(q, e.String())
+	}
+	return out
+}
+
 // cmdGen makes random commands of those the chapter lists, on a few keys,
-// with arguments chosen among the edge cases of Redis's parsing.
+// with arguments chosen among the edge cases of Redis's parsing. It
+// follows the transaction it opens with MULTI (inMulti, queue) to end it
+// soon, and to know what each EXEC runs.
 type cmdGen struct {
-	rng *rand.Rand
+	rng     *rand.Rand
+	inMulti bool
+	queue   [][]string
+}
+
+// track follows the transaction through cmd, about to be sent, and
+// returns the commands queued if cmd is the EXEC that runs them (nil
+// otherwise). Inside MULTI, every command but MULTI, WATCH, EXEC and
+// DISCARD is queued or refused; a refused one makes EXEC answer an
+// error, not an array, so it does no harm in the list.
+func (g *cmdGen) track(cmd []string) [][]string {
+	switch name := strings.ToUpper(cmd[0]); {
+	case name == "MULTI" && !g.inMulti:
+		g.inMulti, g.queue = true, [][]string{}
+	case !g.inMulti || name == "MULTI" || name == "WATCH":
+	case name == "EXEC" || name == "DISCARD":
+		queue := g.queue
+		g.inMulti, g.queue = false, nil
+		if name == "EXEC" {
+			return queue
+		}
+	default:
+		g.queue = append(g.queue, cmd)
+	}
+	return nil
 }
 
 func (g *cmdGen) pick(s ...string) string { return s[g.rng.IntN(len(s))] }
@@ -273,7 +324,10 @@ func (g *cmdGen) ttl() string {
 
 func (g *cmdGen) next() []string {
 	r := g.rng
-	switch r.IntN(25 + 12) {
+	if g.inMulti && r.IntN(8) == 0 {
+		return []string{g.pick("EXEC", "EXEC", "EXEC", "DISCARD")} // a transaction of 8 commands on average
+	}
+	switch r.IntN(25 + 12 + 2) {
 	case 0:
 		return []string{"GET", g.key()}
 	case 1, 2:
@@ -440,6 +494,10 @@ func (g *cmdGen) next() []string {
 			cmd = append(cmd, g.pick("server", "KEYSPACE", "clients", "default", "all", "everything", "nosuch", "cpu", "Stats"))
 		}
 		return cmd
+	case 37:
+		return []string{g.pick("MULTI", "MULTI", "EXEC", "DISCARD")}
+	case 38:
+		return g.pick2([]string{"WATCH", g.key(), g.key()}, []string{"WATCH", g.key()}, []string{"UNWATCH"})
 	default:
 		return g.pick2([]string{"SELECT", g.pick("0", "16", "-1", "abc", "", "-0", "9223372036854775807")}, []string{"CONFIG", "GET", g.pick("save", "appendonly", "SAVE", "AppendOnly", "nosuch")},
 			[]string{"CLIENT", "SETNAME", g.pick("a b", "ok", "")}, []string{"AUTH", g.pick("default", "bob"), "pw"},

@@ -271,20 +271,18 @@ func TestRESPReplyBounds(t *testing.T) {
 	respExchange(t, c, r, "ZRANGE bigz -inf +inf BYSCORE\r\n", "-ERR response is too big\r\n")
 }
 
-// TestRESPMultiRefused: a transaction is refused whole, as Redis refuses
-// one with a bad command in it: the commands between MULTI and EXEC are
-// not run, EXEC answers EXECABORT, DISCARD ends a transaction, and an
-// empty transaction runs nothing.
-func TestRESPMultiRefused(t *testing.T) {
+// TestRESPMulti: MULTI queues the commands up to EXEC, which runs them
+// and answers their replies in one array; a command refused when queued
+// makes EXEC discard the transaction; DISCARD ends one without running it.
+func TestRESPMulti(t *testing.T) {
 	p := testkit.StartTestServer(t)
 	c := respDial(t, p)
 	r := bufio.NewReader(c)
-	refused := func(cmd string) string {
-		return "-ERR MULTI is not supported: '" + cmd + "' was not run, and EXEC will discard the transaction\r\n"
-	}
-	respExchange(t, c, r, "MULTI\r\nSET k v\r\nMULTI\r\nDEL x\r\nEXEC\r\nGET k\r\n",
-		"+OK\r\n"+refused("set")+"-ERR MULTI calls can not be nested\r\n"+refused("del")+
-			"-EXECABORT Transaction discarded because of previous errors.\r\n$-1\r\n")
-	respExchange(t, c, r, "MULTI\r\nSET k v\r\nDISCARD\r\nGET k\r\nMULTI\r\nEXEC\r\nEXEC\r\nDISCARD\r\n",
-		"+OK\r\n"+refused("set")+"+OK\r\n$-1\r\n+OK\r\n*0\r\n-ERR EXEC without MULTI\r\n-ERR DISCARD without MULTI\r\n")
+	respExchange(t, c, r, "MULTI\r\nSET k v\r\nMULTI\r\nGET k\r\nEXEC\r\nGET k\r\n",
+		"+OK\r\n+QUEUED\r\n-ERR MULTI calls can not be nested\r\n+QUEUED\r\n*2\r\n+OK\r\n$1\r\nv\r\n$1\r\nv\r\n")
+	respExchange(t, c, r, "MULTI\r\nSET k w\r\nNOSUCH\r\nEXEC\r\nGET k\r\n",
+		"+OK\r\n+QUEUED\r\n-ERR unknown command 'NOSUCH', with args beginning with: \r\n"+
+			"-EXECABORT Transaction discarded because of previous errors.\r\n$1\r\nv\r\n")
+	respExchange(t, c, r, "MULTI\r\nSET k w\r\nDISCARD\r\nGET k\r\nMULTI\r\nEXEC\r\nEXEC\r\nDISCARD\r\n",
+		"+OK\r\n+QUEUED\r\n+OK\r\n$1\r\nv\r\n+OK\r\n*0\r\n-ERR EXEC without MULTI\r\n-ERR DISCARD without MULTI\r\n")
 }

@@ -89,6 +89,7 @@ func (ent *entry) val() string { return ent.kv[ent.klen:] }
 // the value, into a new string that holds both.
 func (ent *entry) setVal(v []byte) {
 	ent.kv = ent.key() + string(v)
+	touchKey(ent.key())
 }
 
 // hashValue is a hash as the key space holds it: its fields, and the
@@ -124,6 +125,7 @@ func newEntry[S ~string | ~[]byte](key S, val []byte) *entry {
 // insertEntry adds a new entry, whose key is not in the key space yet.
 func insertEntry(ent *entry) {
 	gData.db.Insert(keytable.Hash(ent.key()), ent)
+	touchKey(ent.key())
 }
 
 // removeEntry takes ent out of the key space. The entry is already in
@@ -309,6 +311,7 @@ func entryDestroy(ent *entry) {
 // included. A large value is handed to the thread pool: the entry is no
 // longer reachable from the key space, so the worker has it to itself.
 func entryDel(ent *entry) {
+	touchKey(ent.key()) // every deletion comes here: for WATCH
 	entrySetTTL(ent, -1)
 	if ent.typ() == tHash && ent.obj.hash.timerIdx != -1 {
 		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
@@ -386,6 +389,11 @@ func doZAdd(cmd [][]byte, w replyWriter) {
 		ent.obj = &object{zset: &zset.ZSet{}}
 		insertEntry(ent)
 	}
+	if keyWatched(cmd[1]) {
+		if node := ent.obj.zset.LookupBytes(cmd[3]); node == nil || node.Score() != score {
+			touchKey(cmd[1]) // a new member or a new score
+		}
+	}
 	added := ent.obj.zset.AddBytes(cmd[3], score)
 	if added {
 		w.outInt(1)
@@ -419,6 +427,7 @@ func doZRem(cmd [][]byte, w replyWriter) {
 		w.outInt(0)
 		return
 	}
+	touchKey(cmd[1])
 	w.outInt(1)
 }
 
@@ -494,9 +503,11 @@ func entrySetTTL(ent *entry, ttlMs int64) {
 	if ttlMs < 0 {
 		if ent.heapIdx != -1 {
 			heap.Delete(&gData.heap, int(ent.heapIdx), ttlIdx)
+			touchKey(ent.key())
 		}
 		return
 	}
+	touchKey(ent.key())
 	nowUs := getMonotonicUsec()
 	expireAt := uint64(math.MaxUint64) // a TTL so long it cannot be reached
 	if uint64(ttlMs) < (math.MaxUint64-nowUs)/1000 {

@@ -205,6 +205,7 @@ func doHSet(cmd []string, w replyWriter) {
 			added++
 		}
 	}
+	touchKey(cmd[1]) // as Redis, even when no value changed
 	hashDone(ent, now)
 	w.outInt(added)
 }
@@ -247,6 +248,9 @@ func doHDel(cmd []string, w replyWriter) {
 		if ent.obj.hash.Delete(now, f) {
 			removed++
 		}
+	}
+	if removed > 0 {
+		touchKey(cmd[1])
 	}
 	hashDone(ent, now)
 	w.outInt(removed)
@@ -366,7 +370,11 @@ func doHExpire(cmd []string, w replyWriter) {
 		return
 	}
 	perField(w, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
-		return int64(h.Expire(now, f, at, o.cond))
+		r := h.Expire(now, f, at, o.cond)
+		if r == hashes.OK || r == hashes.Deleted {
+			touchKey(cmd[1])
+		}
+		return int64(r)
 	})
 }
 
@@ -380,7 +388,11 @@ func doHPersist(cmd []string, w replyWriter) {
 		return
 	}
 	perField(w, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
-		return int64(h.Persist(now, f))
+		r := h.Persist(now, f)
+		if r == hashes.OK {
+			touchKey(cmd[1])
+		}
+		return int64(r)
 	})
 }
 
@@ -442,6 +454,7 @@ func doHSetEx(cmd []string, w replyWriter) {
 			ent.obj.hash.Set(now, f, v)
 		}
 	}
+	touchKey(cmd[1])
 	hashDone(ent, now)
 	w.outInt(1)
 }
@@ -481,9 +494,12 @@ func doHGetEx(cmd []string, w replyWriter) {
 		w.outStr(val)
 		switch {
 		case o.persist:
-			ent.obj.hash.Persist(now, f)
+			if ent.obj.hash.Persist(now, f) == hashes.OK {
+				touchKey(cmd[1])
+			}
 		case o.hasAt:
 			ent.obj.hash.Expire(now, f, o.at, hashes.Always)
+			touchKey(cmd[1])
 		}
 	}
 	if ent != nil {

@@ -47,6 +47,8 @@ func init() {
 		{"exec", 1, 0, 0, 0, respExec},
 		{"discard", 1, 0, 0, 0, respDiscard},
 		{"info", -1, 0, 0, 0, respInfo},
+		{"watch", -2, 1, -1, 1, respWatch},
+		{"unwatch", 1, 0, 0, 0, respUnwatch},
 		// The key space.
 		{"dbsize", 1, 0, 0, 0, respDBSize},
 		{"flushall", -1, 0, 0, 0, respFlushAll},
@@ -142,13 +144,16 @@ func respDo(conn *conn, st *respState, args [][]byte) {
 		w.err(unknownCommand(args))
 		st.multiFailed()
 	case c.arity > 0 && len(args) != c.arity || c.arity < 0 && len(args) < -c.arity:
+		if c.name == "exec" {
+			respExecAbort(st, w, errArity(c.name)[len("ERR "):]) // as Redis
+			break
+		}
 		w.err(errArity(c.name))
 		st.multiFailed()
-	case st.inMulti && c.name != "exec" && c.name != "discard" && c.name != "multi" && c.name != "quit":
-		// There are no transactions: refuse the command, and the EXEC
-		// that ends them (see respMulti).
-		w.err("ERR MULTI is not supported: '" + c.name + "' was not run, and EXEC will discard the transaction")
-		st.multiFailed()
+	case st.inMulti && c.name != "exec" && c.name != "discard" && c.name != "multi" && c.name != "quit" && c.name != "watch":
+		// Inside MULTI, commands are queued for EXEC (see resp_multi.go);
+		// those that end or nest a transaction, and QUIT, run now.
+		st.queueCommand(w, c, args)
 	default:
 		c.fn(st, w, args)
 		if c.name == "quit" {

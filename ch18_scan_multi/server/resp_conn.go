@@ -82,10 +82,12 @@ type respState struct {
 	id   int64
 	name string
 	// inMulti says a MULTI was answered and no EXEC or DISCARD yet: the
-	// commands in between are refused (see respMulti), and multiRefused
-	// that one was, so EXEC discards the transaction.
+	// commands in between are queued (see resp_multi.go), and multiRefused
+	// that one was refused, so EXEC discards the transaction.
 	inMulti      bool
 	multiRefused bool
+	// The commands queued and the keys watched.
+	tx txState
 }
 
 const (
@@ -178,6 +180,7 @@ func (st *respState) shrink() {
 
 // release gives back what a closed connection held in inputHeld.
 func (st *respState) release() {
+	st.endMulti() // its queue and watched keys
 	inputHeld -= max(0, cap(st.buf)-kRESPBufSize) + len(st.name)
 	st.buf, st.name = nil, ""
 }
@@ -283,7 +286,8 @@ func (st *respState) inputEmpty(conn *conn) bool {
 // wbufNeed bounds the capacity a RESP connection's write buffer can reach
 // by answering one more request: what wbufReserve makes it, or the unsent
 // replies (moved to the front) and a reply of up to kRESPMaxReply, the
-// most respWriter grows it to.
+// most respWriter grows it to. (An EXEC's reply may grow it further, but
+// only into what the bound on all connections has left: see respExec.)
 func (st *respState) wbufNeed(conn *conn) int {
 	return max(wbufNeed(conn), conn.pending()+kRESPMaxReply)
 }

@@ -10,7 +10,7 @@ import (
 
 // The commands clients and tools send when they connect, or about the
 // connection itself: PING, ECHO, HELLO, AUTH, CLIENT, COMMAND, SELECT,
-// QUIT, CONFIG GET, and MULTI/EXEC/DISCARD, which refuse transactions.
+// QUIT and CONFIG GET. Transactions are in resp_multi.go.
 
 func respPing(st *respState, w *respWriter, args [][]byte) {
 	switch len(args) {
@@ -302,53 +302,4 @@ func respConfig(st *respState, w *respWriter, args [][]byte) {
 		w.outStr(p[0])
 		w.outStr(p[1])
 	}
-}
-
-// respMulti: MULTI. There are no transactions yet, and running a
-// transaction's commands one by one, as if there had been no MULTI, would
-// break what its client counts on. So a transaction is refused whole, the
-// way Redis refuses one in which a command was wrong: MULTI answers OK
-// (clients that pipeline a transaction, like go-redis's TxPipelined, stop
-// reading at an error there and would find the rest of the replies where
-// their next command's should be), every command up to EXEC or DISCARD is
-// answered with an error and not run, and EXEC answers EXECABORT.
-func respMulti(st *respState, w *respWriter, args [][]byte) {
-	if st.inMulti {
-		w.err("ERR MULTI calls can not be nested")
-		return
-	}
-	st.inMulti, st.multiRefused = true, false
-	w.simple("OK")
-}
-
-// multiFailed notes that a command inside MULTI was answered with an
-// error: EXEC will discard the transaction.
-func (st *respState) multiFailed() {
-	if st.inMulti {
-		st.multiRefused = true
-	}
-}
-
-// respExec: EXEC ends a transaction. Every command in it was refused, so
-// it is discarded; an empty one has nothing to run.
-func respExec(st *respState, w *respWriter, args [][]byte) {
-	switch {
-	case !st.inMulti:
-		w.err("ERR EXEC without MULTI")
-	case st.multiRefused:
-		w.err("EXECABORT Transaction discarded because of previous errors.")
-	default:
-		w.outArr(0)
-	}
-	st.inMulti = false
-}
-
-// respDiscard: DISCARD ends a transaction without running it.
-func respDiscard(st *respState, w *respWriter, args [][]byte) {
-	if !st.inMulti {
-		w.err("ERR DISCARD without MULTI")
-		return
-	}
-	st.inMulti = false
-	w.simple("OK")
 }

@@ -148,6 +148,7 @@ func respHIncrBy(st *respState, w *respWriter, args [][]byte) {
 	}
 	ent, _ = hashForWrite(key)
 	ent.obj.hash.SetKeepTTL(now, field, strconv.FormatInt(cur+by, 10))
+	touchKey(args[1]) // as Redis, even when adding 0
 	hashDone(ent, now)
 	w.outInt(cur + by)
 }

@@ -41,6 +41,7 @@ func respFlushAll(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	old := gData.db
+	touchFlushed(old)
 	gData.db = newKeySpace()
 	gData.heap = nil
 	gData.fieldHeap = nil

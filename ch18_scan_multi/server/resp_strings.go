@@ -236,6 +236,7 @@ func respAppend(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
 	default:
 		ent.kv += string(args[2])
+		touchKey(args[1])
 		workDone += len(ent.kv) >> 10 // a copy of it all: 1 per KiB
 		w.outInt(int64(len(ent.val())))
 	}

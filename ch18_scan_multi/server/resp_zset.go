@@ -118,6 +118,9 @@ pairs:
 			updated++
 		}
 	}
+	if added+updated > 0 {
+		touchKey(args[1])
+	}
 	respZAddReply(w, incr, ch, added, updated, score, done)
 }
 
@@ -147,6 +150,9 @@ func respZRem(st *respState, w *respWriter, args [][]byte) {
 		if ent != nil && ent.obj.zset.Pop(string(m)) != nil {
 			removed++
 		}
+	}
+	if removed > 0 {
+		touchKey(args[1])
 	}
 	if ent != nil && ent.obj.zset.Len() == 0 {
 		removeEntry(ent)
@@ -405,10 +411,11 @@ func respZIncrBy(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	name := string(args[3])
-	score := by
+	score, changed := by, true
 	if ent != nil {
 		if node := ent.obj.zset.Lookup(name); node != nil {
 			score += node.Score()
+			changed = score != node.Score()
 		}
 	}
 	if math.IsNaN(score) {
@@ -421,5 +428,8 @@ func respZIncrBy(st *respState, w *respWriter, args [][]byte) {
 		insertEntry(ent)
 	}
 	ent.obj.zset.Add(name, score+0) // -0 stored as 0, as in respZAdd
+	if changed {
+		touchKey(args[1]) // as Redis: not when the score stays the same
+	}
 	w.outDbl(score)
 }

@@ -99,6 +99,7 @@ func processTimers() {
 		ent := gData.fieldHeap[0].Owner
 		removed := ent.obj.hash.ExpireSome(nowMs, kMaxWorks-nworks)
 		nworks += removed
+		touchKey(ent.key())
 		if ent.obj.hash.StoredLen() == 0 {
 			removeEntry(ent)
 			entryDel(ent)

@@ -1,0 +1,424 @@
+package server
+
+import (
+	"strconv"
+
+	"example.com/byor/ch18_scan_multi/keytable"
+	"example.com/byor/ch18_scan_multi/resp"
+)
+
+// Transactions: MULTI, EXEC, DISCARD, WATCH and UNWATCH, with Redis 7.0's
+// semantics.
+//
+// On one event loop, atomic comes for free: EXEC runs the queued commands
+// one after another inside one request, and no other client's request can
+// run in between. What needs care is everything around that:
+//
+//   - Queueing. Between MULTI and EXEC a command is checked (a known name,
+//     the right number of arguments), copied out of the read buffer, and
+//     answered QUEUED. A command that fails the check is answered its
+//     error and dooms the transaction: EXEC answers EXECABORT and runs
+//     nothing. A runtime error (WRONGTYPE) is only that command's element
+//     of EXEC's reply; nothing is rolled back, as in Redis.
+//
+//   - WATCH. Optimistic locking: EXEC fails (a null array) if a watched key
+//     was modified since WATCH, by anyone, through either protocol, or by
+//     its expiry. As in Redis, each watched key maps to the connections
+//     watching it (watchers), and every change of a key in the key space
+//     calls touchKey, which marks those connections dirty. touchKey is
+//     called from the key space's few mutation points (insertEntry,
+//     entryDel, entry.setVal, entrySetTTL in commands.go), which every
+//     command of both protocols and the expiry timers go through, plus the
+//     commands that change a sorted set's or a hash's contents in place;
+//     a FLUSHALL marks the watchers of every key it drops (touchFlushed).
+//     A write that changes nothing (DEL of a missing key, SET NX of an
+//     existing one) touches nothing. A connection marked dirty stops
+//     watching at once, so a key watched by many connections costs each
+//     of them once, however often it is written. With no watcher at all,
+//     touchKey is one length check: the book's hot path pays nothing.
+//
+//   - Bounds against a client who has read this. The commands queued are
+//     bytes the client makes the server hold, and so are its watched keys:
+//     both count in the one bound over all connections' memory
+//     (-max-output-mb, budgetLeft), are limited in number (kMaxQueued,
+//     kMaxWatched), and are given back at EXEC, DISCARD, UNWATCH or when
+//     the connection closes. EXEC's reply, which can hold many commands'
+//     replies, has a cap of its own (kRESPMaxExecReply) within what the
+//     bound has left; a command whose reply does not fit gets "response is
+//     too big" as its element, as it would alone. And since EXEC runs in
+//     one turn whatever the turn's bounds (kMaxTurnWork, kMaxTurnRequests
+//     count it as one request), its work, the sum of its commands', is
+//     bounded when it is queued: kMaxExecWork, with the commands that walk
+//     a collection whatever their reply (KEYS, HGETALL) counted at their
+//     own bound.
+
+const (
+	// kMaxQueued bounds the commands one transaction may queue; Redis has
+	// no such limit, and clients queue far fewer.
+	kMaxQueued = 10000
+	// kMaxWatched bounds the keys one connection may watch.
+	kMaxWatched = 10000
+	// kQueuedOverhead and kArgOverhead are what a queued command holds
+	// besides its arguments' bytes, counted in the bound on memory: the
+	// slice of its arguments and its place in the queue (which grows by
+	// doubling), and each argument's slice header.
+	kQueuedOverhead = 64
+	kArgOverhead    = 24
+	// kWatchOverhead is what a watched key holds besides its bytes, about
+	// what Go's maps take for it: its entry in the connection's map, and
+	// in watchers an entry and, for its first watcher, a map of its own.
+	kWatchOverhead = 192
+	// kRESPMaxExecReply caps EXEC's reply, which holds its commands'
+	// replies, each capped at kRESPMaxReply as alone.
+	kRESPMaxExecReply = 4 << 20
+	// kMaxExecWork bounds the work one transaction may do, counted as
+	// workDone counts it: its arguments, and the bound of each command
+	// that may walk more than its reply shows (respExecWeight). It is 32
+	// turns' worth (kMaxTurnWork): a transaction stalls the loop longer
+	// than a turn may, but not without bound.
+	kMaxExecWork = 32 * kMaxTurnWork
+)
+
+// respExecWeight is the most work of the commands that may visit far more
+// than their reply shows, counted against kMaxExecWork when queued. Other
+// commands stop once their reply is full (ZRANGE), and EXEC's replies are
+// capped as a whole (kRESPMaxExecReply), or do no more than their
+// arguments say.
+var respExecWeight = map[string]int{
+	"keys":    kKeysMaxScan,
+	"hgetall": kRESPMaxReply / 12, // see respHGetAll
+	"hkeys":   kRESPMaxReply / 6,  // see respHKeysVals
+	"hvals":   kRESPMaxReply / 6,
+}
+
+// The errors of the bounds, in Redis's style.
+var (
+	errTooManyQueued  = "ERR a transaction may queue at most " + strconv.Itoa(kMaxQueued) + " commands: this one was not queued, and EXEC will discard the transaction"
+	errTooMuchWork    = "ERR the transaction would visit more than " + strconv.Itoa(kMaxExecWork) + " keys, members or fields: this command was not queued, and EXEC will discard the transaction"
+	errQueueMemory    = "ERR the server's memory for clients is full (-max-output-mb): command not queued, and EXEC will discard the transaction"
+	errTooManyWatched = "ERR a connection may watch at most " + strconv.Itoa(kMaxWatched) + " keys: none of these was watched"
+	errWatchMemory    = "ERR the server's memory for clients is full (-max-output-mb): keys not watched"
+	errExecMemory     = "EXECABORT Transaction discarded because of: the server's memory for replies is full (-max-output-mb)"
+)
+
+// errExecTooBig replaces, in EXEC's reply, the reply of a command that
+// did not fit.
+const errExecTooBig = "ERR response is too big"
+
+// kExecElemMin is the room kept in EXEC's reply for each command's
+// element: enough for errExecTooBig.
+const kExecElemMin = respHeaderMax + len(errExecTooBig)
+
+// txState is a RESP connection's transaction: the commands queued since
+// MULTI, and the keys it watches.
+type txState struct {
+	// queue holds the commands queued, each argument copied out of the
+	// read buffer; queueWork is their work as kMaxExecWork counts it.
+	queue     [][][]byte
+	queueWork int
+	// watched maps each watched key to whether it had already expired
+	// (its TTL due, the key not yet reclaimed) when WATCH ran: such a
+	// key's reclaiming is not a change, as in Redis.
+	watched map[string]bool
+	// dirty says a watched key was touched: EXEC will fail.
+	dirty bool
+	// held is what the queue and the watched keys count in inputHeld.
+	held int
+}
+
+// watchers maps each watched key to the connections watching it.
+var watchers = map[string]map[*respState]struct{}{}
+
+// keyWatched reports whether some connection watches key: callers that
+// must do work to tell whether they change a key ask it first.
+func keyWatched[S ~string | ~[]byte](key S) bool {
+	if len(watchers) == 0 {
+		return false
+	}
+	_, ok := watchers[string(key)]
+	return ok
+}
+
+// touchKey notes that key was modified: each connection watching it will
+// fail its EXEC. Called where the key space changes, whichever protocol
+// or timer changes it (see the comment at the top of this file).
+func touchKey[S ~string | ~[]byte](key S) {
+	if len(watchers) == 0 {
+		return // no transaction watches anything: the usual case
+	}
+	if set := watchers[string(key)]; len(set) > 0 {
+		touchWatchers(string(key), set, lookupEntry(key) == nil)
+	}
+}
+
+// touchWatchers marks the connections in set, which watch key, dirty,
+// and unwatches their keys: their EXEC will fail whatever else is
+// touched, and each watch is removed once, so a hot key watched by many
+// costs each of them once. A key gone now that was already due when
+// watched has not changed (Redis 7.0); writing it again will be a change.
+func touchWatchers(key string, set map[*respState]struct{}, gone bool) {
+	for st := range set {
+		if gone && st.tx.watched[key] {
+			continue
+		}
+		st.tx.dirty = true
+		st.unwatchAll()
+	}
+}
+
+// touchFlushed marks the connections watching keys that FLUSHALL drops
+// with old. As in Redis, a watched key that did not exist is not touched.
+// It walks the smaller of the two, the keys dropped or the keys watched,
+// so that FLUSHALL costs no more than one walk of either, and a FLUSHALL
+// of an empty key space (say, the second in one transaction) nothing.
+func touchFlushed(old *keytable.Table[entry]) {
+	switch {
+	case len(watchers) == 0 || old.Len() == 0:
+	case old.Len() < len(watchers):
+		workDone += old.Len()
+		old.All(func(ent *entry) {
+			if set := watchers[ent.key()]; len(set) > 0 {
+				touchWatchers(ent.key(), set, true)
+			}
+		})
+	default:
+		workDone += len(watchers)
+		for key, set := range watchers {
+			if old.Lookup(keytable.Hash(key), func(e *entry) bool { return e.key() == key }) != nil {
+				touchWatchers(key, set, true)
+			}
+		}
+	}
+}
+
+// entryDue reports whether the key's TTL is due though its timer has not
+// yet reclaimed it (processTimers reclaims a bounded number per turn).
+func entryDue(ent *entry) bool {
+	return ent.heapIdx != -1 && gData.heap[ent.heapIdx].Val <= getMonotonicUsec()
+}
+
+// respWatch: WATCH key... Keys already watched stay as they are. A WATCH
+// over the limits is refused whole.
+func respWatch(st *respState, w *respWriter, args [][]byte) {
+	if st.inMulti {
+		w.err("ERR WATCH inside MULTI is not allowed")
+		return
+	}
+	if st.tx.dirty {
+		w.simple("OK") // EXEC fails anyway: nothing to hold (as Redis)
+		return
+	}
+	// Count what the new keys would hold (a key named twice counts
+	// twice: the bounds err on the safe side), before changing anything.
+	n, size := 0, 0
+	for _, k := range args[1:] {
+		if _, ok := st.tx.watched[string(k)]; !ok {
+			n++
+			size += len(k) + kWatchOverhead
+		}
+	}
+	switch {
+	case len(st.tx.watched)+n > kMaxWatched:
+		w.err(errTooManyWatched)
+		return
+	case size > budgetLeft():
+		w.err(errWatchMemory)
+		return
+	}
+	if st.tx.watched == nil {
+		st.tx.watched = map[string]bool{}
+	}
+	for _, k := range args[1:] {
+		if _, ok := st.tx.watched[string(k)]; ok {
+			continue
+		}
+		key := string(k)
+		ent := lookupEntry(key)
+		st.tx.watched[key] = ent != nil && entryDue(ent)
+		set := watchers[key]
+		if set == nil {
+			set = map[*respState]struct{}{}
+			watchers[key] = set
+		}
+		set[st] = struct{}{}
+		st.tx.held += len(key) + kWatchOverhead
+		inputHeld += len(key) + kWatchOverhead
+	}
+	w.simple("OK")
+}
+
+// respUnwatch: UNWATCH forgets the watched keys, and that one was touched.
+func respUnwatch(st *respState, w *respWriter, args [][]byte) {
+	st.unwatchAll()
+	st.tx.dirty = false
+	w.simple("OK")
+}
+
+// unwatchAll forgets the keys the connection watches, and gives back what
+// they held.
+func (st *respState) unwatchAll() {
+	for key := range st.tx.watched {
+		set := watchers[key]
+		delete(set, st)
+		if len(set) == 0 {
+			delete(watchers, key)
+		}
+		st.tx.held -= len(key) + kWatchOverhead
+		inputHeld -= len(key) + kWatchOverhead
+	}
+	st.tx.watched = nil
+}
+
+// queueCommand queues a command of a transaction, checked already, and
+// answers QUEUED; or answers why it cannot, which dooms the transaction.
+func (st *respState) queueCommand(w *respWriter, c *respCommand, args [][]byte) {
+	if st.multiRefused {
+		// EXEC will discard the transaction: keep nothing more for it.
+		w.simple("QUEUED")
+		return
+	}
+	size, bytes := kQueuedOverhead, 0
+	for _, a := range args {
+		size += len(a) + kArgOverhead
+		bytes += len(a)
+	}
+	work := len(args) + respExecWeight[c.name]
+	switch {
+	case len(st.tx.queue) >= kMaxQueued:
+		w.err(errTooManyQueued)
+	case st.tx.queueWork+work > kMaxExecWork:
+		w.err(errTooMuchWork)
+	case size > budgetLeft():
+		w.err(errQueueMemory)
+	default:
+		// One array for the arguments' bytes, one for their slices.
+		buf := make([]byte, 0, bytes)
+		cmd := make([][]byte, len(args))
+		for i, a := range args {
+			buf = append(buf, a...)
+			cmd[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
+		}
+		st.tx.queue = append(st.tx.queue, cmd)
+		st.tx.queueWork += work
+		st.tx.held += size
+		inputHeld += size
+		w.simple("QUEUED")
+		return
+	}
+	st.multiFailed()
+}
+
+// endMulti ends a transaction, run or not: the queue is dropped, the
+// keys unwatched, and what they held given back.
+func (st *respState) endMulti() {
+	st.unwatchAll()
+	inputHeld -= st.tx.held
+	st.tx = txState{}
+	st.inMulti, st.multiRefused = false, false
+}
+
+// respMulti: MULTI starts a transaction.
+func respMulti(st *respState, w *respWriter, args [][]byte) {
+	if st.inMulti {
+		w.err("ERR MULTI calls can not be nested") // and the transaction goes on
+		return
+	}
+	st.inMulti, st.multiRefused = true, false
+	w.simple("OK")
+}
+
+// multiFailed notes that a command inside MULTI was refused: EXEC will
+// discard the transaction.
+func (st *respState) multiFailed() {
+	if st.inMulti {
+		st.multiRefused = true
+	}
+}
+
+// respDiscard: DISCARD ends a transaction without running it, and
+// unwatches every key.
+func respDiscard(st *respState, w *respWriter, args [][]byte) {
+	if !st.inMulti {
+		w.err("ERR DISCARD without MULTI")
+		return
+	}
+	st.endMulti()
+	w.simple("OK")
+}
+
+// respExecAbort answers an EXEC that is itself refused (its arguments are
+// wrong), as Redis does: the transaction, if any, is discarded and every
+// key unwatched.
+func respExecAbort(st *respState, w *respWriter, reason string) {
+	st.endMulti()
+	w.err("EXECABORT Transaction discarded because of: " + reason)
+}
+
+// outNilArray writes the null array of a failed EXEC: "*-1" in RESP2,
+// RESP3's one null.
+func (w *respWriter) outNilArray() {
+	if w.ver == resp.RESP3 {
+		w.outNil()
+	} else if w.room(respHeaderMax) {
+		w.buf = append(w.buf, "*-1\r\n"...)
+	}
+}
+
+// respExec: EXEC runs the queued commands, in this one request, and
+// answers an array of their replies; or EXECABORT if one was refused when
+// queued, or a null array if a watched key was touched (or its TTL came
+// due since WATCH). Either way the transaction ends and every key is
+// unwatched.
+func respExec(st *respState, w *respWriter, args [][]byte) {
+	if !st.inMulti {
+		w.err("ERR EXEC without MULTI")
+		return
+	}
+	if st.multiRefused {
+		st.endMulti()
+		w.err("EXECABORT Transaction discarded because of previous errors.")
+		return
+	}
+	// A watched key whose TTL is due counts as touched even before the
+	// timers reclaim it (unless it was due when watched already).
+	workDone += len(st.tx.watched)
+	for key, expired := range st.tx.watched {
+		if ent := lookupEntry(key); !expired && ent != nil && entryDue(ent) {
+			st.tx.dirty = true
+		}
+	}
+	if st.tx.dirty {
+		st.endMulti()
+		w.outNilArray()
+		return
+	}
+	queue := st.tx.queue
+	st.unwatchAll() // it has passed: its own writes below cannot fail it
+
+	// The reply may take up to kRESPMaxExecReply, within what the bound
+	// on all connections' memory has left, with room kept for every
+	// command's element: if that room is not there, nothing runs.
+	outerStart, outerLimit := w.start, min(kRESPMaxExecReply, cap(w.buf)-w.start+max(0, budgetLeft()))
+	end := outerStart + outerLimit
+	if outerLimit < respHeaderMax+len(queue)*kExecElemMin {
+		st.endMulti()
+		w.err(errExecMemory)
+		return
+	}
+	w.limit = outerLimit
+	w.outArr(len(queue))
+	for i, cmd := range queue {
+		// Each element is a reply of its own, capped as one is alone,
+		// and so that the elements after it keep their room.
+		w.start = len(w.buf)
+		w.limit = min(kRESPMaxReply, end-(len(queue)-1-i)*kExecElemMin-w.start)
+		workDone += len(cmd)
+		respLookup(cmd[0]).fn(st, w, cmd)
+		if w.over {
+			w.truncate(w.start)
+			w.err(errExecTooBig)
+		}
+	}
+	w.start, w.limit = outerStart, outerLimit
+	st.endMulti()
+}
