@@ -23,9 +23,24 @@
 // Against a client who has read this code: a walk is short only if the
 // keys are spread evenly over the slots. Hash seeds the key's hash with a
 // number chosen when the process starts, so no one can make up keys that
-// share a slot; and every new table mixes the hash codes with a number of
-// its own, so the order of the slots (which a listing of the keys shows)
-// says nothing about where the keys go in the next table.
+// share a slot.
+//
+// Every table mixes the hash codes the same way, so a key has one place in
+// the hash's range for the life of the process, whatever table holds it:
+// that is what lets Scan hand out a cursor that survives resizes. It also
+// means a listing of the keys (Scan's order, or All's) shows a client the
+// order of the hash, and lets it choose which part of the range the keys
+// it leaves behind occupy. Delete the keys in that order and the ones left
+// are bunched in one stretch of the range; a resize to a table sized for
+// their number, not for that stretch, would crowd them into one long run
+// of slots, walked by every insert that moves one of them: quadratic.
+// So a resize to a smaller table watches its inserts, and when they walk
+// further than a random key set practically ever makes them walk (see
+// kShrinkWalk), it gives the shrink up and rebuilds the table at the
+// size it had, where every key goes back to the slot it had before. That
+// costs one pause, O(n), each time deletions start a shrink (once per
+// quarter of the table's slots deleted), and only for a key set that
+// asked for it.
 package keytable
 
 import (
@@ -63,21 +78,48 @@ const (
 	// kResizingWork bounds how many slots of the old table one operation
 	// looks at, moving the entries it finds to the new one.
 	kResizingWork = 128
+	// kShrinkWalk and kShrinkWalkSlack bound the walks of the inserts
+	// into a smaller table (see crowded): past kShrinkWalk slots per
+	// insert on average, plus kShrinkWalkSlack, the shrink is given up.
+	//
+	// With linear probing at a load a, an insert walks 1/2(1+1/(1-a)^2)
+	// slots on average (Knuth): 2.5 in a table just shrunk, half full, 8.5
+	// at the three quarters where it resizes again, and less than 5 on
+	// average on the way there. A sum over many inserts stays close to its
+	// mean, and over a few the slack covers it: for one walk to pass k
+	// slots the k slots after its home must all be taken, a chance of
+	// about e^(-k(a-1-ln a)) (the Chernoff bound for more than k keys
+	// hashing into k slots), 10^-43 for k = 512 at a half, 10^-7 at three
+	// quarters. A false alarm only costs a rebuild at the larger size.
+	//
+	// Keys bunched by ordered deletes fill their stretch of the smaller
+	// table to a load of 1 or more: each walk grows with the number of
+	// keys before it, and the sum passes the bound after a few hundred.
+	kShrinkWalk      = 4
+	kShrinkWalkSlack = 512
 )
 
 // tab is one table: tags and entries, both of the same length.
 type tab[T any] struct {
 	tags    []uint8
 	ents    []*T
-	live    int    // slots holding an entry
-	deleted int    // slots marked deleted
-	salt    uint64 // mixed into every hash code (see mix)
-	probes  int    // slots looked at by walks (find, put): for the tests
+	live    int // slots holding an entry
+	deleted int // slots marked deleted
+	probes  int // slots looked at by walks (find, put): for the tests
+	puts    int // entries put here, and the slots their walks looked at:
+	putWalk int // for crowded
 }
 
 func newTab[T any](n int) tab[T] {
-	return tab[T]{tags: make([]uint8, n), ents: make([]*T, n), salt: rand.Uint64()}
+	return tab[T]{tags: make([]uint8, n), ents: make([]*T, n)}
 }
+
+// salt is mixed into every hash code (see mix): one number for the whole
+// process, so that a key keeps its place in the hash's range from one
+// table to the next (Scan depends on it). Hash is seeded already; the salt
+// is for callers with a public hash function of their own (the tests use
+// the book's), whose codes a client could otherwise place at will.
+var salt = rand.Uint64()
 
 // home returns the slot where the walk for mixed hash m starts: the top 32
 // bits of m, read as a fraction of 2^32, scaled to the table's length
@@ -88,24 +130,14 @@ func (t *tab[T]) home(m uint64) int {
 	return int((m >> 32) * uint64(len(t.tags)) >> 32)
 }
 
-// mix spreads a hash code over 64 bits, differently in every table: it
-// adds the table's salt and scrambles the sum (the finalizer of the
-// SplitMix64 generator: every bit of the input affects every bit of the
-// result). The top bits pick the slot (see home) and the tag comes from
-// bits further down, so both depend on every bit of the code, whatever
-// hash the caller uses.
-//
-// Why a salt per table: home keeps the order of the mixed codes, so with
-// one mix for every table, the keys that follow one another in a table
-// would follow one another in every table after it. A client who lists
-// the keys (in slot order) and deletes them in that order leaves the ones
-// that remain bunched in one stretch of the hash's range; the smaller
-// table a resize then makes is sized for their number, not for the
-// stretch, and crowds them into one long run of slots, walked by every
-// insert that moves one of them: quadratic. With a salt per table, the
-// order in one table says nothing about the order in the next.
+// mix spreads a hash code over 64 bits: it adds the process's salt and
+// scrambles the sum (the finalizer of the SplitMix64 generator: every bit
+// of the input affects every bit of the result). The top bits pick the
+// slot (see home) and the tag comes from bits further down, so both depend
+// on every bit of the code, whatever hash the caller uses. Every table
+// mixes alike: the package doc says why, and what that costs.
 func (t *tab[T]) mix(hcode uint64) uint64 {
-	z := hcode + t.salt
+	z := hcode + salt
 	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
 	z = (z ^ z>>27) * 0x94D049BB133111EB
 	return z ^ z>>31
@@ -153,9 +185,10 @@ func (t *tab[T]) after(i int) int {
 }
 
 // put stores ent, whose key has hash code hcode, in the first free slot
-// of its walk. Reusing a deleted slot is safe here because the caller has
-// made sure the key is absent.
-func (t *tab[T]) put(hcode uint64, ent *T) {
+// of its walk, and returns how many slots the walk looked at. Reusing a
+// deleted slot is safe here because the caller has made sure the key is
+// absent.
+func (t *tab[T]) put(hcode uint64, ent *T) int {
 	m := t.mix(hcode)
 	i, n := t.home(m), 1
 	for ; t.tags[i] > tagDeleted; n++ {
@@ -168,6 +201,15 @@ func (t *tab[T]) put(hcode uint64, ent *T) {
 	t.tags[i] = tagOf(m)
 	t.ents[i] = ent
 	t.live++
+	t.puts++
+	t.putWalk += n
+	return n
+}
+
+// crowded reports whether the entries put in t walked much further than a
+// random key set would (see kShrinkWalk).
+func (t *tab[T]) crowded() bool {
+	return t.putWalk > kShrinkWalk*t.puts+kShrinkWalkSlack
 }
 
 // remove marks slot i deleted and returns its entry.
@@ -232,7 +274,7 @@ func (h *Table[T]) Insert(hcode uint64, ent *T) {
 			h.startResizing()
 		}
 	}
-	h.cur.put(hcode, ent)
+	h.putCur(hcode, ent)
 }
 
 // Delete removes the entry with hash code hcode that match accepts and
@@ -287,18 +329,43 @@ func (h *Table[T]) startResizing() {
 // old one, and inserts may then fill the new table faster than the walk
 // through the old one ends. It costs one pause, and keeps the rule that no
 // table is ever more than three quarters full.
+//
+// A rebuild smaller than the larger of the two tables is a shrink, and
+// watched as one: if the keys walk too far (crowded), the rebuild starts
+// over at the larger size (see the package doc).
 func (h *Table[T]) rebuild() {
-	t := newTab[T](sizeFor(h.Len()))
+	h.rebuildAt(sizeFor(h.Len()))
+}
+
+// rebuildAt is rebuild to a table of at least n slots.
+func (h *Table[T]) rebuildAt(n int) {
+	big := max(n, len(h.cur.tags), len(h.old.tags))
+	t := newTab[T](n)
 	for _, from := range []*tab[T]{&h.cur, &h.old} {
 		for i, tag := range from.tags {
 			if tag > tagDeleted {
 				ent := from.ents[i]
-				t.put(h.hash(ent), ent)
+				if t.put(h.hash(ent), ent); n < big && t.crowded() {
+					h.gone += t.probes
+					h.rebuildAt(big)
+					return
+				}
 			}
 		}
 	}
 	h.gone += h.cur.probes + h.old.probes
 	h.cur, h.old, h.next = t, tab[T]{}, 0
+}
+
+// putCur puts an entry in cur, and gives up a shrink under way if the
+// walks show the keys crowded: the table is rebuilt at the size it had
+// before the shrink. It reports whether it rebuilt.
+func (h *Table[T]) putCur(hcode uint64, ent *T) bool {
+	if h.cur.put(hcode, ent); len(h.cur.tags) < len(h.old.tags) && h.cur.crowded() {
+		h.rebuildAt(max(len(h.old.tags), sizeFor(h.Len())))
+		return true
+	}
+	return false
 }
 
 // helpResizing moves the entries of a bounded number of old's slots to cur,
@@ -316,7 +383,9 @@ func (h *Table[T]) helpResizing() {
 				return
 			}
 			ent := h.old.remove(i)
-			h.cur.put(h.hash(ent), ent)
+			if h.putCur(h.hash(ent), ent) {
+				return
+			}
 		}
 	}
 	h.next = end
@@ -350,4 +419,71 @@ func (h *Table[T]) All(fn func(*T)) {
 			}
 		}
 	}
+}
+
+// Scan calls fn for the entries of one stretch of the hash's range, the
+// one that starts at cursor, and returns where the next one starts: a
+// cursor for the next call, or 0 once the range is covered. Start with 0.
+//
+// A cursor is a place in the range of the top 32 bits of the mixed hash
+// codes, which every table shares (see mix): a key's place never changes,
+// so the stretches of the successive calls divide the range between them
+// whatever happens in between. A key present from the first call to the
+// last is visited exactly once; a key inserted or deleted meanwhile is
+// visited at most once. That is better than Redis's SCAN, which visits
+// each such key at least once and may visit it again after a resize: its
+// cursor counts buckets, whose number changes.
+//
+// The stretch covers count slots of the larger table, so the calls take
+// about Len/count steps, each of them a bounded walk; work is the number of
+// slots looked at, in both tables while a resize is under way. Like All,
+// Scan does not advance a resize, and fn must not insert or delete. Any
+// cursor is safe: one past the range (2^32 or more, which Scan never
+// returns) ends the walk at once.
+func (h *Table[T]) Scan(cursor uint64, count int, fn func(*T)) (next uint64, work int) {
+	big := &h.cur
+	if len(h.old.tags) > len(big.tags) {
+		big = &h.old
+	}
+	n := uint64(len(big.tags))
+	if cursor >= 1<<32 || n == 0 {
+		return 0, 0
+	}
+	// The stretch ends where slot home(cursor)+count of the larger table
+	// starts: the first place p with p*n >= slot*2^32 (see home).
+	next = 1 << 32
+	if end := cursor*n>>32 + uint64(max(count, 1)); end < n {
+		next = (end<<32 + n - 1) / n
+	}
+	work = h.cur.scan(cursor, next, h.hash, fn) + h.old.scan(cursor, next, h.hash, fn)
+	if next == 1<<32 {
+		next = 0
+	}
+	return next, work
+}
+
+// scan calls fn for the entries whose place (the top 32 bits of the mixed
+// hash) is in [lo, hi), and returns the number of slots it looked at.
+// Their homes are the slots from home(lo) to home(hi-1), and each sits
+// between its home and the first empty slot after it: so the walk goes
+// from home(lo) to the first empty slot at or past home(hi-1), around the
+// end of the table if it must, and no further than once around. The slots
+// of the entries a resize moved are marked deleted, not empty, so walks
+// through the old table stay whole.
+func (t *tab[T]) scan(lo, hi uint64, hash func(*T) uint64, fn func(*T)) int {
+	n := len(t.tags)
+	if n == 0 {
+		return 0
+	}
+	first := t.home(lo << 32)
+	span := t.home((hi-1)<<32) - first // slots before the last home
+	i, k := first, 0
+	for ; k < n && (k <= span || t.tags[i] != tagEmpty); i, k = t.after(i), k+1 {
+		if t.tags[i] > tagDeleted {
+			if p := t.mix(hash(t.ents[i])) >> 32; lo <= p && p < hi {
+				fn(t.ents[i])
+			}
+		}
+	}
+	return k
 }
