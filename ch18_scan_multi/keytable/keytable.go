@@ -83,10 +83,11 @@ const (
 	// insert on average, plus kShrinkWalkSlack, the shrink is given up.
 	//
 	// With linear probing at a load a, an insert walks 1/2(1+1/(1-a)^2)
-	// slots on average (Knuth): 2.5 in a table just shrunk, half full, 8.5
-	// at the three quarters where it resizes again, and less than 5 on
-	// average on the way there. A sum over many inserts stays close to its
-	// mean, and over a few the slack covers it: for one walk to pass k
+	// slots on average (Knuth): 2.5 into a half-full table, 8.5 into one
+	// three quarters full, where it resizes again. Averaged over the
+	// inserts that fill a new table from empty, that is 1.5 up to half full
+	// and 2.5 up to three quarters. A sum over many inserts stays close to
+	// its mean, and over a few the slack covers it: for one walk to pass k
 	// slots the k slots after its home must all be taken, a chance of
 	// about e^(-k(a-1-ln a)) (the Chernoff bound for more than k keys
 	// hashing into k slots), 10^-43 for k = 512 at a half, 10^-7 at three
@@ -337,7 +338,8 @@ func (h *Table[T]) rebuild() {
 	h.rebuildAt(sizeFor(h.Len()))
 }
 
-// rebuildAt is rebuild to a table of at least n slots.
+// rebuildAt is rebuild to a table of n slots, or of the larger table's
+// size if n is smaller and the keys crowd.
 func (h *Table[T]) rebuildAt(n int) {
 	big := max(n, len(h.cur.tags), len(h.old.tags))
 	t := newTab[T](n)
