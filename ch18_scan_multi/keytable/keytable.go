@@ -337,8 +337,8 @@ func (h *Table[T]) startResizing() {
 // through the old one ends. It costs one pause, and keeps the rule that no
 // table is ever more than three quarters full.
 //
-// It is also how the table takes a new salt (resalt, see the package doc):
-// the new table mixes with it, and the epoch moves on. A rebuild that
+// With resalt it is also how the table takes a new salt (see the package
+// doc): the new table mixes with it, and the epoch moves on. A rebuild that
 // keeps the salt keeps the keys' order, and if they crowd the new table
 // it starts over with a new salt. If they crowd under a new salt too,
 // their hash codes themselves are alike, which no salt separates: the
@@ -458,7 +458,7 @@ func (h *Table[T]) All(fn func(*T)) {
 // After each new salt the client must learn the new order and fill a
 // stretch of an array from half full to full: whatever the stretch's
 // width, that is about Len keys inserted, and most of them deleted again
-// (TestBandAttack counts 0.7 to 1 Len inserts per salt), while a whole
+// (some 0.7 to 1 Len inserts per salt, measured), while a whole
 // pass takes about Len/count calls of Scan. The server serves its clients
 // in turn, each turn bounded, so a scan whose calls see count keys while
 // the other client's requests insert fewer in the same turns ends.

@@ -11,7 +11,23 @@ import (
 // SCAN walks the key space a stretch at a time (keytable's Scan): the
 // cursor is a place in the range of the keys' mixed hash codes, which no
 // resize changes, so a key present from the first call to the last is
-// returned exactly once.
+// returned exactly once. Its top 32 bits are the key table's epoch, which
+// moves on only when a client has crowded the keys on purpose and the
+// table took a new salt (keytable's package doc): a cursor of another
+// epoch starts the scan over, so a key present throughout is then returned
+// at least once, perhaps twice, which is what Redis promises. Cursor 0
+// starts a scan, and 0 comes back when it is done, whatever the epoch.
+//
+// Such a client does not keep a scan from ending unless the scan is far
+// slower than it: each new salt costs it about as many keys inserted, and
+// deleted again, as the key space holds, one or two requests a key (up to
+// kMaxTurnRequests of them a turn), or a few items of work each if it
+// packs many keys into each request (kMaxTurnWork a turn); the event loop
+// serves the scanning client in between, one call a turn, each seeing
+// COUNT keys. A scan with COUNT 10 may be outrun by a client that does
+// nothing else; one with the largest COUNT (kScanMaxCount) sees about as
+// many keys a call as such a client can insert and delete in a turn,
+// before it has even found out which of them to keep.
 
 const (
 	// kScanMaxCount caps COUNT: one step of the walk covers COUNT slots,
@@ -185,8 +201,10 @@ func scanTypeOf(name []byte) int {
 // doScan: the book's protocol's scan cursor [count]. It replies an array
 // of two: the next cursor, an integer (0 once the walk is done), and an
 // array of keys. The cursor and count parse as the book's integers do
-// (str2int); a cursor out of the range a walk returns (negative, or 2^32
-// and over) ends the walk, as in Redis any cursor is accepted.
+// (str2int). The cursor is the key table's, read as a signed integer
+// both ways: one whose epoch (its top 32 bits) is 2^31 or more goes out
+// negative and comes back as it went. Any cursor is accepted, as in
+// Redis; one of another epoch starts the walk over.
 func doScan(cmd [][]byte, w replyWriter) {
 	cursor, ok := str2int(string(cmd[1]))
 	if !ok {
@@ -199,9 +217,6 @@ func doScan(cmd [][]byte, w replyWriter) {
 			w.outErr(proto.CodeArg, "expect positive int64")
 			return
 		}
-	}
-	if cursor < 0 {
-		cursor = math.MaxInt64 // past the range: the walk is done
 	}
 	// A key takes 5 bytes of framing (a tag, a length); the two arrays and
 	// the integer take 19, 4 more than 3 keys' worth.

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -169,7 +170,7 @@ func TestRESPScanOptions(t *testing.T) {
 }
 
 // TestRESPScanErrors: Redis 7.0's errors, the cursor checked first; an
-// argument it takes as a cursor (strtoul's) ends or starts a scan.
+// argument it takes as a cursor (strtoul's) goes on with or starts a scan.
 func TestRESPScanErrors(t *testing.T) {
 	resetData(t)
 	run("set", "k", "v")
@@ -190,13 +191,13 @@ func TestRESPScanErrors(t *testing.T) {
 		{[]string{"0", "MATCH"}, "-ERR syntax error\r\n"},
 		{[]string{"0", "FOO", "bar"}, "-ERR syntax error\r\n"},
 		{[]string{"0", "MATCH", "*", "x"}, "-ERR syntax error\r\n"},
-		// Accepted: the empty cursor is 0, "-1" the largest (past the
-		// range: done), and every cursor from 2^32 on is done.
+		// Accepted: the empty cursor is 0, "-1" the largest; from 2^32 on,
+		// cursors of epochs other than this key space's (0) start over.
 		{[]string{""}, "*2\r\n$1\r\n0\r\n*1\r\n$1\r\nk\r\n"},
 		{[]string{"+0"}, "*2\r\n$1\r\n0\r\n*1\r\n$1\r\nk\r\n"},
-		{[]string{"-1"}, "*2\r\n$1\r\n0\r\n*0\r\n"},
-		{[]string{"4294967296"}, "*2\r\n$1\r\n0\r\n*0\r\n"},
-		{[]string{"18446744073709551615", "COUNT", "9223372036854775807"}, "*2\r\n$1\r\n0\r\n*0\r\n"},
+		{[]string{"-1"}, "*2\r\n$1\r\n0\r\n*1\r\n$1\r\nk\r\n"},
+		{[]string{"4294967296"}, "*2\r\n$1\r\n0\r\n*1\r\n$1\r\nk\r\n"},
+		{[]string{"18446744073709551615", "COUNT", "9223372036854775807"}, "*2\r\n$1\r\n0\r\n*1\r\n$1\r\nk\r\n"},
 	} {
 		if got := respRun(t, append([]string{"SCAN"}, tc.args...)...); got != tc.want {
 			t.Errorf("SCAN %q = %q, want %q", tc.args, got, tc.want)
@@ -204,6 +205,45 @@ func TestRESPScanErrors(t *testing.T) {
 	}
 	if got := respRun(t, "SCAN"); got != "-"+errArity("scan")+"\r\n" {
 		t.Errorf("SCAN alone = %q", got)
+	}
+}
+
+// TestRESPScanOtherEpoch: a cursor's top 32 bits are the key table's
+// epoch, the same in every cursor of a scan; a cursor of another epoch
+// (from before the table took a new salt) starts the scan over, as cursor
+// 0 does, and a scan begun with one returns every key.
+func TestRESPScanOtherEpoch(t *testing.T) {
+	resetData(t)
+	for i := range 300 {
+		run("set", fmt.Sprint("k", i), "v")
+	}
+	first := respRun(t, "SCAN", "0", "COUNT", "20")
+	c1, _ := parseScanReply(t, first)
+	second := respRun(t, "SCAN", strconv.FormatUint(c1, 10), "COUNT", "20")
+	c2, _ := parseScanReply(t, second)
+	if c1 == 0 || c2 == 0 || c1>>32 != c2>>32 || uint32(c2) <= uint32(c1) {
+		t.Fatalf("cursors %#x then %#x: one epoch, places going up", c1, c2)
+	}
+	for _, epoch := range []uint64{c1>>32 + 1, c1>>32 ^ 1<<31, 1<<32 - 1} {
+		other := epoch<<32 | uint64(uint32(c1))
+		if got := respRun(t, "SCAN", strconv.FormatUint(other, 10), "COUNT", "20"); got != first {
+			t.Errorf("SCAN %#x = %.60q, want SCAN 0's %.60q", other, got, first)
+		}
+	}
+	got := map[string]int{}
+	for cursor := (c1>>32+1)<<32 | uint64(uint32(c2)); ; {
+		c, keys := parseScanReply(t, respRun(t, "SCAN", strconv.FormatUint(cursor, 10), "COUNT", "20"))
+		for _, k := range keys {
+			got[k]++
+		}
+		if cursor = c; cursor == 0 {
+			break
+		}
+	}
+	for i := range 300 {
+		if n := got[fmt.Sprint("k", i)]; n != 1 {
+			t.Fatalf("a scan begun with another epoch's cursor returned k%d %d times", i, n)
+		}
 	}
 }
 
@@ -314,7 +354,9 @@ func TestBookScan(t *testing.T) {
 			t.Errorf("scan %q: error %q", args, err)
 		}
 	}
-	if c, keys, _ := bookScan(t, "-1"); c != 0 || len(keys) != 0 {
-		t.Errorf("scan -1: cursor %d, %d keys", c, len(keys))
+	// A cursor of another epoch (-1 is epoch 2^32-1) starts over.
+	c0, keys0, _ := bookScan(t, "0", "100")
+	if c, keys, _ := bookScan(t, "-1", "100"); c != c0 || !slices.Equal(keys, keys0) || len(keys) == 0 {
+		t.Errorf("scan -1 100: cursor %d, %d keys; scan 0 100: cursor %d, %d keys", c, len(keys), c0, len(keys0))
 	}
 }
