@@ -48,8 +48,8 @@ func TestOrderedDeletesCostNoMore(t *testing.T) {
 	}
 	// Chapter 18 mixes every table's hash codes alike, so that SCAN's
 	// cursor survives resizes: the order SCAN returns the keys in is the
-	// hash's order in every table, and its resizes to a smaller table
-	// watch for the keys crowding instead.
+	// hash's order in every table, and the table takes a new salt when
+	// the walks of its puts show the keys crowding instead.
 	t.Run("ch18_scan_multi", func(t *testing.T) {
 		ordered := deleteWork(t, "ch18_scan_multi", keys, nil)
 		random := deleteWork(t, "ch18_scan_multi", keys, randomOrder)
