@@ -117,9 +117,10 @@ func TestHash(t *testing.T) {
 
 // deleteAll fills a table with n keys and deletes them all in the order
 // given by order (called again whenever the table starts a resize, as a
-// client may list the keys again); it returns the slots the deletes' walks
-// looked at, resizes included.
-func deleteAll(t *testing.T, n int, order func(h *Table[item]) []string) int {
+// client may list the keys again, and when the table takes a new salt); it
+// returns the slots the deletes' walks looked at, resizes included, and
+// how many new salts the table took.
+func deleteAll(t *testing.T, n int, order func(h *Table[item]) []string) (int, int) {
 	t.Helper()
 	h := newItems(Hash[string])
 	for i := range n {
@@ -129,43 +130,52 @@ func deleteAll(t *testing.T, n int, order func(h *Table[item]) []string) int {
 	for h.old.tags != nil { // finish growing: count only the deletes
 		get(h, Hash[string], "")
 	}
-	start := h.probes()
+	start, epoch := h.probes(), h.epoch
 	for h.Len() > 0 {
 		keys := order(h)
-		resizing := h.old.tags != nil
+		resizing, salted := h.old.tags != nil, h.epoch
 		for _, k := range keys {
 			if del(h, Hash[string], k) == nil {
 				t.Fatalf("Delete(%q) found nothing", k)
 			}
-			if !resizing && h.old.tags != nil {
+			if !resizing && h.old.tags != nil || h.epoch != salted {
 				break // a new table: list again
 			}
 		}
 	}
-	return h.probes() - start
+	return h.probes() - start, int(h.epoch - epoch)
 }
 
-// tableOrder lists the keys as All does: in the order of the slots.
+// tableOrder lists the keys as a client sees them: in the order of Scan,
+// which is the order of the hash in every table.
 func tableOrder(h *Table[item]) []string {
 	var keys []string
-	h.All(func(it *item) { keys = append(keys, it.key) })
-	return keys
+	for c := uint64(0); ; {
+		c, _ = h.Scan(c, 100, func(it *item) { keys = append(keys, it.key) })
+		if c == 0 {
+			return keys
+		}
+	}
 }
 
 // TestOrderedDeletes: deleting every key in the table's own order (what a
 // client gets by listing the keys, and what emptying the key space key by
-// key does) costs no more than deleting them in a random order.
+// key does) costs no more than deleting them in a random order. The keys
+// left after the first deletes are bunched in one stretch of the hash's
+// range; a smaller table that crowded them would cost each move a walk as
+// long as the keys before it, and 100,000 keys some 300,000,000 probes.
+// Their walks take the table to a new salt instead, which scatters them.
 func TestOrderedDeletes(t *testing.T) {
 	const n = 100000
-	random := deleteAll(t, n, func(h *Table[item]) []string {
+	random, _ := deleteAll(t, n, func(h *Table[item]) []string {
 		keys := tableOrder(h)
 		rand.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 		return keys
 	})
-	ordered := deleteAll(t, n, tableOrder)
-	t.Logf("deleting %d keys: %d probes in the table's order, %d in a random order", n, ordered, random)
-	if ordered > 2*random {
-		t.Errorf("deleting in the table's order costs %d probes, in a random order %d: more than twice", ordered, random)
+	ordered, salts := deleteAll(t, n, tableOrder)
+	t.Logf("deleting %d keys: %d probes in the table's order, %d in a random order; %d new salts", n, ordered, random, salts)
+	if ordered > 2*random || salts == 0 {
+		t.Errorf("deleting in the table's order costs %d probes, in a random order %d, after %d new salts", ordered, random, salts)
 	}
 }
 
@@ -179,4 +189,62 @@ func TestClear(t *testing.T) {
 	check(t, h, strHash, map[string]int{})
 	h.Insert(strHash("a"), &item{"a", 1})
 	check(t, h, strHash, map[string]int{"a": 1})
+}
+
+// place returns where hash code hcode falls in the table's hash range now
+// (the top 32 bits of its mixed code): what a client learns from Scan,
+// which lists the keys in that order.
+func place(h *Table[item], hcode uint64) uint64 {
+	t := tab[item]{salt: h.salt}
+	return t.mix(hcode) >> 32
+}
+
+// keepSome inserts new keys one at a time and keeps those keep accepts,
+// deleting each of the others at once, until it keeps n; it returns the
+// table, the keys it inserted in all, and the slots the walks looked at.
+func keepSome(n int, keep func(h *Table[item], i int, k string) bool) (*Table[item], int, int) {
+	h := newItems(Hash[string])
+	i := 0
+	for kept := 0; kept < n; i++ {
+		k := fmt.Sprintf("key:%d", i)
+		h.Insert(Hash(k), &item{k, i})
+		if keep(h, i, k) {
+			kept++
+		} else {
+			del(h, Hash[string], k)
+		}
+	}
+	return h, i, h.probes()
+}
+
+// TestBandAttack: a client that keeps only the keys it finds in the first
+// sixteenth of the hash's range, in the table's order of the moment, and
+// deletes the rest, crowds them into a sixteenth of every new array (each
+// is sized for the keys kept, not for the stretch): with one salt for
+// good, 5,000 kept keys cost some 10^8 probes. A new salt, taken when the
+// walks of the puts pass kPutWalk, scatters them again, and the attack
+// costs what keeping a random sixteenth of the keys costs, give or take a
+// rebuild per salt.
+func TestBandAttack(t *testing.T) {
+	const n = 5000
+	h, tries, random := keepSome(n, func(_ *Table[item], i int, _ string) bool { return i%16 == 0 })
+	if h.epoch != 0 {
+		t.Errorf("keeping every sixteenth key changed the salt %d times", h.epoch)
+	}
+	h, tries, band := keepSome(n, func(h *Table[item], _ int, k string) bool {
+		return place(h, Hash(k)) < 1<<28
+	})
+	t.Logf("%d keys kept of %d inserted: %d probes in a band of the hash's range, %d at random; %d new salts, %d inserts each",
+		n, tries, band, random, h.epoch, tries/max(int(h.epoch), 1))
+	if band > 3*random || h.epoch == 0 {
+		t.Errorf("keeping a band costs %d probes, keeping at random %d, after %d new salts", band, random, h.epoch)
+	}
+	check(t, h, Hash[string], keptKeys(h))
+}
+
+// keptKeys returns the keys and values the table holds, as check wants.
+func keptKeys(h *Table[item]) map[string]int {
+	m := map[string]int{}
+	h.All(func(it *item) { m[it.key] = it.val })
+	return m
 }

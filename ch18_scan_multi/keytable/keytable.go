@@ -23,9 +23,25 @@
 // Against a client who has read this code: a walk is short only if the
 // keys are spread evenly over the slots. Hash seeds the key's hash with a
 // number chosen when the process starts, so no one can make up keys that
-// share a slot; and every new table mixes the hash codes with a number of
-// its own, so the order of the slots (which a listing of the keys shows)
-// says nothing about where the keys go in the next table.
+// share a slot.
+//
+// Both arrays of a table (the new one and the old one while a resize is
+// under way) mix the hash codes with the same salt, and so does every
+// array after them, so a key keeps its place in the hash's range from one
+// array to the next: that is what lets Scan hand out a cursor that
+// survives resizes. It also means a listing of the keys (Scan's order, or
+// All's) shows a client the order of the hash, and lets it choose the keys
+// it keeps: those in one narrow stretch of the range, deleting the rest.
+// Every new array is sized for the number of keys, not for that stretch,
+// and crowds them into one long run of slots, walked by every put into
+// it: quadratic. So the table adds up the walks of the puts into its
+// current array (inserts, and moves during a resize), and once they pass
+// what a random key set practically never makes them walk (see kPutWalk),
+// it rebuilds everything at once with a new salt: the keys are spread
+// again, whatever order they were chosen in. The pause, O(n), comes at
+// most once per O(n) of the client's requests: to crowd the keys again it
+// must learn the new order and choose its keys all over. The epoch counts
+// the salts, and Scan's cursors carry it (see Scan).
 package keytable
 
 import (
@@ -63,6 +79,30 @@ const (
 	// kResizingWork bounds how many slots of the old table one operation
 	// looks at, moving the entries it finds to the new one.
 	kResizingWork = 128
+	// kPutWalk and kPutWalkSlack bound the walks of the puts into one
+	// array (see crowded): past kPutWalk slots per put on average, plus
+	// kPutWalkSlack, the table takes a new salt.
+	//
+	// With linear probing at a load a, an insert walks 1/2(1+1/(1-a)^2)
+	// slots on average (Knuth): 2.5 into a half-full table, 8.5 into one
+	// three quarters full, where it resizes again. Averaged over the
+	// inserts that fill a new table from empty, that is 1.5 up to half full
+	// and 2.5 up to three quarters. A sum over many inserts stays close to
+	// its mean, and over a few the slack covers it: for one walk to pass k
+	// slots the k slots after its home must all be taken, a chance of
+	// about e^(-k(a-1-ln a)) (the Chernoff bound for more than k keys
+	// hashing into k slots), 10^-43 for k = 512 at a half, 10^-7 at three
+	// quarters. A put may also take a slot marked deleted, which ends its
+	// walk as an empty one would, so walks see at most the live entries,
+	// never more than three quarters of the slots. A false alarm only
+	// costs a rebuild, and a restart of the scans under way.
+	//
+	// Keys chosen in one stretch of the hash's range (or left there by
+	// ordered deletes) fill their stretch of the array to a load of 1 or
+	// more: each walk grows with the number of keys before it, and the
+	// sum passes the bound after a few hundred.
+	kPutWalk      = 4
+	kPutWalkSlack = 512
 )
 
 // tab is one table: tags and entries, both of the same length.
@@ -73,10 +113,13 @@ type tab[T any] struct {
 	deleted int    // slots marked deleted
 	salt    uint64 // mixed into every hash code (see mix)
 	probes  int    // slots looked at by walks (find, put): for the tests
+	puts    int    // entries put here, and the slots their walks looked at:
+	putWalk int    // for crowded
+	stuck   bool   // crowded under a new salt: no other salt would help
 }
 
-func newTab[T any](n int) tab[T] {
-	return tab[T]{tags: make([]uint8, n), ents: make([]*T, n), salt: rand.Uint64()}
+func newTab[T any](n int, salt uint64) tab[T] {
+	return tab[T]{tags: make([]uint8, n), ents: make([]*T, n), salt: salt}
 }
 
 // home returns the slot where the walk for mixed hash m starts: the top 32
@@ -88,22 +131,14 @@ func (t *tab[T]) home(m uint64) int {
 	return int((m >> 32) * uint64(len(t.tags)) >> 32)
 }
 
-// mix spreads a hash code over 64 bits, differently in every table: it
-// adds the table's salt and scrambles the sum (the finalizer of the
-// SplitMix64 generator: every bit of the input affects every bit of the
-// result). The top bits pick the slot (see home) and the tag comes from
-// bits further down, so both depend on every bit of the code, whatever
-// hash the caller uses.
-//
-// Why a salt per table: home keeps the order of the mixed codes, so with
-// one mix for every table, the keys that follow one another in a table
-// would follow one another in every table after it. A client who lists
-// the keys (in slot order) and deletes them in that order leaves the ones
-// that remain bunched in one stretch of the hash's range; the smaller
-// table a resize then makes is sized for their number, not for the
-// stretch, and crowds them into one long run of slots, walked by every
-// insert that moves one of them: quadratic. With a salt per table, the
-// order in one table says nothing about the order in the next.
+// mix spreads a hash code over 64 bits: it adds the table's salt and
+// scrambles the sum (the finalizer of the SplitMix64 generator: every bit
+// of the input affects every bit of the result). The top bits pick the
+// slot (see home) and the tag comes from bits further down, so both depend
+// on every bit of the code, whatever hash the caller uses. Hash is seeded
+// already; the salt is also for callers with a public hash function of
+// their own (the tests use the book's). Every array of a Table has its
+// salt: the package doc says why, and what that costs.
 func (t *tab[T]) mix(hcode uint64) uint64 {
 	z := hcode + t.salt
 	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
@@ -153,9 +188,10 @@ func (t *tab[T]) after(i int) int {
 }
 
 // put stores ent, whose key has hash code hcode, in the first free slot
-// of its walk. Reusing a deleted slot is safe here because the caller has
-// made sure the key is absent.
-func (t *tab[T]) put(hcode uint64, ent *T) {
+// of its walk, and returns how many slots the walk looked at. Reusing a
+// deleted slot is safe here because the caller has made sure the key is
+// absent.
+func (t *tab[T]) put(hcode uint64, ent *T) int {
 	m := t.mix(hcode)
 	i, n := t.home(m), 1
 	for ; t.tags[i] > tagDeleted; n++ {
@@ -168,6 +204,15 @@ func (t *tab[T]) put(hcode uint64, ent *T) {
 	t.tags[i] = tagOf(m)
 	t.ents[i] = ent
 	t.live++
+	t.puts++
+	t.putWalk += n
+	return n
+}
+
+// crowded reports whether the entries put in t walked much further than a
+// random key set would (see kPutWalk), unless t is stuck.
+func (t *tab[T]) crowded() bool {
+	return !t.stuck && t.putWalk > kPutWalk*t.puts+kPutWalkSlack
 }
 
 // remove marks slot i deleted and returns its entry.
@@ -195,11 +240,15 @@ type Table[T any] struct {
 	old  tab[T] // being emptied into cur; zero when no resize is under way
 	next int    // the first slot of old not yet moved
 	gone int    // probes of the tables dropped so far: for the tests
+	// salt is every new array's, and epoch counts its changes (mod 2^32,
+	// as Scan's cursors carry it).
+	salt  uint64
+	epoch uint32
 }
 
 // New returns an empty table whose entries hash with hash.
 func New[T any](hash func(*T) uint64) *Table[T] {
-	return &Table[T]{hash: hash}
+	return &Table[T]{hash: hash, salt: rand.Uint64()}
 }
 
 // Len returns the number of entries.
@@ -222,17 +271,17 @@ func (h *Table[T]) Lookup(hcode uint64, match func(*T) bool) *T {
 // the table already: callers look it up first.
 func (h *Table[T]) Insert(hcode uint64, ent *T) {
 	if h.cur.tags == nil {
-		h.cur = newTab[T](kMinSlots)
+		h.cur = newTab[T](kMinSlots, h.salt)
 	}
 	h.helpResizing()
 	if h.cur.full() {
 		if h.old.tags != nil {
-			h.rebuild()
+			h.rebuild(false)
 		} else {
 			h.startResizing()
 		}
 	}
-	h.cur.put(hcode, ent)
+	h.putCur(hcode, ent)
 }
 
 // Delete removes the entry with hash code hcode that match accepts and
@@ -277,7 +326,7 @@ func sizeFor(n int) int {
 func (h *Table[T]) startResizing() {
 	n := sizeFor(h.cur.live)
 	h.old = h.cur
-	h.cur = newTab[T](n)
+	h.cur = newTab[T](n, h.salt)
 	h.next = 0
 }
 
@@ -287,18 +336,46 @@ func (h *Table[T]) startResizing() {
 // old one, and inserts may then fill the new table faster than the walk
 // through the old one ends. It costs one pause, and keeps the rule that no
 // table is ever more than three quarters full.
-func (h *Table[T]) rebuild() {
-	t := newTab[T](sizeFor(h.Len()))
+//
+// With resalt it is also how the table takes a new salt (see the package
+// doc): the new table mixes with it, and the epoch moves on. A rebuild that
+// keeps the salt keeps the keys' order, and if they crowd the new table
+// it starts over with a new salt. If they crowd under a new salt too,
+// their hash codes themselves are alike, which no salt separates: the
+// table is marked stuck rather than rebuilt again and again.
+func (h *Table[T]) rebuild(resalt bool) {
+	if resalt {
+		h.salt, h.epoch = rand.Uint64(), h.epoch+1
+	}
+	t := newTab[T](sizeFor(h.Len()), h.salt)
 	for _, from := range []*tab[T]{&h.cur, &h.old} {
 		for i, tag := range from.tags {
 			if tag > tagDeleted {
 				ent := from.ents[i]
-				t.put(h.hash(ent), ent)
+				if t.put(h.hash(ent), ent); t.crowded() {
+					if !resalt {
+						h.gone += t.probes
+						h.rebuild(true)
+						return
+					}
+					t.stuck = true
+				}
 			}
 		}
 	}
 	h.gone += h.cur.probes + h.old.probes
 	h.cur, h.old, h.next = t, tab[T]{}, 0
+}
+
+// putCur puts an entry in cur, and rebuilds the table with a new salt if
+// the walks of the puts into cur show the keys crowded (see the package
+// doc). It reports whether it rebuilt.
+func (h *Table[T]) putCur(hcode uint64, ent *T) bool {
+	if h.cur.put(hcode, ent); h.cur.crowded() {
+		h.rebuild(true)
+		return true
+	}
+	return false
 }
 
 // helpResizing moves the entries of a bounded number of old's slots to cur,
@@ -312,11 +389,13 @@ func (h *Table[T]) helpResizing() {
 	for i := h.next; i < end; i++ {
 		if h.old.tags[i] > tagDeleted {
 			if h.cur.full() {
-				h.rebuild()
+				h.rebuild(false)
 				return
 			}
 			ent := h.old.remove(i)
-			h.cur.put(h.hash(ent), ent)
+			if h.putCur(h.hash(ent), ent) {
+				return
+			}
 		}
 	}
 	h.next = end
@@ -350,4 +429,94 @@ func (h *Table[T]) All(fn func(*T)) {
 			}
 		}
 	}
+}
+
+// Scan calls fn for the entries of one stretch of the hash's range, the
+// one that starts at cursor, and returns where the next one starts: a
+// cursor for the next call, or 0 once the range is covered. Start with 0.
+//
+// A cursor holds, in its low 32 bits, a place in the range of the top 32
+// bits of the mixed hash codes, and in its top 32 bits the epoch it was
+// made in (see the package doc). Within an epoch every array mixes alike
+// (see mix): a key's place never changes, so the stretches of the
+// successive calls divide the range between them whatever happens in
+// between. A key present from the first call to the last is visited
+// exactly once; a key inserted or deleted meanwhile is visited at most
+// once. That is better than Redis's SCAN, which visits each such key at
+// least once and may visit it again after a resize: its cursor counts
+// buckets, whose number changes.
+//
+// A cursor of another epoch (the table took a new salt since the scan
+// began, which scatters the keys' places) starts the walk over, from the
+// start of the range in the current epoch, as cursor 0 does. A key
+// present throughout is still visited, in the new pass, but may have been
+// visited before the change too: at least once, as Redis promises. Only a
+// client that chooses its keys by their order makes the table change its
+// salt, so without one the epoch never changes and exactly once holds.
+//
+// With one, a scan still ends unless it is much slower than that client.
+// After each new salt the client must learn the new order and fill a
+// stretch of an array from half full to full: whatever the stretch's
+// width, that is about Len keys inserted, and most of them deleted again
+// (some 0.7 to 1 Len inserts per salt, measured), while a whole
+// pass takes about Len/count calls of Scan. The server serves its clients
+// in turn, each turn bounded, so a scan whose calls see count keys while
+// the other client's requests insert fewer in the same turns ends.
+//
+// The stretch covers count slots of the larger table, so the calls take
+// about Len/count steps, each of them a bounded walk; work is the number of
+// slots looked at, in both tables while a resize is under way. Like All,
+// Scan does not advance a resize, and fn must not insert or delete. Any
+// cursor is safe: each is an epoch and a place.
+func (h *Table[T]) Scan(cursor uint64, count int, fn func(*T)) (next uint64, work int) {
+	big := &h.cur
+	if len(h.old.tags) > len(big.tags) {
+		big = &h.old
+	}
+	n := uint64(len(big.tags))
+	if n == 0 {
+		return 0, 0
+	}
+	if uint32(cursor>>32) != h.epoch {
+		cursor = 0 // another epoch's place: start over
+	}
+	cursor &= 1<<32 - 1
+	// The stretch ends where slot home(cursor)+count of the larger table
+	// starts: the first place p with p*n >= slot*2^32 (see home).
+	next = 1 << 32
+	if end := cursor*n>>32 + uint64(max(count, 1)); end < n {
+		next = (end<<32 + n - 1) / n
+	}
+	work = h.cur.scan(cursor, next, h.hash, fn) + h.old.scan(cursor, next, h.hash, fn)
+	if next == 1<<32 {
+		return 0, work
+	}
+	// next > 0, so a cursor of epoch 0 is never 0 before the walk is done.
+	return uint64(h.epoch)<<32 | next, work
+}
+
+// scan calls fn for the entries whose place (the top 32 bits of the mixed
+// hash) is in [lo, hi), and returns the number of slots it looked at.
+// Their homes are the slots from home(lo) to home(hi-1), and each sits
+// between its home and the first empty slot after it: so the walk goes
+// from home(lo) to the first empty slot at or past home(hi-1), around the
+// end of the table if it must, and no further than once around. The slots
+// of the entries a resize moved are marked deleted, not empty, so walks
+// through the old table stay whole.
+func (t *tab[T]) scan(lo, hi uint64, hash func(*T) uint64, fn func(*T)) int {
+	n := len(t.tags)
+	if n == 0 {
+		return 0
+	}
+	first := t.home(lo << 32)
+	span := t.home((hi-1)<<32) - first // slots before the last home
+	i, k := first, 0
+	for ; k < n && (k <= span || t.tags[i] != tagEmpty); i, k = t.after(i), k+1 {
+		if t.tags[i] > tagDeleted {
+			if p := t.mix(hash(t.ents[i])) >> 32; lo <= p && p < hi {
+				fn(t.ents[i])
+			}
+		}
+	}
+	return k
 }

@@ -159,6 +159,8 @@ func bookRequest(cmd [][]byte, w replyWriter) {
 	switch {
 	case len(cmd) == 1 && cmdIs(cmd[0], "keys"):
 		doKeys(cmd, w)
+	case (len(cmd) == 2 || len(cmd) == 3) && cmdIs(cmd[0], "scan"):
+		doScan(cmd, w)
 	case len(cmd) == 2 && cmdIs(cmd[0], "get"):
 		doGet(cmd, w)
 	case len(cmd) == 3 && cmdIs(cmd[0], "set"):

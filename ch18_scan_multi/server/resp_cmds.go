@@ -57,6 +57,7 @@ func init() {
 		{"del", -2, 1, -1, 1, respDel},
 		{"unlink", -2, 1, -1, 1, respDel},
 		{"keys", 2, 0, 0, 0, respKeys},
+		{"scan", -2, 0, 0, 0, respScan},
 		{"expire", -3, 1, 1, 1, respExpire},
 		{"pexpire", -3, 1, 1, 1, respExpire},
 		{"ttl", 2, 1, 1, 1, respTTL},

@@ -89,6 +89,7 @@ var respExecWeight = map[string]int{
 	"hgetall": kRESPMaxReply / 12, // see respHGetAll
 	"hkeys":   kRESPMaxReply / 6,  // see respHKeysVals
 	"hvals":   kRESPMaxReply / 6,
+	"scan":    4 * kScanMaxWork, // with its walks again at half the count (see scanReply)
 }
 
 // The errors of the bounds, in Redis's style.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"example.com/byor/tools/internal/wire"
 )
 
 // TestOrderedDeletesCostNoMore: deleting keys in the key table's own order
@@ -44,10 +46,23 @@ func TestOrderedDeletesCostNoMore(t *testing.T) {
 			}
 		})
 	}
+	// Chapter 18 mixes every table's hash codes alike, so that SCAN's
+	// cursor survives resizes: the order SCAN returns the keys in is the
+	// hash's order in every table, and the table takes a new salt when
+	// the walks of its puts show the keys crowding instead.
+	t.Run("ch18_scan_multi", func(t *testing.T) {
+		ordered := deleteWork(t, "ch18_scan_multi", keys, nil)
+		random := deleteWork(t, "ch18_scan_multi", keys, randomOrder)
+		t.Logf("deleting %d keys: server CPU %v in SCAN's order, %v in a random order", n, ordered, random)
+		if ordered > 2*random+50*time.Millisecond {
+			t.Errorf("deleting in SCAN's order cost the server %v of CPU, in a random order %v", ordered, random)
+		}
+	})
 }
 
 // deleteWork starts a server, sets keys, deletes them in the order given
-// and returns the server's CPU time for the deletes.
+// and returns the server's CPU time for the deletes. A nil order is the
+// order the server's scan lists the keys in.
 func deleteWork(t *testing.T, ch string, keys, order []string) time.Duration {
 	p := startServer(t, ch, 0, longIdle...)
 	defer p.Stop(5 * time.Second)
@@ -57,6 +72,12 @@ func deleteWork(t *testing.T, ch string, keys, order []string) time.Duration {
 		reqs = append(reqs, []string{"set", k, "v"})
 	}
 	c.pipeline(reqs)
+	if order == nil {
+		order = scanOrder(t, c)
+		if len(order) != len(keys) {
+			t.Fatalf("scan listed %d keys of %d", len(order), len(keys))
+		}
+	}
 	reqs = reqs[:0]
 	for _, k := range order {
 		reqs = append(reqs, []string{"del", k})
@@ -103,5 +124,23 @@ func TestFlushAllCostNoMore(t *testing.T) {
 	t.Logf("%d keys: server CPU %v for FLUSHALL (answered in %v), %v for DELs in a random order", n, flush, wall.Round(time.Millisecond), random)
 	if flush > 2*random+50*time.Millisecond {
 		t.Errorf("FLUSHALL of %d keys cost the server %v of CPU, deleting them one by one %v", n, flush, random)
+	}
+}
+
+// scanOrder lists the keys with the book protocol's scan (chapter 18), in
+// the order it returns them.
+func scanOrder(t *testing.T, c *client) []string {
+	var keys []string
+	for cursor := int64(0); ; {
+		v := c.do("scan", fmt.Sprint(cursor), "1000")
+		if v.Tag != wire.TagArr || len(v.Arr) != 2 || v.Arr[0].Tag != wire.TagInt {
+			t.Fatalf("scan: %v", v)
+		}
+		for _, k := range v.Arr[1].Arr {
+			keys = append(keys, string(k.Str))
+		}
+		if cursor = v.Arr[0].Int; cursor == 0 {
+			return keys
+		}
 	}
 }

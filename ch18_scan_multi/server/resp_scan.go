@@ -1,0 +1,231 @@
+package server
+
+import (
+	"math"
+	"strconv"
+
+	"example.com/byor/ch18_scan_multi/glob"
+	"example.com/byor/ch18_scan_multi/proto"
+)
+
+// SCAN walks the key space a stretch at a time (keytable's Scan): the
+// cursor is a place in the range of the keys' mixed hash codes, which no
+// resize changes, so a key present from the first call to the last is
+// returned exactly once. Its top 32 bits are the key table's epoch, which
+// moves on only when a client has crowded the keys on purpose and the
+// table took a new salt (keytable's package doc): a cursor of another
+// epoch starts the scan over, so a key present throughout is then returned
+// at least once, perhaps twice, which is what Redis promises. Cursor 0
+// starts a scan, and 0 comes back when it is done, whatever the epoch.
+//
+// Such a client does not keep a scan from ending unless the scan is far
+// slower than it: each new salt costs it about as many keys inserted, and
+// deleted again, as the key space holds, one or two requests a key (up to
+// kMaxTurnRequests of them a turn), or a few items of work each if it
+// packs many keys into each request (kMaxTurnWork a turn); the event loop
+// serves the scanning client in between, one call a turn, each seeing
+// COUNT keys. A scan with COUNT 10 may be outrun by a client that does
+// nothing else; one with the largest COUNT (kScanMaxCount) sees about as
+// many keys a call as such a client can insert and delete in a turn,
+// before it has even found out which of them to keep.
+
+const (
+	// kScanMaxCount caps COUNT: one step of the walk covers COUNT slots,
+	// and a client may ask for any number.
+	kScanMaxCount = 1 << 14
+	// kScanMaxWork bounds the slots one SCAN looks at, as kKeysMaxScan
+	// bounds KEYS; it is the per-turn bound, kMaxTurnWork, which one
+	// request may pass by at most its own bound.
+	kScanMaxWork = kMaxTurnWork
+)
+
+// gScanKeys holds the keys one SCAN returns, between the walk and the
+// reply; reused, and cleared after each SCAN so it keeps no entry alive.
+var gScanKeys []*entry
+
+// scanKeys walks the key space from cursor and puts the keys keep accepts
+// in gScanKeys; it returns the next cursor and the bytes of the keys.
+//
+// As in Redis, COUNT is how much to look at, not how many keys to return:
+// the walk takes steps of count slots until it has seen count keys
+// (before filtering them), or looked at ten times count slots, or at
+// kScanMaxWork. A key whose TTL has passed, though its timer has not
+// removed it yet, is skipped, as Redis skips it.
+func scanKeys(cursor uint64, count int, keep func(*entry) bool) (next uint64, size int) {
+	gScanKeys = gScanKeys[:0]
+	nowUs := getMonotonicUsec()
+	seen, work := 0, 0
+	for {
+		var w int
+		cursor, w = gData.db.Scan(cursor, count, func(ent *entry) {
+			seen++
+			if ent.heapIdx != -1 && gData.heap[ent.heapIdx].Val <= nowUs {
+				return
+			}
+			if keep(ent) {
+				gScanKeys = append(gScanKeys, ent)
+				size += len(ent.key())
+			}
+		})
+		work += w
+		if cursor == 0 || seen >= count || work >= min(10*count, kScanMaxWork) {
+			break
+		}
+	}
+	workDone += work
+	return cursor, size
+}
+
+// scanReply walks from cursor and writes the reply: the next cursor
+// (written by cursorOut) and the keys. A reply that would not fit in max
+// limit bytes, at most over bytes of framing per key, is walked again with half
+// the count, down to 1: the walk changed nothing, and the shorter stretch
+// is as good a step as any. It reports whether the reply fits.
+func scanReply(w replyWriter, cursor uint64, count int, keep func(*entry) bool, limit, over int, cursorOut func(uint64)) bool {
+	count = min(count, kScanMaxCount)
+	for {
+		next, size := scanKeys(cursor, count, keep)
+		fits := size+over*(len(gScanKeys)+3) <= limit // 3: the arrays, the cursor
+		if fits || count == 1 {
+			w.outArr(2)
+			cursorOut(next)
+			w.outArr(len(gScanKeys))
+			for _, ent := range gScanKeys {
+				w.outStr(ent.key())
+			}
+			clear(gScanKeys)
+			return fits
+		}
+		count /= 2
+	}
+}
+
+// scanCursor parses a cursor as Redis 7.0 does (C's strtoul on the whole
+// argument): an optional sign, then decimal digits, within 64 bits; a
+// minus sign negates modulo 2^64, so "-1" is the largest cursor. An empty
+// argument is cursor 0, a leading space or a sign alone is an error.
+func scanCursor(b []byte) (uint64, bool) {
+	if len(b) == 0 {
+		return 0, true
+	}
+	digits := b
+	if b[0] == '+' || b[0] == '-' {
+		digits = b[1:]
+	}
+	if len(digits) == 0 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	if b[0] == '-' {
+		v = -v
+	}
+	return v, true
+}
+
+// respScan: SCAN cursor [MATCH pattern] [COUNT count] [TYPE type], with
+// Redis 7.0's replies and errors. The cursor is checked first; then the
+// options, in any order, the last of each kind counting. TYPE takes the
+// name TYPE replies (string, zset, hash), in any case; another name
+// matches no key, as in 7.0.
+func respScan(st *respState, w *respWriter, args [][]byte) {
+	cursor, ok := scanCursor(args[1])
+	if !ok {
+		w.err("ERR invalid cursor")
+		return
+	}
+	count := 10
+	var pattern string
+	usePattern := false
+	typ := -1 // every type
+	for i := 2; i < len(args); i += 2 {
+		switch {
+		case i+1 < len(args) && cmdIs(args[i], "count"):
+			n, ok := respInt(args[i+1])
+			if !ok {
+				w.err(errNotInt)
+				return
+			}
+			if n < 1 {
+				w.err(errSyntax)
+				return
+			}
+			count = int(min(n, kScanMaxCount))
+		case i+1 < len(args) && cmdIs(args[i], "match"):
+			pattern = string(args[i+1])
+			usePattern = pattern != "*"
+		case i+1 < len(args) && cmdIs(args[i], "type"):
+			typ = scanTypeOf(args[i+1])
+		default:
+			w.err(errSyntax)
+			return
+		}
+	}
+	keep := func(ent *entry) bool {
+		if typ != -1 && ent.typ() != typ {
+			return false
+		}
+		return !usePattern || glob.Match(pattern, ent.key())
+	}
+	// The reply may take what is left of the writer's limit, at most 25
+	// bytes of framing per key ("$<length>\r\n...\r\n") and the cursor.
+	left := w.limit - (len(w.buf) - w.start)
+	scanReply(w, cursor, count, keep, left, respHeaderMax, func(next uint64) {
+		w.outStr(strconv.FormatUint(next, 10))
+	})
+}
+
+// scanTypeOf returns the type a TYPE option names, or -2, a type no key
+// has, for a name it does not know.
+func scanTypeOf(name []byte) int {
+	switch {
+	case cmdIs(name, "string"):
+		return tStr
+	case cmdIs(name, "zset"):
+		return tZSet
+	case cmdIs(name, "hash"):
+		return tHash
+	}
+	return -2
+}
+
+// doScan: the book's protocol's scan cursor [count]. It replies an array
+// of two: the next cursor, an integer (0 once the walk is done), and an
+// array of keys. The cursor and count parse as the book's integers do
+// (str2int). The cursor is the key table's, read as a signed integer
+// both ways: one whose epoch (its top 32 bits) is 2^31 or more goes out
+// negative and comes back as it went. Any cursor is accepted, as in
+// Redis; one of another epoch starts the walk over.
+func doScan(cmd [][]byte, w replyWriter) {
+	cursor, ok := str2int(string(cmd[1]))
+	if !ok {
+		w.outErr(proto.CodeArg, "expect int64")
+		return
+	}
+	count := int64(10)
+	if len(cmd) == 3 {
+		if count, ok = str2int(string(cmd[2])); !ok || count < 1 {
+			w.outErr(proto.CodeArg, "expect positive int64")
+			return
+		}
+	}
+	// A key takes 5 bytes of framing (a tag, a length); the two arrays and
+	// the integer take 19, 4 more than 3 keys' worth.
+	at := w.size()
+	keep := func(*entry) bool { return true }
+	if !scanReply(w, uint64(cursor), int(min(count, kScanMaxCount)), keep, kMaxReply-4, 5, func(next uint64) {
+		w.outInt(int64(next))
+	}) {
+		w.truncate(at)
+		outTooBig(w)
+	}
+}
