@@ -1,5 +1,6 @@
 """Transactions through redis-py: pipeline(transaction=True), and WATCH
-with a write by another client in between (WatchError). Run by
+with a write by another client in between (WatchError); then scan_iter()
+and info(), which redis-py builds on SCAN and INFO. Run by
 TestRedisPyTransactions as: python3 tx.py host port. Prints "ok", or
 fails with the first assertion that does not hold."""
 
@@ -61,4 +62,19 @@ def increment(pipe):
 
 r.transaction(increment, "counter")
 assert r.get("counter") == "101"
+
+# scan_iter() sends SCAN until the cursor is 0 again, a few keys at a
+# time; every key comes back once, while other keys are being added.
+r.flushall()
+r.mset({"k:%d" % i: i for i in range(500)})
+seen = []
+for i, key in enumerate(r.scan_iter(match="k:*", count=20)):
+    seen.append(key)
+    other.set("new:%d" % i, "x")
+assert sorted(seen) == sorted("k:%d" % i for i in range(500)), len(seen)
+
+# info() parses INFO's text into a dict.
+info = r.info()
+assert info["redis_version"] and info["connected_clients"] >= 2, info
+assert info["db0"]["keys"] == r.dbsize(), info["db0"]
 print("ok")
