@@ -18,7 +18,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if fakeMain() {
+	if fakeMain() || respFakeMain() {
 		return
 	}
 	os.Exit(m.Run())

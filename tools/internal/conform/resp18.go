@@ -388,15 +388,12 @@ func scanChecks18() []Check {
 				if err != nil {
 					return err
 				}
-				var got []string
 				for k := range seen {
-					if strings.HasPrefix(k, stay) {
-						got = append(got, k)
-					} else if strings.HasPrefix(k, come) {
-						if n, err := strconv.Atoi(k[len(come):]); err != nil || n >= 2000 {
-							return fmt.Errorf("SCAN returned %q, a key that never existed", k)
-						}
-					} else if e.fresh {
+					n, err := strconv.Atoi(strings.TrimPrefix(k, come))
+					switch {
+					case strings.HasPrefix(k, stay):
+					case strings.HasPrefix(k, come) && err == nil && n < 2000:
+					case strings.HasPrefix(k, come) || e.fresh:
 						return fmt.Errorf("SCAN returned %q, a key that never existed", k)
 					}
 				}
