@@ -49,6 +49,13 @@ func firstAndNewest(f chapters.Feature) []string {
 	return []string{all[0], all[len(all)-1]}
 }
 
+// The chapters the costly suites run on: about chapter 16's limits, in the
+// book's protocol, and about the RESP listener.
+var (
+	costlyBook = firstAndNewest(chapters.OutputBound)
+	costlyRESP = firstAndNewest(chapters.RESPListener)
+)
+
 // binDir holds the servers built for this test run.
 var binDir string
 

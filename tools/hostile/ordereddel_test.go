@@ -7,8 +7,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"example.com/byor/tools/internal/chapters"
 )
 
 // TestOrderedDeletesCostNoMore: deleting keys in the key table's own order
@@ -36,7 +34,7 @@ func TestOrderedDeletesCostNoMore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	rng.Shuffle(n, func(i, j int) { randomOrder[i], randomOrder[j] = randomOrder[j], randomOrder[i] })
 
-	for _, ch := range firstAndNewest(chapters.OutputBound) {
+	for _, ch := range costlyBook {
 		t.Run(ch, func(t *testing.T) {
 			ordered := deleteWork(t, ch, keys, tableOrder)
 			random := deleteWork(t, ch, keys, randomOrder)
@@ -84,7 +82,7 @@ func TestFlushAllCostNoMore(t *testing.T) {
 	randomOrder := slices.Clone(keys)
 	rng := rand.New(rand.NewPCG(7, 8))
 	rng.Shuffle(n, func(i, j int) { randomOrder[i], randomOrder[j] = randomOrder[j], randomOrder[i] })
-	for _, ch := range firstAndNewest(chapters.RESPListener) {
+	for _, ch := range costlyRESP {
 		t.Run(ch, func(t *testing.T) { testFlushAllCost(t, ch, keys, randomOrder) })
 	}
 }

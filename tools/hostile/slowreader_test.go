@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/wire"
 )
 
@@ -69,11 +68,11 @@ func getLatency(t *testing.T, addr, key string, n int) time.Duration {
 // held for it; the server must also bound the sum (to 8 MiB here, with
 // -max-output-mb), and keep serving others.
 func TestSlowReadersMemoryBounded(t *testing.T) {
-	for _, ch := range firstAndNewest(chapters.OutputBound) {
+	for _, ch := range costlyBook {
 		t.Run(ch, func(t *testing.T) { testSlowReaders(t, ch, false, "8", 50<<20) })
 	}
 	// RESP connections (ch17 on), whose replies are built their own way.
-	for _, ch := range firstAndNewest(chapters.RESPListener) {
+	for _, ch := range costlyRESP {
 		t.Run(ch+"-RESP", func(t *testing.T) { testSlowReaders(t, ch, true, "8", 50<<20) })
 	}
 }
