@@ -15,7 +15,7 @@ func TestCraftedKeysCostNoMore(t *testing.T) {
 	n, rounds := 10000, 10
 	// For measuring by hand: HOSTILE_CRAFTED_KEYS=100000.
 	n = envInt("HOSTILE_CRAFTED_KEYS", n)
-	for _, ch := range []string{"ch16_performance", "ch17_resp"} {
+	for _, ch := range costlyBook {
 		t.Run(ch, func(t *testing.T) {
 			crafted := keyWork(t, ch, collidingKeys(t, n), rounds)
 			random := keyWork(t, ch, randomKeys(n), rounds)

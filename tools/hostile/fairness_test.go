@@ -28,11 +28,13 @@ import (
 // TestRESPTurnBounded in ch17), which drive the event loop one turn at a
 // time.
 func TestFloodersDoNotStallOthers(t *testing.T) {
-	for _, ch := range []string{"ch16_performance", "ch17_resp"} {
+	for _, ch := range costlyBook {
 		t.Run(ch, func(t *testing.T) { testFlooders(t, ch, false) })
 	}
-	// ch17's RESP connections flooding, on their own listener.
-	t.Run("ch17_resp-RESP", func(t *testing.T) { testFlooders(t, "ch17_resp", true) })
+	// RESP connections flooding, on their own listener (ch17 on).
+	for _, ch := range costlyRESP {
+		t.Run(ch+"-RESP", func(t *testing.T) { testFlooders(t, ch, true) })
+	}
 }
 
 // testFlooders runs the flood against chapter ch's server (in Redis's

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/wire"
 )
 
@@ -16,7 +17,13 @@ import (
 // only guards against that hang; the other client's get checks the loop
 // is free again.
 func TestKeysPatternLinear(t *testing.T) {
-	p := startServer(t, "ch17_resp", 0, longIdle...)
+	for _, ch := range withFeature(chapters.RESPListener) {
+		t.Run(ch, func(t *testing.T) { testKeysPatternLinear(t, ch) })
+	}
+}
+
+func testKeysPatternLinear(t *testing.T, ch string) {
+	p := startServer(t, ch, 0, longIdle...)
 	c := dial(t, p.Addr)
 	key := strings.Repeat("a", 100)
 	c.do("set", key, "v")

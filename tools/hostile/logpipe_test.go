@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"example.com/byor/testkit"
+	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/serverproc"
 	"example.com/byor/tools/internal/wire"
 )
@@ -163,9 +164,9 @@ func TestClosedLogDoesNotKill(t *testing.T) {
 
 // TestConnectionLinesOffByDefault: from chapter 16 on, the server logs
 // nothing per connection unless asked to with -log-conns: not for clients
-// that hang up, go idle or (on ch17's RESP listener) break the protocol.
+// that hang up, go idle or (on the RESP listener, ch17 on) break the protocol.
 func TestConnectionLinesOffByDefault(t *testing.T) {
-	for _, ch := range []string{"ch16_performance", "ch17_resp"} {
+	for _, ch := range withFeature(chapters.OutputBound) {
 		t.Run(ch, func(t *testing.T) {
 			p := startServer(t, ch, 0, "-idle-timeout", "100ms")
 			if err := churn(p.Addr, 50); err != nil {
@@ -173,7 +174,7 @@ func TestConnectionLinesOffByDefault(t *testing.T) {
 			}
 			idle := dial(t, p.Addr)
 			idle.do("get", "k")
-			if ch == "ch17_resp" {
+			if chapters.ByDir(ch).Has(chapters.RESPListener) {
 				addr := respAddr(t, p)
 				for _, send := range []string{"PING\r\n", "*1\r\n+PING\r\n", "*1\r\n$4\r\nPI"} {
 					c, err := net.DialTimeout("tcp", addr, 5*time.Second)

@@ -23,6 +23,39 @@ import (
 // tools' registry of chapters.
 var allChapters = chapters.Dirs()
 
+// withFeature returns the directories of the chapters whose servers have
+// feature f, in book order.
+func withFeature(f chapters.Feature) []string {
+	var out []string
+	for _, c := range chapters.All() {
+		if c.Has(f) {
+			out = append(out, c.Dir)
+		}
+	}
+	return out
+}
+
+// firstAndNewest returns the directories of the first chapter with feature
+// f and of the newest. The costly suites (floods, hundreds of thousands of
+// keys) run on these two only, so that a new chapter does not add to their
+// time: the chapter that brought f in, and the newest, which carries it
+// forward and is the one still changing. The chapters between are no
+// longer changed, and were run when each was the newest.
+func firstAndNewest(f chapters.Feature) []string {
+	all := withFeature(f)
+	if len(all) <= 2 {
+		return all
+	}
+	return []string{all[0], all[len(all)-1]}
+}
+
+// The chapters the costly suites run on: about chapter 16's limits, in the
+// book's protocol, and about the RESP listener.
+var (
+	costlyBook = firstAndNewest(chapters.OutputBound)
+	costlyRESP = firstAndNewest(chapters.RESPListener)
+)
+
 // binDir holds the servers built for this test run.
 var binDir string
 

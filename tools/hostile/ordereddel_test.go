@@ -36,7 +36,7 @@ func TestOrderedDeletesCostNoMore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	rng.Shuffle(n, func(i, j int) { randomOrder[i], randomOrder[j] = randomOrder[j], randomOrder[i] })
 
-	for _, ch := range []string{"ch16_performance", "ch17_resp"} {
+	for _, ch := range costlyBook {
 		t.Run(ch, func(t *testing.T) {
 			ordered := deleteWork(t, ch, keys, tableOrder)
 			random := deleteWork(t, ch, keys, randomOrder)
@@ -103,9 +103,16 @@ func TestFlushAllCostNoMore(t *testing.T) {
 	randomOrder := slices.Clone(keys)
 	rng := rand.New(rand.NewPCG(7, 8))
 	rng.Shuffle(n, func(i, j int) { randomOrder[i], randomOrder[j] = randomOrder[j], randomOrder[i] })
-	random := deleteWork(t, "ch17_resp", keys, randomOrder)
+	for _, ch := range costlyRESP {
+		t.Run(ch, func(t *testing.T) { testFlushAllCost(t, ch, keys, randomOrder) })
+	}
+}
 
-	p := startServer(t, "ch17_resp", 0, longIdle...)
+func testFlushAllCost(t *testing.T, ch string, keys, randomOrder []string) {
+	n := len(keys)
+	random := deleteWork(t, ch, keys, randomOrder)
+
+	p := startServer(t, ch, 0, longIdle...)
 	c := dial(t, p.Addr)
 	var reqs [][]string
 	for _, k := range keys {

@@ -94,8 +94,14 @@ func pingWatch(t *testing.T, addr string, stop chan struct{}) func() time.Durati
 // such ZRANGEs held the loop for seconds, and FLUSHALL of 300k keys for
 // 2.2 s.
 func TestRESPWorkBounded(t *testing.T) {
+	for _, ch := range costlyRESP {
+		t.Run(ch, func(t *testing.T) { testRESPWorkBounded(t, ch) })
+	}
+}
+
+func testRESPWorkBounded(t *testing.T, ch string) {
 	n := envInt("HOSTILE_RESP_KEYS", 300_000)
-	p := startServer(t, "ch17_resp", 0, longIdle...)
+	p := startServer(t, ch, 0, longIdle...)
 	addr := respAddr(t, p)
 	load := dialRESP(t, addr)
 	// The sorted set, 4000 members a request, and the keys, 1000 SETs a write.
@@ -163,8 +169,14 @@ func TestRESPWorkBounded(t *testing.T) {
 // 20; before, partial requests reached 2.2 GB and names 1.5 GB); clients
 // refused for memory get an error saying so.
 func TestRESPClientsMemoryBounded(t *testing.T) {
+	for _, ch := range costlyRESP {
+		t.Run(ch, func(t *testing.T) { testRESPClientsMemoryBounded(t, ch) })
+	}
+}
+
+func testRESPClientsMemoryBounded(t *testing.T, ch string) {
 	clients := envInt("HOSTILE_RESP_CLIENTS", 2000)
-	p := startServer(t, "ch17_resp", 0, longIdle...)
+	p := startServer(t, ch, 0, longIdle...)
 	addr := respAddr(t, p)
 	setup := dialRESP(t, addr)
 	for i := range 20_000 {
@@ -231,7 +243,13 @@ func TestRESPClientsMemoryBounded(t *testing.T) {
 // issue 20); the reported ratio should now stay near 1, bar the cost of
 // the reads themselves. The verdict asserted is only the replies.
 func TestRESPTrickleCost(t *testing.T) {
-	p := startServer(t, "ch17_resp", 0, longIdle...)
+	for _, ch := range costlyRESP {
+		t.Run(ch, func(t *testing.T) { testRESPTrickleCost(t, ch) })
+	}
+}
+
+func testRESPTrickleCost(t *testing.T, ch string) {
+	p := startServer(t, ch, 0, longIdle...)
 	addr := respAddr(t, p)
 	big := respCmd("SET", "k", strings.Repeat("v", 500_000))
 	args := []string{"DEL"}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"example.com/byor/testkit"
+	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/wire"
 )
 
@@ -73,8 +74,10 @@ func TestDrippingClientDropped(t *testing.T) {
 	for _, ch := range fieldChapters {
 		t.Run(ch, func(t *testing.T) { testDrippingClient(t, ch, false) })
 	}
-	// ch17's RESP connections read into a buffer of their own.
-	t.Run("ch17_resp-RESP", func(t *testing.T) { testDrippingClient(t, "ch17_resp", true) })
+	// RESP connections (ch17 on) read into a buffer of their own.
+	for _, ch := range withFeature(chapters.RESPListener) {
+		t.Run(ch+"-RESP", func(t *testing.T) { testDrippingClient(t, ch, true) })
+	}
 }
 
 // testDrippingClient drips a request to chapter ch's server, in Redis's

@@ -68,11 +68,13 @@ func getLatency(t *testing.T, addr, key string, n int) time.Duration {
 // held for it; the server must also bound the sum (to 8 MiB here, with
 // -max-output-mb), and keep serving others.
 func TestSlowReadersMemoryBounded(t *testing.T) {
-	for _, ch := range []string{"ch16_performance", "ch17_resp"} {
+	for _, ch := range costlyBook {
 		t.Run(ch, func(t *testing.T) { testSlowReaders(t, ch, false, "8", 50<<20) })
 	}
-	// ch17's RESP connections, whose replies are built their own way.
-	t.Run("ch17_resp-RESP", func(t *testing.T) { testSlowReaders(t, "ch17_resp", true, "8", 50<<20) })
+	// RESP connections (ch17 on), whose replies are built their own way.
+	for _, ch := range costlyRESP {
+		t.Run(ch+"-RESP", func(t *testing.T) { testSlowReaders(t, ch, true, "8", 50<<20) })
+	}
 }
 
 // testSlowReaders runs the flood against chapter ch's server (in Redis's

@@ -5,11 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/wire"
 )
 
 // fieldChapters are the chapters with hashes whose fields expire.
-var fieldChapters = []string{"ch15_field_ttl", "ch16_performance", "ch17_resp"}
+var fieldChapters = withFeature(chapters.FieldTTL)
 
 // TestTooBigReplyChangesNothing: a command refused because its reply would
 // not fit in one message must not have changed the data.

@@ -37,7 +37,7 @@ func (p Protocol) String() string {
 	case Tagged11:
 		return "serialized replies with doubles tagged 4 and arrays 5 (ch11 on)"
 	case RESP:
-		return "Redis's protocol, RESP (ch17)"
+		return "Redis's protocol, RESP (ch17 on)"
 	}
 	return fmt.Sprintf("protocol(%d)", int(p))
 }

@@ -18,7 +18,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if fakeMain() {
+	if fakeMain() || respFakeMain() {
 		return
 	}
 	os.Exit(m.Run())
@@ -113,7 +113,14 @@ func TestChapters(t *testing.T) {
 			var sum *Summary
 			var out string
 			if st.Kind == kindRESP {
-				sum, out = run(t, Config{Server: []string{cmd[0], "-addr", "127.0.0.1:0", "-resp-addr", "{addr}"}}, st.ID)
+				// The RESP stages up to its own: a later chapter keeps
+				// passing the earlier chapters' checks.
+				resp := fam
+				if missing := unbuilt(st.ID); missing != "" {
+					resp = slices.DeleteFunc(slices.Clone(fam), func(id string) bool { return id == st.ID })
+					t.Logf("%s stage not run against %s: %s", st.ID, st.Dir, missing)
+				}
+				sum, out = run(t, Config{Server: []string{cmd[0], "-addr", "127.0.0.1:0", "-resp-addr", "{addr}"}}, resp...)
 				// The book's listener, without a RESP one to share ports.
 				cmd = append(cmd, "-resp-addr", "")
 				for i := len(Stages()) - 1; i >= 0; i-- {
@@ -150,7 +157,27 @@ func TestChapters(t *testing.T) {
 	}
 }
 
-// TestRedis: a real redis-server passes the RESP stage. CI installs one.
+// unbuilt says which of the commands a RESP stage checks its chapter's
+// server does not have yet, from the files that implement them, or "". Chapter
+// 18's commands are written side by side and join the chapter one by one;
+// its stage runs against its server once they all have.
+func unbuilt(id string) string {
+	if id != "ch18" {
+		return ""
+	}
+	var missing []string
+	for _, f := range []string{"resp_scan*.go", "resp_multi*.go", "resp_info*.go"} {
+		if m, _ := filepath.Glob(filepath.Join(FindRoot(), "ch18_scan_multi", "server", f)); len(m) == 0 {
+			missing = append(missing, "ch18_scan_multi/server/"+f)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return "no " + strings.Join(missing, ", ") + " yet"
+}
+
+// TestRedis: a real redis-server passes the RESP stages. CI installs one.
 func TestRedis(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs redis-server")
@@ -158,10 +185,18 @@ func TestRedis(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server not installed (Debian: apt-get install redis-server)")
 	}
-	cmd := []string{"redis-server", "--port", "{port}", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}
-	sum, out := run(t, Config{Server: cmd}, "ch17")
-	if sum.Failed || sum.Count(OK) < 15 || sum.Count(Skipped) != 1 {
-		t.Errorf("redis-server on the ch17 stage:\n%s", out)
+	for _, c := range []struct {
+		id string
+		ok int
+	}{{"ch17", 15}, {"ch18", 11}} {
+		t.Run(c.id, func(t *testing.T) {
+			t.Parallel()
+			cmd := []string{"redis-server", "--port", "{port}", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}
+			sum, out := run(t, Config{Server: cmd}, c.id)
+			if sum.Failed || sum.Count(OK) < c.ok || sum.Count(Skipped) != 1 {
+				t.Errorf("redis-server on the %s stage:\n%s", c.id, out)
+			}
+		})
 	}
 }
 
@@ -179,6 +214,7 @@ func TestUpTo(t *testing.T) {
 		{"ch14", "ch11 ch12 ch13 ch14", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
 		{"ch16", "ch11 ch12 ch13 ch14 ch15 ch16", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
 		{"ch17", "ch17", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16"},
+		{"ch18", "ch17 ch18", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16"},
 	} {
 		p, err := UpTo(c.id)
 		if err != nil {
@@ -209,10 +245,16 @@ func TestLookalike(t *testing.T) {
 		{"ch14", "ch09", "like a ch11-ch16 server"},
 		{"ch14", "ch17", "like a ch11-ch16 server"},
 		{"ch06", "ch04", "like a ch06 server"},
+		{"ch17", "ch18", "like a ch17 server (Redis's protocol, RESP (ch17 on)), not a ch18 one: it does not know SCAN"},
 	} {
 		t.Run(c.server+" on "+c.stage, func(t *testing.T) {
 			t.Parallel()
-			sum, out := run(t, Config{Server: server(t, c.server), MaxCheckTime: 10 * time.Second, SkipSlow: true}, c.stage)
+			cmd := server(t, c.server)
+			if StageByID(c.stage).Kind == kindRESP && chapters.ByID(c.server).Has(chapters.RESPListener) {
+				// The RESP listener, on the stage's address.
+				cmd = []string{cmd[0], "-addr", "127.0.0.1:0", "-resp-addr", "{addr}"}
+			}
+			sum, out := run(t, Config{Server: cmd, MaxCheckTime: 10 * time.Second, SkipSlow: true}, c.stage)
 			if !sum.Failed || !strings.Contains(sum.Hint, c.want) || !strings.Contains(out, "hint: this server answers "+c.want) {
 				t.Errorf("hint %q, want one saying %q:\n%s", sum.Hint, c.want, out)
 			}

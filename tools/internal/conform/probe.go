@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"net"
+	"strings"
 	"time"
 
 	"example.com/byor/tools/internal/chapters"
@@ -78,6 +80,9 @@ func probe(addr string, timeout time.Duration) (chapters.Protocol, bool) {
 // that is not the format of stage st, for the report of a failed stage.
 func lookalike(st *Stage, addr string) string {
 	p, ok := probe(addr, 3*time.Second)
+	if ok && p == st.Proto && p == chapters.RESP {
+		return respLookalike(st, addr, 3*time.Second)
+	}
 	if !ok || p == st.Proto {
 		return ""
 	}
@@ -96,4 +101,46 @@ func lookalike(st *Stage, addr string) string {
 	}
 	return fmt.Sprintf("hint: this server answers like a %s server (%s), not a %s one (%s): try -upto %s",
 		span, p, st.ID, st.Proto, ids[len(ids)-1])
+}
+
+// respTellTales are, for the chapters after 17 that add commands to the
+// RESP listener, one inline command each that the chapter introduces.
+var respTellTales = map[string]string{
+	"ch18": "SCAN 0",
+}
+
+// respLookalike tells a RESP server of an earlier chapter given a later
+// chapter's stage: the newest chapter, up to st, whose tell-tale command
+// the server knows. A server that knows them all gets no hint.
+func respLookalike(st *Stage, addr string, timeout time.Duration) string {
+	knows := func(cmd string) bool {
+		c, err := net.DialTimeout("tcp", addr, timeout)
+		if err != nil {
+			return true
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(timeout))
+		if _, err := c.Write([]byte(cmd + "\r\n")); err != nil {
+			return true
+		}
+		got := make([]byte, 32)
+		n, _ := io.ReadAtLeast(c, got, len("-ERR unknown command"))
+		return !bytes.HasPrefix(got[:n], []byte("-ERR unknown command"))
+	}
+	like, missing := "", ""
+	for _, ch := range chapters.All() {
+		if ch.Newest() != chapters.RESP || ch.Num > st.Num {
+			continue
+		}
+		if cmd, ok := respTellTales[ch.ID]; ok && !knows(cmd) {
+			missing = ch.ID
+			break
+		}
+		like = ch.ID
+	}
+	if like == "" || missing == "" {
+		return ""
+	}
+	return fmt.Sprintf("hint: this server answers like a %s server (%s), not a %s one: it does not know %s, which %s adds: try -upto %s",
+		like, chapters.RESP, st.ID, strings.Fields(respTellTales[missing])[0], missing, like)
 }

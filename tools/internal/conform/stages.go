@@ -66,6 +66,7 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch15": fieldTTLChecks,
 	"ch16": outputChecks,
 	"ch17": respChecks,
+	"ch18": respChecks18,
 }
 
 // stages are built from the chapter registry: one per chapter with a
@@ -150,7 +151,7 @@ func UpTo(id string) (*Plan, error) {
 		p.Why = fmt.Sprintf("the wire format changes at %s: a %s server speaks %s, which the stages before %s do not",
 			first, id, target.Proto, first)
 		if target.Kind == kindRESP {
-			p.Why += " (check a chapter 17 server's book listener, -addr, with -upto ch16)"
+			p.Why += fmt.Sprintf(" (check a chapter %d server's book listener, -addr, with -upto ch16)", target.Num)
 		}
 	}
 	return p, nil

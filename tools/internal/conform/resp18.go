@@ -1,0 +1,854 @@
+package conform
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The ch18 stage: what chapter 18 adds to the RESP listener, as Redis 7.0
+// answers it. SCAN's order is the server's own, so its checks compare sets
+// of keys (a key may come back more than once, as Redis allows); the rest
+// is byte for byte.
+
+// section18 points a check at the part of chapter 18's README it tests.
+func section18(topic string) string {
+	return "beyond the book: " + topic + " (ch18_scan_multi/README.md)"
+}
+
+const (
+	queued     = "+QUEUED\r\n"
+	nullArray  = "*-1\r\n"
+	execAbort  = "-EXECABORT Transaction discarded because of previous errors.\r\n"
+	overflow   = "-ERR increment or decrement would overflow\r\n"
+	notFloatMM = "-ERR min or max is not a float\r\n"
+)
+
+// scanPage is one SCAN reply: the next cursor and the keys.
+type scanPage struct {
+	next string
+	keys []string
+}
+
+// RScan sends one SCAN (or another command answering as SCAN does) and
+// splits its reply, checking its shape: an array of the next cursor, a
+// bulk string of digits, and an array of bulk strings.
+func (c *Conn) RScan(args ...string) (scanPage, error) {
+	req := command(args...)
+	if err := c.Send(req); err != nil {
+		return scanPage{}, err
+	}
+	got, err := c.ReadRESP()
+	if err != nil {
+		return scanPage{}, err
+	}
+	fail := &Mismatch{Request: req, Want: []byte("*2 $<cursor> *<n> $<key>... (the next cursor as a bulk string of digits, then an array of keys)"), Got: got, e: c.e}
+	els := respElements(got)
+	if len(els) != 2 || !strings.HasPrefix(els[0], "$") || els[0] == nullBulk {
+		return scanPage{}, fail
+	}
+	cur := els[0][strings.IndexByte(els[0], '\n')+1 : len(els[0])-2]
+	if _, err := strconv.ParseUint(cur, 10, 64); err != nil {
+		return scanPage{}, fail
+	}
+	keys, ok := splitBulks([]byte(els[1]))
+	if !ok {
+		return scanPage{}, fail
+	}
+	return scanPage{next: cur, keys: keys}, nil
+}
+
+// maxScanCalls bounds one iteration, so that a server whose cursor never
+// comes back to 0 fails the check instead of holding it until its
+// deadline with no word of why.
+const maxScanCalls = 20000
+
+// scanAll iterates SCAN from cursor 0 until it is 0 again, with opts after
+// the cursor, calling between (if set) after each call, and returns how
+// many times each key came back and the number of calls.
+func (c *Conn) scanAll(opts []string, between func(call int) error) (map[string]int, int, error) {
+	seen := map[string]int{}
+	cur := "0"
+	for call := 1; ; call++ {
+		if call > maxScanCalls {
+			return nil, call, fmt.Errorf("request:  %s\nSCAN's cursor did not come back to 0 after %d calls (last cursor %s, %d distinct keys returned): an iteration must end",
+				showRESPRequest(command(append([]string{"SCAN", cur}, opts...)...)), maxScanCalls, cur, len(seen))
+		}
+		p, err := c.RScan(append([]string{"SCAN", cur}, opts...)...)
+		if err != nil {
+			return nil, call, err
+		}
+		for _, k := range p.keys {
+			seen[k]++
+		}
+		if p.next == "0" {
+			return seen, call, nil
+		}
+		cur = p.next
+		if between != nil {
+			if err := between(call); err != nil {
+				return nil, call, err
+			}
+		}
+	}
+}
+
+// sameKeys checks that the keys an iteration returned (under prefix, on a
+// server shared with other keys) are exactly want, duplicates allowed.
+func sameKeys(what string, seen map[string]int, prefix string, want []string) error {
+	var got []string
+	for k := range seen {
+		if strings.HasPrefix(k, prefix) {
+			got = append(got, k)
+		}
+	}
+	slices.Sort(got)
+	want = slices.Sorted(slices.Values(want))
+	if slices.Equal(got, want) {
+		return nil
+	}
+	var missing, extra []string
+	for _, k := range want {
+		if _, ok := slices.BinarySearch(got, k); !ok {
+			missing = append(missing, k)
+		}
+	}
+	for _, k := range got {
+		if _, ok := slices.BinarySearch(want, k); !ok {
+			extra = append(extra, k)
+		}
+	}
+	return fmt.Errorf("%s: %d keys returned, %d expected; missing %s; not expected %s",
+		what, len(got), len(want), clipList(missing), clipList(extra))
+}
+
+// clipList shows up to 5 keys, and how many more.
+func clipList(ks []string) string {
+	if len(ks) == 0 {
+		return "none"
+	}
+	if len(ks) > 5 {
+		return strings.Join(ks[:5], " ") + fmt.Sprintf(" ... (%d in all)", len(ks))
+	}
+	return strings.Join(ks, " ")
+}
+
+// delMatching deletes the keys KEYS pattern lists (a shared server's
+// leftovers of an earlier run).
+func (c *Conn) delMatching(pattern string) error {
+	req := command("KEYS", pattern)
+	if err := c.Send(req); err != nil {
+		return err
+	}
+	got, err := c.ReadRESP()
+	if err != nil {
+		return err
+	}
+	keys, ok := splitBulks(got)
+	if !ok {
+		return &Mismatch{Request: req, Want: []byte("*<n> $<key>..."), Got: got, e: c.e}
+	}
+	for len(keys) > 0 {
+		n := min(len(keys), 1000)
+		if _, err := c.RInt(append([]string{"DEL"}, keys[:n]...)...); err != nil {
+			return err
+		}
+		keys = keys[n:]
+	}
+	return nil
+}
+
+// tx sends cmds in one write and checks their replies, in order.
+func (c *Conn) tx(want []string, cmds ...[]string) error {
+	var all []byte
+	for _, cmd := range cmds {
+		all = append(all, command(cmd...)...)
+	}
+	if err := c.Send(all); err != nil {
+		return err
+	}
+	for i, cmd := range cmds {
+		if err := c.RExpect(command(cmd...), want[i]); err != nil {
+			return fmt.Errorf("in %s:\n%v", showRESPRequest(all), err)
+		}
+	}
+	return nil
+}
+
+// info sends INFO with args and returns the text of its reply.
+func (c *Conn) info(args ...string) (string, error) {
+	req := command(args...)
+	if err := c.Send(req); err != nil {
+		return "", err
+	}
+	got, err := c.ReadRESP()
+	if err != nil {
+		return "", err
+	}
+	if len(got) < 4 || got[0] != '$' || string(got) == nullBulk {
+		return "", &Mismatch{Request: req, Want: []byte("$<len> # Server... (one bulk string of lines)"), Got: got, e: c.e}
+	}
+	return string(got[strings.IndexByte(string(got), '\n')+1 : len(got)-2]), nil
+}
+
+// respChecks18 are the ch18 stage's checks.
+func respChecks18(st *Stage, cfg *Config) []Check {
+	return slices.Concat(scanChecks18(), txChecks18(), everydayChecks18(), []Check{{
+		Name: "not checked: what chapter 18 does not claim",
+		Skip: "HSCAN, ZSCAN and SSCAN, SCAN's TYPE with a type Redis has and chapter 18 does not (list, set, stream), " +
+			"INFO's fields other than the keyspace's (their values differ between servers), commands that cannot be queued in MULTI (SUBSCRIBE), " +
+			"and Redis's other commands (ch18_scan_multi/README.md)",
+	}})
+}
+
+// scanChecks18 are the checks of SCAN.
+func scanChecks18() []Check {
+	return []Check{
+		{
+			Name:          "SCAN: a cursor from 0 back to 0 returns every key; COUNT, MATCH and TYPE",
+			Section:       section18("SCAN"),
+			Hint:          "SCAN answers [next cursor, keys]; the cursor is 0 when the iteration is done; COUNT is how much to look at per call, MATCH a KEYS glob, TYPE string|hash|zset: both filter what one call looked at, so a call may return no key and a cursor that is not 0",
+			Fresh:         true,
+			FreshOptional: true,
+			Timeout:       60 * time.Second,
+			Run: func(e *Env) error {
+				c, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				const prefix = "conform:scan:"
+				var strs, zsets, hashes, ones []string
+				if e.fresh {
+					if err := c.R(array(bulk("0"), array()), "SCAN", "0"); err != nil {
+						return fmt.Errorf("an empty key space: %v", err)
+					}
+				} else if err := c.delMatching(prefix + "*"); err != nil {
+					return err
+				}
+				// 300 strings, far more than one call's COUNT, some
+				// named to match a pattern; 20 sorted sets and 20 hashes.
+				for i := range 300 {
+					k := fmt.Sprintf("%s%03d", prefix, i)
+					strs = append(strs, k)
+					if strings.HasPrefix(k, prefix+"1") {
+						ones = append(ones, k)
+					}
+					if err := c.R(okReply, "SET", k, "v"); err != nil {
+						return err
+					}
+				}
+				for i := range 20 {
+					z, h := fmt.Sprintf("%sz%02d", prefix, i), fmt.Sprintf("%sh%02d", prefix, i)
+					zsets, hashes = append(zsets, z), append(hashes, h)
+					if err := c.steps(ex(integer(1), "ZADD", z, "1", "m"), ex(integer(1), "HSET", h, "f", "v")); err != nil {
+						return err
+					}
+				}
+				all := slices.Concat(strs, zsets, hashes)
+				// On a shared server, other keys come back too: only this
+				// check's count.
+				match := []string{}
+				if !e.fresh {
+					match = []string{"MATCH", prefix + "*"}
+				}
+				for _, count := range []string{"", "1", "7", "1000"} {
+					opts := match
+					if count != "" {
+						opts = append(slices.Clone(match), "COUNT", count)
+					}
+					seen, _, err := c.scanAll(opts, nil)
+					if err != nil {
+						return err
+					}
+					if err := sameKeys(showRESPRequest(command(append([]string{"SCAN", "<cursor>"}, opts...)...)), seen, prefix, all); err != nil {
+						return err
+					}
+				}
+				for _, q := range []struct {
+					opts []string
+					want []string
+				}{
+					{[]string{"MATCH", prefix + "1*", "COUNT", "10"}, ones},
+					{[]string{"MATCH", prefix + "z*"}, zsets},
+					{[]string{"MATCH", "conform:nomatch:*", "COUNT", "50"}, nil},
+					{slices.Concat(match, []string{"TYPE", "zset"}), zsets},
+					{slices.Concat(match, []string{"TYPE", "HASH", "COUNT", "5"}), hashes},
+					{slices.Concat(match, []string{"TYPE", "string"}), strs},
+					{[]string{"COUNT", "20", "MATCH", prefix + "1*", "TYPE", "string"}, ones},
+					{[]string{"MATCH", prefix + "h*", "TYPE", "zset"}, nil},
+				} {
+					seen, _, err := c.scanAll(q.opts, nil)
+					if err != nil {
+						return err
+					}
+					if err := sameKeys(showRESPRequest(command(append([]string{"SCAN", "<cursor>"}, q.opts...)...)), seen, prefix, q.want); err != nil {
+						return err
+					}
+				}
+				n, err := c.RInt(append([]string{"DEL"}, all...)...)
+				if err != nil || n != int64(len(all)) {
+					return fmt.Errorf("DEL of the %d keys: %d, %v", len(all), n, err)
+				}
+				return nil
+			},
+		},
+		{
+			Name:    "SCAN's errors: a cursor that is not an unsigned integer, bad COUNT, unknown options",
+			Section: section18("SCAN"),
+			Hint:    "a cursor is an unsigned 64-bit decimal integer (else ERR invalid cursor); COUNT below 1, an option without its value or an unknown option is a syntax error",
+			Run: func(e *Env) error {
+				c, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				const invalid = "-ERR invalid cursor\r\n"
+				return c.steps(
+					ex(arity("scan"), "SCAN"),
+					ex(invalid, "SCAN", "abc"),
+					ex(invalid, "SCAN", "1.5"),
+					ex(invalid, "SCAN", "18446744073709551616"),
+					ex(syntaxErr, "SCAN", "0", "COUNT", "0"),
+					ex(syntaxErr, "SCAN", "0", "COUNT", "-1"),
+					ex(notInt, "SCAN", "0", "COUNT", "many"),
+					ex(syntaxErr, "SCAN", "0", "MATCH"),
+					ex(syntaxErr, "SCAN", "0", "TYPE"),
+					ex(syntaxErr, "SCAN", "0", "BOGUS", "x"),
+				)
+			},
+		},
+		{
+			Name:          "SCAN while keys are added and deleted returns every key present from start to end",
+			Section:       section18("SCAN"),
+			Hint:          "the cursor must survive the key table's resizes: a key that stays put is returned, at least once, however the table grows or shrinks between calls; keys that never existed are never returned",
+			Fresh:         true,
+			FreshOptional: true,
+			Timeout:       90 * time.Second,
+			Run: func(e *Env) error {
+				c, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				const stay, come = "conform:scanstay:", "conform:scancome:"
+				if !e.fresh {
+					if err := c.delMatching("conform:scan[sc]*"); err != nil {
+						return err
+					}
+				}
+				var kept []string
+				for i := range 200 {
+					k := fmt.Sprintf("%s%03d", stay, i)
+					kept = append(kept, k)
+					if err := c.R(okReply, "SET", k, "v"); err != nil {
+						return err
+					}
+				}
+				// Between the first calls, 100 new keys each time (the
+				// table grows several times over), then all of them
+				// deleted again (it shrinks); later calls change nothing,
+				// so the iteration can end.
+				added := 0
+				between := func(call int) error {
+					switch {
+					case call <= 20:
+						var args []string
+						for range 100 {
+							k := fmt.Sprintf("%s%05d", come, added)
+							args = append(args, k, "v")
+							added++
+						}
+						return c.R(okReply, append([]string{"MSET"}, args...)...)
+					case call <= 40:
+						var args []string
+						for range 100 {
+							if added == 0 {
+								break
+							}
+							added--
+							args = append(args, fmt.Sprintf("%s%05d", come, added))
+						}
+						if len(args) == 0 {
+							return nil
+						}
+						_, err := c.RInt(append([]string{"DEL"}, args...)...)
+						return err
+					}
+					return nil
+				}
+				opts := []string{"COUNT", "10"}
+				if !e.fresh {
+					opts = append(opts, "MATCH", "conform:scan[sc]*")
+				}
+				seen, calls, err := c.scanAll(opts, between)
+				if err != nil {
+					return err
+				}
+				for k := range seen {
+					n, err := strconv.Atoi(strings.TrimPrefix(k, come))
+					switch {
+					case strings.HasPrefix(k, stay):
+					case strings.HasPrefix(k, come) && err == nil && n < 2000:
+					case strings.HasPrefix(k, come) || e.fresh:
+						return fmt.Errorf("SCAN returned %q, a key that never existed", k)
+					}
+				}
+				if err := sameKeys(fmt.Sprintf("SCAN <cursor> %s, over %d calls while keys were added and deleted", strings.Join(opts, " "), calls), seen, stay, kept); err != nil {
+					return err
+				}
+				if added > 0 {
+					var args []string
+					for i := range added {
+						args = append(args, fmt.Sprintf("%s%05d", come, i))
+					}
+					c.RInt(append([]string{"DEL"}, args...)...)
+				}
+				_, err = c.RInt(append([]string{"DEL"}, kept...)...)
+				return err
+			},
+		},
+	}
+}
+
+// txChecks18 are the checks of MULTI, EXEC, DISCARD, WATCH and UNWATCH.
+func txChecks18() []Check {
+	return []Check{
+		{
+			Name:    "MULTI queues commands; EXEC answers the array of their replies, a runtime error as one element",
+			Section: section18("MULTI and EXEC"),
+			Hint:    "after MULTI every command is checked (name, arity) and answered +QUEUED, and nothing runs; EXEC runs them all in one go and answers an array of their replies; a command that fails when run (WRONGTYPE, not an integer) is just its own element and the others apply: nothing rolls back",
+			Run: func(e *Env) error {
+				c, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				k, s, z := "conform:tx18", "conform:tx18s", "conform:tx18z"
+				c.R(integer(0), "DEL", k, s, z)
+				if err := c.steps(ex(okReply, "SET", s, "text"), ex(integer(1), "ZADD", z, "1", "m")); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued, queued, queued, queued, queued, queued,
+					array(okReply, integer(2), notInt, wrongType, bulk("2"), "+PONG\r\n")},
+					[]string{"MULTI"}, []string{"SET", k, "1"}, []string{"INCR", k}, []string{"INCR", s},
+					[]string{"GET", z}, []string{"GET", k}, []string{"PING"}, []string{"EXEC"}); err != nil {
+					return err
+				}
+				if err := c.steps(ex(bulk("2"), "GET", k), ex(bulk("text"), "GET", s)); err != nil {
+					return err
+				}
+				// Nothing is applied before EXEC: another connection sees
+				// the old values while the transaction is queued.
+				o, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				if err := c.steps(ex(okReply, "MULTI"), ex(queued, "SET", k, "3"), ex(queued, "DEL", s)); err != nil {
+					return err
+				}
+				if err := o.steps(ex(bulk("2"), "GET", k), ex(integer(1), "EXISTS", s)); err != nil {
+					return fmt.Errorf("another connection, before EXEC: %v", err)
+				}
+				if err := c.steps(ex(array(okReply, integer(1)), "EXEC")); err != nil {
+					return err
+				}
+				if err := o.steps(ex(bulk("3"), "GET", k), ex(integer(0), "EXISTS", s)); err != nil {
+					return fmt.Errorf("another connection, after EXEC: %v", err)
+				}
+				if err := c.tx([]string{okReply, array()}, []string{"MULTI"}, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("an empty transaction: %v", err)
+				}
+				return c.steps(ex(integer(2), "DEL", k, z))
+			},
+		},
+		{
+			Name:    "MULTI's errors: a command refused while queuing aborts EXEC; nested MULTI; DISCARD; EXEC and DISCARD without MULTI",
+			Section: section18("MULTI and EXEC"),
+			Hint:    "an unknown command or a wrong number of arguments after MULTI is answered its error and marks the transaction: EXEC then answers -EXECABORT Transaction discarded because of previous errors. and runs nothing; a nested MULTI is only an error; DISCARD drops the queue; EXEC and DISCARD outside MULTI are errors",
+			Run: func(e *Env) error {
+				c, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				k := "conform:txerr"
+				c.R(integer(0), "DEL", k)
+				if err := c.steps(ex(okReply, "SET", k, "old")); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued,
+					"-ERR unknown command 'NOSUCH', with args beginning with: 'x' \r\n",
+					arity("get"), queued, execAbort, bulk("old")},
+					[]string{"MULTI"}, []string{"SET", k, "new"}, []string{"NOSUCH", "x"},
+					[]string{"GET"}, []string{"DEL", k}, []string{"EXEC"}, []string{"GET", k}); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, "-ERR MULTI calls can not be nested\r\n", queued, array(okReply), bulk("nested")},
+					[]string{"MULTI"}, []string{"MULTI"}, []string{"SET", k, "nested"}, []string{"EXEC"}, []string{"GET", k}); err != nil {
+					return fmt.Errorf("a nested MULTI is an error that aborts nothing: %v", err)
+				}
+				if err := c.tx([]string{okReply, queued, okReply, bulk("nested"), "-ERR EXEC without MULTI\r\n", "-ERR DISCARD without MULTI\r\n"},
+					[]string{"MULTI"}, []string{"SET", k, "dropped"}, []string{"DISCARD"}, []string{"GET", k},
+					[]string{"EXEC"}, []string{"DISCARD"}); err != nil {
+					return err
+				}
+				return c.steps(ex(arity("multi"), "MULTI", "x"), ex(arity("discard"), "DISCARD", "x"), ex(integer(1), "DEL", k))
+			},
+		},
+		{
+			Name:    "WATCH: another connection's write makes EXEC answer the null array; no write, or UNWATCH, and EXEC runs",
+			Section: section18("WATCH"),
+			Hint:    "WATCH marks keys; a write to one of them (by any connection, the watcher's own included, a missing key created) before EXEC makes EXEC run nothing and answer *-1; EXEC, DISCARD and UNWATCH forget the watched keys; WATCH inside MULTI is an error that aborts nothing",
+			Run: func(e *Env) error {
+				c, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				o, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				k, missing := "conform:watch", "conform:watchmissing"
+				c.R(integer(0), "DEL", k, missing)
+				get := []string{"GET", k}
+				if err := c.steps(ex(okReply, "SET", k, "1"), ex(okReply, "WATCH", k)); err != nil {
+					return err
+				}
+				if err := o.R(okReply, "SET", k, "other"); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued, nullArray, bulk("other")},
+					[]string{"MULTI"}, []string{"SET", k, "mine"}, []string{"EXEC"}, get); err != nil {
+					return fmt.Errorf("a watched key written by another connection: %v", err)
+				}
+				// EXEC forgot the watch: the same write again changes
+				// nothing for the next transaction.
+				if err := o.R(okReply, "SET", k, "other2"); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued, array(okReply)},
+					[]string{"MULTI"}, []string{"SET", k, "mine"}, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("after EXEC, no key is watched any more: %v", err)
+				}
+				// Watched, and only read by the other connection: EXEC
+				// runs (and may write the watched keys itself).
+				if err := c.steps(ex(okReply, "WATCH", k, missing)); err != nil {
+					return err
+				}
+				if err := o.R(bulk("mine"), "GET", k); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued, queued, array(integer(1), okReply)},
+					[]string{"MULTI"}, []string{"INCR", missing}, []string{"SET", k, "tx"}, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("watched keys nobody wrote: %v", err)
+				}
+				// A missing key, watched, then created by another
+				// connection.
+				c.R(integer(1), "DEL", missing)
+				if err := c.steps(ex(okReply, "WATCH", missing)); err != nil {
+					return err
+				}
+				if err := o.R(okReply, "SET", missing, "x"); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued, nullArray}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("a watched missing key created by another connection: %v", err)
+				}
+				// The watching connection's own write, before MULTI.
+				if err := c.tx([]string{okReply, okReply, okReply, queued, nullArray},
+					[]string{"WATCH", k}, []string{"SET", k, "self"}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("a watched key written by the watching connection before MULTI: %v", err)
+				}
+				// UNWATCH, then a write: EXEC runs.
+				if err := c.steps(ex(okReply, "WATCH", k)); err != nil {
+					return err
+				}
+				if err := o.R(okReply, "SET", k, "u"); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, okReply, queued, array(bulk("u"))},
+					[]string{"UNWATCH"}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("after UNWATCH: %v", err)
+				}
+				// DISCARD forgets the watch too.
+				if err := c.tx([]string{okReply, okReply, okReply}, []string{"WATCH", k}, []string{"MULTI"}, []string{"DISCARD"}); err != nil {
+					return err
+				}
+				if err := o.R(okReply, "SET", k, "d"); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued, array(bulk("d"))}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("after DISCARD, no key is watched any more: %v", err)
+				}
+				// WATCH inside MULTI is refused, without aborting.
+				if err := c.tx([]string{okReply, "-ERR WATCH inside MULTI is not allowed\r\n", queued, array(okReply)},
+					[]string{"MULTI"}, []string{"WATCH", k}, []string{"SET", k, "w"}, []string{"EXEC"}); err != nil {
+					return err
+				}
+				return c.steps(ex(arity("watch"), "WATCH"), ex(arity("unwatch"), "UNWATCH", k), ex(integer(2), "DEL", k, missing))
+			},
+		},
+	}
+}
+
+// everydayChecks18 are the checks of INFO, TYPE and the everyday string,
+// hash and sorted-set commands.
+func everydayChecks18() []Check {
+	return []Check{
+		{
+			Name:    "INFO: Redis's sections, and # Keyspace with db0:keys=N,expires=M",
+			Section: section18("INFO"),
+			Hint:    "INFO answers one bulk string of \"# Section\" headers and field:value lines ending in \\r\\n; the keyspace section has db0:keys=N,expires=M,avg_ttl=T while db 0 holds keys, and no db0 line when it is empty; INFO keyspace answers that section alone",
+			Fresh:   true,
+			Run: func(e *Env) error {
+				c, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				// check reads INFO's sections from args and wants the db0
+				// line to start with db0 ("" for none).
+				check := func(db0 string, args ...string) error {
+					text, err := c.info(args...)
+					if err != nil {
+						return err
+					}
+					req := command(args...)
+					fail := func(why string) error {
+						return fmt.Errorf("request:  %s\n%s\nreceived: %s", showRESPRequest(req), why, quoteClip([]byte(text)))
+					}
+					if !strings.HasSuffix(text, "\r\n") {
+						return fail("expected lines ending in \\r\\n")
+					}
+					lines := strings.Split(strings.TrimSuffix(text, "\r\n"), "\r\n")
+					if !slices.Contains(lines, "# Keyspace") {
+						return fail("expected a line \"# Keyspace\"")
+					}
+					server := slices.Contains(lines, "# Server")
+					if all := len(args) == 1; all && !server {
+						return fail("expected the default sections, \"# Server\" among them")
+					} else if !all && server {
+						return fail("expected the keyspace section alone")
+					}
+					var found []string
+					for _, l := range lines {
+						if strings.HasPrefix(l, "db") {
+							found = append(found, l)
+						}
+					}
+					switch {
+					case db0 == "" && len(found) > 0:
+						return fail("expected no db line: the key space is empty")
+					case db0 != "" && (len(found) != 1 || !strings.HasPrefix(found[0], db0)):
+						return fail(fmt.Sprintf("expected one db line, %s<avg_ttl>", db0))
+					}
+					return nil
+				}
+				if err := check("", "INFO"); err != nil {
+					return err
+				}
+				if err := c.steps(ex(okReply, "SET", "conform:i1", "v"), ex(okReply, "SET", "conform:i2", "v", "EX", "1000"),
+					ex(integer(1), "ZADD", "conform:iz", "1", "m"), ex(integer(1), "HSET", "conform:ih", "f", "v")); err != nil {
+					return err
+				}
+				if err := check("db0:keys=4,expires=1,avg_ttl=", "INFO"); err != nil {
+					return err
+				}
+				if err := check("db0:keys=4,expires=1,avg_ttl=", "INFO", "keyspace"); err != nil {
+					return err
+				}
+				if err := c.steps(ex(integer(2), "DEL", "conform:i2", "conform:iz")); err != nil {
+					return err
+				}
+				if err := check("db0:keys=2,expires=0,avg_ttl=", "INFO", "KEYSPACE"); err != nil {
+					return err
+				}
+				if err := c.steps(ex(okReply, "FLUSHALL")); err != nil {
+					return err
+				}
+				return check("", "INFO", "keyspace")
+			},
+		},
+		{
+			Name:    "TYPE of a string, a hash, a sorted set, and none",
+			Section: section18("TYPE"),
+			Hint:    "TYPE answers a simple string: +string, +hash, +zset, or +none for a missing key",
+			Run: func(e *Env) error {
+				c, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				s, h, z := "conform:ts", "conform:th", "conform:tz"
+				c.R(integer(0), "DEL", s, h, z)
+				return c.steps(
+					ex(okReply, "SET", s, "v"),
+					ex(integer(1), "HSET", h, "f", "v"),
+					ex(integer(1), "ZADD", z, "1", "m"),
+					ex("+string\r\n", "TYPE", s),
+					ex("+hash\r\n", "TYPE", h),
+					ex("+zset\r\n", "type", z),
+					ex("+none\r\n", "TYPE", "conform:tnone"),
+					ex(arity("type"), "TYPE"),
+					ex(arity("type"), "TYPE", s, h),
+					ex(integer(3), "DEL", s, h, z),
+					ex("+none\r\n", "TYPE", s),
+				)
+			},
+		},
+		{
+			Name:    "INCR, INCRBY, DECR, DECRBY: values, a missing key as 0, the TTL kept; not an integer, overflow",
+			Section: section18("INCR and DECR"),
+			Hint:    "the value must be a 64-bit decimal integer exactly as Redis prints one (no sign +, no spaces, no leading zeros); a result outside 64 bits is ERR increment or decrement would overflow (DECRBY of -2^63 is ERR decrement would overflow), and changes nothing; the key keeps its TTL",
+			Run: func(e *Env) error {
+				c, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				n, s, z := "conform:n", "conform:ns", "conform:nz"
+				c.R(integer(0), "DEL", n, s, z)
+				if err := c.steps(
+					ex(integer(1), "INCR", n),
+					ex(integer(11), "INCRBY", n, "10"),
+					ex(integer(6), "INCRBY", n, "-5"),
+					ex(integer(5), "DECR", n),
+					ex(integer(2), "DECRBY", n, "3"),
+					ex(integer(-1), "DECRBY", n, "3"),
+					ex(bulk("-1"), "GET", n),
+					ex(integer(1), "DEL", n),
+					ex(integer(-4), "DECRBY", n, "4"),
+					ex(okReply, "SET", n, "5", "EX", "1000"),
+					ex(integer(6), "INCR", n),
+				); err != nil {
+					return err
+				}
+				if err := c.RInRange(990, 1000, "TTL", n); err != nil {
+					return fmt.Errorf("INCR keeps the key's TTL: %v", err)
+				}
+				if err := c.steps(ex(okReply, "SET", n, "9223372036854775806"), ex(integer(9223372036854775807), "INCR", n)); err != nil {
+					return err
+				}
+				steps := [][]string{
+					ex(overflow, "INCR", n),
+					ex(overflow, "INCRBY", n, "1"),
+					ex(integer(9223372036854775807), "INCRBY", n, "0"),
+					ex(okReply, "SET", n, "-9223372036854775808"),
+					ex(overflow, "DECR", n),
+					ex(overflow, "INCRBY", n, "-1"),
+					ex(okReply, "SET", n, "5"),
+					ex("-ERR decrement would overflow\r\n", "DECRBY", n, "-9223372036854775808"),
+					ex(overflow, "INCRBY", n, "9223372036854775807"),
+					ex(notInt, "INCRBY", n, "9223372036854775808"),
+					ex(notInt, "INCRBY", n, "x"),
+					ex(notInt, "INCRBY", n, "1.5"),
+					ex(notInt, "INCRBY", n, "+2"),
+					ex(notInt, "INCRBY", n, "02"),
+					ex(notInt, "DECRBY", n, "-0"),
+					ex(notInt, "DECRBY", n, ""),
+					ex(bulk("5"), "GET", n),
+				}
+				for _, bad := range []string{"abc", "1.5", " 5", "5 ", "+5", "05", "", "99999999999999999999"} {
+					steps = append(steps, ex(okReply, "SET", s, bad), ex(notInt, "INCR", s), ex(notInt, "DECRBY", s, "1"), ex(bulk(bad), "GET", s))
+				}
+				steps = append(steps,
+					ex(integer(1), "ZADD", z, "1", "m"),
+					ex(wrongType, "INCR", z),
+					ex(wrongType, "DECRBY", z, "1"),
+					ex(arity("incr"), "INCR"),
+					ex(arity("incrby"), "INCRBY", n),
+					ex(arity("decr"), "DECR", n, "1"),
+					ex(arity("decrby"), "DECRBY", n),
+					ex(integer(3), "DEL", n, s, z),
+				)
+				return c.steps(steps...)
+			},
+		},
+		{
+			Name:    "MGET, MSET, STRLEN, HMGET",
+			Section: section18("MGET, MSET, STRLEN, HMGET"),
+			Hint:    "MGET answers one element per key, the null bulk string for a missing key or one that is not a string; MSET takes key value pairs (an odd count is a wrong number of arguments) and answers +OK; STRLEN is 0 for a missing key; HMGET answers one element per field",
+			Run: func(e *Env) error {
+				c, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				a, b, h, z := "conform:ma", "conform:mb", "conform:mh", "conform:mz"
+				c.R(integer(0), "DEL", a, b, h, z)
+				return c.steps(
+					ex(okReply, "MSET", a, "1", b, "two"),
+					ex(okReply, "MSET", a, "one", a, "uno"),
+					ex(integer(1), "ZADD", z, "1", "m"),
+					ex(integer(2), "HSET", h, "f", "v", "g", ""),
+					ex(array(bulk("uno"), bulk("two"), nullBulk, nullBulk, nullBulk, bulk("uno")), "MGET", a, b, "conform:mnone", z, h, a),
+					ex(arity("mset"), "MSET", a, "1", b),
+					ex(arity("mset"), "MSET"),
+					ex(arity("mget"), "MGET"),
+					ex(bulk("uno"), "GET", a),
+					ex(integer(3), "STRLEN", a),
+					ex(integer(0), "STRLEN", "conform:mnone"),
+					ex(wrongType, "STRLEN", z),
+					ex(arity("strlen"), "STRLEN"),
+					ex(array(bulk("v"), nullBulk, bulk(""), bulk("v")), "HMGET", h, "f", "x", "g", "f"),
+					ex(array(nullBulk, nullBulk), "HMGET", "conform:mnone", "f", "g"),
+					ex(wrongType, "HMGET", a, "f"),
+					ex(arity("hmget"), "HMGET", h),
+					ex(integer(4), "DEL", a, b, h, z),
+				)
+			},
+		},
+		{
+			Name:    "sorted sets: ZRANK, ZREVRANK, ZCOUNT with exclusive bounds, ZINCRBY, ZREVRANGE, ZRANGE ... REV",
+			Section: section18("sorted sets"),
+			Hint:    "ranks count from 0 in score order (ties by member), from the highest for ZREVRANK and REV; ( makes a score bound exclusive; ZRANGE ... BYSCORE REV takes the range as max then min; ZINCRBY answers the new score as a bulk string and a missing member starts at 0",
+			Run: func(e *Env) error {
+				c, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				z, s := "conform:zr", "conform:zrs"
+				c.R(integer(0), "DEL", z, s)
+				return c.steps(
+					ex(integer(4), "ZADD", z, "1", "a", "2", "b", "3", "c", "3", "d"),
+					ex(okReply, "SET", s, "v"),
+					ex(integer(0), "ZRANK", z, "a"),
+					ex(integer(3), "ZRANK", z, "d"),
+					ex(integer(2), "ZRANK", z, "c"),
+					ex(integer(3), "ZREVRANK", z, "a"),
+					ex(integer(0), "ZREVRANK", z, "d"),
+					ex(nullBulk, "ZRANK", z, "x"),
+					ex(nullBulk, "ZREVRANK", "conform:zrnone", "a"),
+					ex(wrongType, "ZRANK", s, "a"),
+					ex(arity("zrank"), "ZRANK", z),
+					ex(integer(4), "ZCOUNT", z, "1", "3"),
+					ex(integer(3), "ZCOUNT", z, "(1", "3"),
+					ex(integer(1), "ZCOUNT", z, "(1", "(3"),
+					ex(integer(0), "ZCOUNT", z, "(3", "3"),
+					ex(integer(0), "ZCOUNT", z, "3", "(3"),
+					ex(integer(4), "ZCOUNT", z, "-inf", "+inf"),
+					ex(integer(0), "ZCOUNT", z, "3", "1"),
+					ex(integer(0), "ZCOUNT", "conform:zrnone", "0", "1"),
+					ex(notFloatMM, "ZCOUNT", z, "x", "1"),
+					ex(notFloatMM, "ZCOUNT", z, "[1", "2"),
+					ex(wrongType, "ZCOUNT", s, "0", "1"),
+					ex(arity("zcount"), "ZCOUNT", z, "1"),
+					ex(bulk("2.5"), "ZINCRBY", z, "1.5", "a"),
+					ex(bulk("-1"), "ZINCRBY", z, "-1", "new"),
+					ex(integer(2), "ZRANK", z, "a"),
+					ex(notFloat, "ZINCRBY", z, "x", "a"),
+					ex(bulk("inf"), "ZINCRBY", z, "inf", "c"),
+					ex("-ERR resulting score is not a number (NaN)\r\n", "ZINCRBY", z, "-inf", "c"),
+					ex(bulk("inf"), "ZSCORE", z, "c"),
+					ex(wrongType, "ZINCRBY", s, "1", "a"),
+					ex(arity("zincrby"), "ZINCRBY", z, "1"),
+					ex(bulks("c", "d", "a", "b", "new"), "ZREVRANGE", z, "0", "-1"),
+					ex(bulks("c", "inf", "d", "3"), "ZREVRANGE", z, "0", "1", "WITHSCORES"),
+					ex(bulks("b", "new"), "ZREVRANGE", z, "-2", "-1"),
+					ex(bulks(), "ZREVRANGE", z, "5", "10"),
+					ex(arity("zrevrange"), "ZREVRANGE", z, "0"),
+					ex(bulks("c", "d", "a", "b", "new"), "ZRANGE", z, "0", "-1", "REV"),
+					ex(bulks("d", "3", "a", "2.5"), "ZRANGE", z, "1", "2", "REV", "WITHSCORES"),
+					ex(bulks("d", "a"), "ZRANGE", z, "(inf", "(2", "BYSCORE", "REV"),
+					ex(bulks("a", "b"), "ZRANGE", z, "3", "0", "BYSCORE", "REV", "LIMIT", "1", "2"),
+					ex(bulks(), "ZRANGE", z, "0", "3", "BYSCORE", "REV"),
+					ex(integer(2), "DEL", z, s),
+				)
+			},
+		},
+	}
+}
