@@ -40,7 +40,8 @@ type step struct {
 // RenderSession turns a testscript archive into a fenced console block:
 // each client command the script runs against its server becomes a line
 // "$ bin/client ARGS..." (or "$ redis-cli ARGS..." for Redis's client),
-// followed by everything it prints. Only full
+// with what "stdin FILE" gives it as a here-document, followed by
+// everything it prints. Only full
 // comparisons tell what that is: "cmp stdout FILE", the harness's
 // "cmpvary ... stdout FILE|TEXT" (whose «name=regexp» placeholders show as
 // <name>, and whose -unordered adds "# lines in any order" to the command),
@@ -62,6 +63,7 @@ func RenderSession(archive []byte) (string, error) {
 		steps    []*step
 		cur      *step    // the step later checks belong to, or nil
 		comments []string // comment lines directly above the current line
+		stdin    string   // what "stdin FILE" gives the next command
 	)
 	for n, line := range strings.Split(string(ar.Comment), "\n") {
 		trimmed := strings.TrimSpace(line)
@@ -85,12 +87,22 @@ func RenderSession(archive []byte) (string, error) {
 		}
 		negated, args := l.Negated, l.Args
 		switch name := l.Name; {
+		case name == "stdin" && len(args) == 1:
+			// The input of the next command, which shows it: the
+			// comments above belong to that command too.
+			data, ok := files[args[0].Val]
+			if !ok {
+				return "", fmt.Errorf("script line %d: stdin names %s, which the archive does not hold", n+1, args[0].Val)
+			}
+			stdin, comments, cur = data, above, nil
 		case name == "exec" && len(args) > 0 && args[0].Val == "client":
-			cur = &step{line: n + 1, comments: above, command: clientCommand(args[1:]), negated: negated}
+			cur = &step{line: n + 1, comments: above, command: clientCommand(args[1:]) + hereDoc(stdin), negated: negated}
 			steps = append(steps, cur)
+			stdin = ""
 		case name == "exec" && len(args) > 0 && args[0].Val == "redis-cli":
-			cur = &step{line: n + 1, comments: above, command: redisCLICommand(args[1:]), negated: negated}
+			cur = &step{line: n + 1, comments: above, command: redisCLICommand(args[1:]) + hereDoc(stdin), negated: negated}
 			steps = append(steps, cur)
+			stdin = ""
 		case name == "waitfor" && len(args) > 1 && args[1].Val == "client":
 			cur = &step{line: n + 1, comments: above, command: clientCommand(args[2:])}
 			steps = append(steps, cur)
@@ -122,8 +134,12 @@ func RenderSession(archive []byte) (string, error) {
 			// A check that proves part of the output; it still concerns cur.
 		default:
 			// Any other command replaces stdout and stderr, so checks
-			// after it no longer describe the client.
+			// after it no longer describe the client; an exec takes the
+			// input stdin gave.
 			cur = nil
+			if name == "exec" {
+				stdin = ""
+			}
 		}
 	}
 	if len(steps) == 0 {
@@ -161,6 +177,19 @@ func RenderSession(archive []byte) (string, error) {
 	}
 	b.WriteString("```\n")
 	return b.String(), nil
+}
+
+// hereDoc shows input given to a command as a shell here-document, its
+// lines between "<<'EOF'" and "EOF" (quoted, so that the shell leaves them
+// as they are); no input shows as nothing.
+func hereDoc(input string) string {
+	if input == "" {
+		return ""
+	}
+	if !strings.HasSuffix(input, "\n") {
+		input += "\n"
+	}
+	return " <<'EOF'\n" + input + "EOF"
 }
 
 // UnorderedNote follows a command whose output lines may come in any

@@ -61,6 +61,40 @@ a b
 			"(str) a b",
 		),
 	}, {
+		name: "stdin is shown as a here-document, under the comments above it",
+		script: `startserver
+# A transaction, on one connection.
+stdin tx.txt
+exec redis-cli -p $RESP_PORT
+cmp stdout tx.out
+stdin none.txt
+exec redis-cli -p $RESP_PORT get k
+cmpvary -text stdout 'v'
+
+-- none.txt --
+-- tx.txt --
+MULTI
+SET k v
+EXEC
+-- tx.out --
+OK
+QUEUED
+OK
+`,
+		want: console(
+			"# A transaction, on one connection.",
+			"$ redis-cli -p 6380 <<'EOF'",
+			"MULTI",
+			"SET k v",
+			"EXEC",
+			"EOF",
+			"OK",
+			"QUEUED",
+			"OK",
+			"$ redis-cli -p 6380 get k",
+			"v",
+		),
+	}, {
 		name: "redis-cli --no-raw is shown as typed at a terminal",
 		script: `startserver
 exec redis-cli --no-raw -p $RESP_PORT get k
