@@ -80,6 +80,21 @@ func respDel(st *respState, w *respWriter, args [][]byte) {
 // KEYS is refused, as a reply too big is; Redis has no such limit.
 const kKeysMaxScan = 1 << 18
 
+// Matching a key against a pattern takes up to the pattern's length times
+// the key's in steps (package glob), and both can be long: a pattern of
+// 8 KiB against a key of 16 KiB is some 10^8 steps. So the steps of one
+// request's matches are bounded too, by kMatchMaxSteps (tens of
+// milliseconds), past which the request is refused, and counted in the
+// turn's work, kMatchStepsPerItem steps to an item.
+const (
+	kMatchMaxSteps     = 1 << 25
+	kMatchStepsPerItem = 64
+)
+
+// errMatchTooCostly refuses a KEYS or SCAN whose matches would take more
+// than kMatchMaxSteps.
+var errMatchTooCostly = "ERR the pattern would take more than " + strconv.Itoa(kMatchMaxSteps) + " steps to match against these keys: use a shorter pattern"
+
 // respKeys: KEYS pattern. A reply that would be over kRESPMaxReply is
 // refused as soon as the keys matched so far tell, rather than built and
 // dropped; so is a walk over more than kKeysMaxScan keys, before it starts.
@@ -91,13 +106,24 @@ func respKeys(st *respState, w *respWriter, args [][]byte) {
 	workDone += gData.db.Len()
 	pattern := string(args[1])
 	var match []string
-	size := 0
+	size, steps := 0, 0
 	gData.db.All(func(ent *entry) {
-		if k := ent.key(); size <= kRESPMaxReply && glob.Match(pattern, k) {
+		if size > kRESPMaxReply || steps > kMatchMaxSteps {
+			return
+		}
+		k := ent.key()
+		ok, n, _ := glob.MatchLimit(pattern, k, kMatchMaxSteps-steps)
+		steps += n
+		if ok {
 			match = append(match, k)
 			size += len(k) + 5 // at least "$n\r\n" and "\r\n" around it
 		}
 	})
+	workDone += steps / kMatchStepsPerItem
+	if steps > kMatchMaxSteps {
+		w.err(errMatchTooCostly)
+		return
+	}
 	if size > kRESPMaxReply {
 		w.err("ERR response is too big")
 		return

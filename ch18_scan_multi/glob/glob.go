@@ -20,6 +20,8 @@
 // steps each.
 package glob
 
+import "math"
+
 // Match reports whether s matches the glob pattern. An unclosed set runs
 // to the end of the pattern, and a \ at the end of the pattern matches
 // itself, as in Redis.
@@ -28,30 +30,46 @@ func Match(pattern, s string) bool {
 	return ok
 }
 
-// match is Match, also returning the number of steps it took (each one a
-// pattern token compared with a byte, or a retry after a *), which the
+// MatchLimit is Match for a caller that bounds the work of many matches
+// (KEYS, SCAN ... MATCH): it gives up once it has taken more than limit
+// steps, reporting done false. A step is a byte of the pattern compared
+// with a byte of s, or a retry after a *; steps is how many it took.
+func MatchLimit(pattern, s string, limit int) (matched bool, steps int, done bool) {
+	return matchLimit(pattern, s, limit)
+}
+
+// match is Match, also returning the number of steps it took, which the
 // tests hold to the bound.
 func match(pattern, s string) (bool, int) {
+	ok, steps, _ := matchLimit(pattern, s, math.MaxInt)
+	return ok, steps
+}
+
+func matchLimit(pattern, s string, limit int) (bool, int, bool) {
 	p, i := 0, 0        // the next token of the pattern; the next byte of s
 	star, from := -1, 0 // just after the last * seen; where s resumes after it
 	steps := 0
 	for {
-		steps++
+		if steps++; steps > limit {
+			return false, steps, false
+		}
 		if p < len(pattern) && pattern[p] == '*' {
 			for p < len(pattern) && pattern[p] == '*' {
 				p++
 			}
 			if p == len(pattern) {
-				return true, steps // a trailing * takes the rest
+				return true, steps, true // a trailing * takes the rest
 			}
 			star, from = p, i
 			continue
 		}
 		if p == len(pattern) && i == len(s) {
-			return true, steps
+			return true, steps, true
 		}
 		if p < len(pattern) && i < len(s) {
-			if ok, n := one(pattern[p:], s[i]); ok {
+			ok, n := one(pattern[p:], s[i])
+			steps += n - 1 // a set of n bytes costs n
+			if ok {
 				p += n
 				i++
 				continue
@@ -59,7 +77,7 @@ func match(pattern, s string) (bool, int) {
 		}
 		// No match here: the last * takes one more byte, if there is one.
 		if star < 0 || from == len(s) {
-			return false, steps
+			return false, steps, true
 		}
 		from++
 		p, i = star, from

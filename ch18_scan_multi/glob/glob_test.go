@@ -192,12 +192,36 @@ func reference(pattern, s string, calls *int) bool {
 // BenchmarkPathological: the pattern that froze the server, against one
 // key of a hundred a's.
 //
-//	go test -run '^$' -bench . example.com/byor/ch18_scan_multi/glob
+//	go test -run '^$' -bench . example.com/byor/ch17_resp/glob
 func BenchmarkPathological(b *testing.B) {
 	s := strings.Repeat("a", 100)
 	for b.Loop() {
 		if Match("*a*a*a*a*a*a*a*a*a*a*a*ab", s) {
 			b.Fatal("matched")
 		}
+	}
+}
+
+// TestMatchLimit: with room enough, MatchLimit answers as Match and says
+// how many steps it took; with one step less, it gives up; a long set
+// costs its length, so a pattern of one set of n bytes cannot be matched
+// in fewer than n steps.
+func TestMatchLimit(t *testing.T) {
+	for _, tt := range []struct{ pattern, s string }{
+		{"*a*a*ab", strings.Repeat("a", 50)},
+		{"user:*", "user:42"},
+		{"[" + strings.Repeat("x", 100) + "a]", "a"},
+	} {
+		want, steps := match(tt.pattern, tt.s)
+		got, n, done := MatchLimit(tt.pattern, tt.s, steps)
+		if got != want || n != steps || !done {
+			t.Errorf("MatchLimit(%q, %q, %d) = %v, %d, %v; want %v, %d, true", tt.pattern, tt.s, steps, got, n, done, want, steps)
+		}
+		if _, n, done := MatchLimit(tt.pattern, tt.s, steps-1); done || n != steps {
+			t.Errorf("MatchLimit(%q, %q, %d) = _, %d, %v; want it to give up at %d", tt.pattern, tt.s, steps-1, n, done, steps)
+		}
+	}
+	if _, steps := match("["+strings.Repeat("x", 100)+"a]", "a"); steps < 100 {
+		t.Errorf("a set of 102 bytes matched in %d steps", steps)
 	}
 }

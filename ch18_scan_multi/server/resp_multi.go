@@ -85,11 +85,12 @@ const (
 // capped as a whole (kRESPMaxExecReply), or do no more than their
 // arguments say.
 var respExecWeight = map[string]int{
-	"keys":    kKeysMaxScan,
+	"keys":    kKeysMaxScan + kMatchMaxSteps/kMatchStepsPerItem,
 	"hgetall": kRESPMaxReply / 12, // see respHGetAll
 	"hkeys":   kRESPMaxReply / 6,  // see respHKeysVals
 	"hvals":   kRESPMaxReply / 6,
-	"scan":    4 * kScanMaxWork, // with its walks again at half the count (see scanReply)
+	"scan":    4*kScanMaxWork + kMatchMaxSteps/kMatchStepsPerItem, // with its walks again at half the count (see scanReply)
+	"append":  kMaxAppend >> 10,                                   // a copy of the value, 1 per KiB (see respAppend)
 }
 
 // The errors of the bounds, in Redis's style.

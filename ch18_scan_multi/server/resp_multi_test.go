@@ -375,7 +375,7 @@ func TestExecWorkBounded(t *testing.T) {
 			break
 		}
 	}
-	if want := kMaxExecWork / (kKeysMaxScan + 2); n != want {
+	if want := kMaxExecWork / (respExecWeight["keys"] + 2); n != want {
 		t.Fatalf("%d KEYS queued, want %d", n, want)
 	}
 	a.expect(execAborted, "EXEC")

@@ -80,11 +80,17 @@ func scanKeys(cursor uint64, count int, keep func(*entry) bool) (next uint64, si
 // (written by cursorOut) and the keys. A reply that would not fit in max
 // limit bytes, at most over bytes of framing per key, is walked again with half
 // the count, down to 1: the walk changed nothing, and the shorter stretch
-// is as good a step as any. It reports whether the reply fits.
-func scanReply(w replyWriter, cursor uint64, count int, keep func(*entry) bool, limit, over int, cursorOut func(uint64)) bool {
+// is as good a step as any. It reports whether the reply fits. If keep
+// gave up (refused, when not nil, says so after the walk), it writes
+// nothing and reports false.
+func scanReply(w replyWriter, cursor uint64, count int, keep func(*entry) bool, refused func() bool, limit, over int, cursorOut func(uint64)) bool {
 	count = min(count, kScanMaxCount)
 	for {
 		next, size := scanKeys(cursor, count, keep)
+		if refused != nil && refused() {
+			clear(gScanKeys)
+			return false
+		}
 		fits := size+over*(len(gScanKeys)+3) <= limit // 3: the arrays, the cursor
 		if fits || count == 1 {
 			w.outArr(2)
@@ -170,18 +176,31 @@ func respScan(st *respState, w *respWriter, args [][]byte) {
 			return
 		}
 	}
+	// MATCH's steps are bounded as KEYS's are (kMatchMaxSteps, over every
+	// walk of the request) and counted in the turn's work.
+	steps := 0
 	keep := func(ent *entry) bool {
 		if typ != -1 && ent.typ() != typ {
 			return false
 		}
-		return !usePattern || glob.Match(pattern, ent.key())
+		if !usePattern || steps > kMatchMaxSteps {
+			return !usePattern
+		}
+		ok, n, _ := glob.MatchLimit(pattern, ent.key(), kMatchMaxSteps-steps)
+		steps += n
+		return ok
 	}
+	refused := func() bool { return steps > kMatchMaxSteps }
 	// The reply may take what is left of the writer's limit, at most 25
 	// bytes of framing per key ("$<length>\r\n...\r\n") and the cursor.
 	left := w.limit - (len(w.buf) - w.start)
-	scanReply(w, cursor, count, keep, left, respHeaderMax, func(next uint64) {
+	scanReply(w, cursor, count, keep, refused, left, respHeaderMax, func(next uint64) {
 		w.outStr(strconv.FormatUint(next, 10))
 	})
+	workDone += steps / kMatchStepsPerItem
+	if refused() {
+		w.err(errMatchTooCostly)
+	}
 }
 
 // scanTypeOf returns the type a TYPE option names, or -2, a type no key
@@ -222,7 +241,7 @@ func doScan(cmd [][]byte, w replyWriter) {
 	// the integer take 19, 4 more than 3 keys' worth.
 	at := w.size()
 	keep := func(*entry) bool { return true }
-	if !scanReply(w, uint64(cursor), int(min(count, kScanMaxCount)), keep, kMaxReply-4, 5, func(next uint64) {
+	if !scanReply(w, uint64(cursor), int(min(count, kScanMaxCount)), keep, nil, kMaxReply-4, 5, func(next uint64) {
 		w.outInt(int64(next))
 	}) {
 		w.truncate(at)
