@@ -192,7 +192,7 @@ func reference(pattern, s string, calls *int) bool {
 // BenchmarkPathological: the pattern that froze the server, against one
 // key of a hundred a's.
 //
-//	go test -run '^$' -bench . example.com/byor/ch17_resp/glob
+//	go test -run '^$' -bench . example.com/byor/ch18_scan_multi/glob
 func BenchmarkPathological(b *testing.B) {
 	s := strings.Repeat("a", 100)
 	for b.Loop() {
