@@ -17,15 +17,30 @@ func walkFrom(t *tab[item], m uint64) int {
 }
 
 // TestAttackLookupRunUnderBound: the new salt is taken when the walks of
-// the puts pass kPutWalk a put on average plus kPutWalkSlack; the walks of
-// lookups are never weighed. A client keeps the keys it finds homed in one
-// stretch of a freshly resized table, and stops putting just before the
-// sum of the put walks would pass the bound: the slack banked by the
-// ordinary puts before it (about 2.5 a put) pays for one run thousands of
-// slots long, which stays for good. Every lookup of an absent key homed at
-// its start then walks all of it: GET, EXISTS, and MGET of 8191 such keys
-// counted as 8192 items of work.
+// the puts pass kPutWalk a put on average plus kPutWalkSlack. A client
+// keeps the keys it finds homed in one stretch of a freshly resized table,
+// and stops putting just before the sum of the put walks would pass the
+// bound: the slack banked by the ordinary puts before it (about 2.5 a put)
+// pays for one run thousands of slots long. Every lookup of an absent key
+// homed at its start walks all of it (GET, EXISTS, and MGET of 8191 such
+// keys counted as 8192 items of work), and were the walks of lookups not
+// weighed, the run would stay for good. They are, by windows of
+// kFindWindow finds: the window in which the client looks its keys up
+// ends with a new salt, and from then on the same lookups cost what
+// random ones do. The find of a delete (DEL of absent keys) walks the run
+// as a lookup does, and is weighed alike.
 func TestAttackLookupRunUnderBound(t *testing.T) {
+	t.Run("Lookup", func(t *testing.T) {
+		attackRun(t, func(h *Table[item], k string) { get(h, Hash[string], k) })
+	})
+	t.Run("Delete", func(t *testing.T) {
+		attackRun(t, func(h *Table[item], k string) { del(h, Hash[string], k) })
+	})
+}
+
+// attackRun builds the run and finds absent keys homed at its start with
+// find, again and again.
+func attackRun(t *testing.T, find func(h *Table[item], k string)) {
 	h := newItems(Hash[string])
 	// Ordinary keys, until a resize has started past 60,000 of them;
 	// then lookups finish it, so cur is a new array about half full.
@@ -57,8 +72,9 @@ func TestAttackLookupRunUnderBound(t *testing.T) {
 		h.Insert(Hash(k), &item{k, j})
 		kept++
 	}
+	puts, putWalk := cur.puts, cur.putWalk
 	if h.epoch != epoch {
-		t.Fatalf("the salt changed: the attack was noticed")
+		t.Fatalf("the salt changed: the puts' bound noticed the attack, and this test no longer shows the lookups' part")
 	}
 	// The longest run of taken slots, and absent keys homed at its start.
 	runStart, runLen := 0, 0
@@ -72,14 +88,37 @@ func TestAttackLookupRunUnderBound(t *testing.T) {
 		}
 		i = j + 1
 	}
-	crafted := absentWalk(h, func(k string) bool {
-		s := cur.home(cur.mix(Hash(k)))
-		return s >= runStart && s < runStart+8
-	})
-	t.Logf("%d keys, %d slots; %d keys kept in a stretch of %d slots, put walks %d for %d puts (bound %d); longest run %d slots; an absent key's lookup walks %.0f slots homed at its start, %.1f at random before the attack",
-		h.Len(), n, kept, width, cur.putWalk, cur.puts, kPutWalk*cur.puts+kPutWalkSlack, runLen, crafted, honest)
-	if crafted > 64*honest {
-		t.Errorf("a lookup at the crowded stretch walks %.0f slots, %.0f times a random one's before the attack, and the salt stays", crafted, crafted/honest)
+	var crafted []string
+	for j := 0; len(crafted) < 100; j++ {
+		k := fmt.Sprintf("absent:%d", j)
+		if s := cur.home(cur.mix(Hash(k))); s >= runStart && s < runStart+8 {
+			crafted = append(crafted, k)
+		}
+	}
+	// lookUp finds the crafted keys, m times in turn, and returns the
+	// slots a find walked on average.
+	next := 0
+	lookUp := func(m int) float64 {
+		before := h.probes()
+		for range m {
+			find(h, crafted[next%len(crafted)])
+			next++
+		}
+		return float64(h.probes()-before) / float64(m)
+	}
+	// The first lookup walks the run: no window can end before it has.
+	first := lookUp(1)
+	// A window ends within the next kFindWindow lookups; the ones after
+	// it are measured.
+	lookUp(kFindWindow)
+	after := lookUp(kFindWindow)
+	t.Logf("%d keys, %d slots; %d keys kept in a stretch of %d slots, put walks %d for %d puts (bound %d); longest run %d slots; an absent key homed at its start walks %.0f slots, %.1f at random; %d new salts, then %.1f slots a lookup over the next %d",
+		h.Len(), n, kept, width, putWalk, puts, kPutWalk*puts+kPutWalkSlack, runLen, first, honest, h.epoch-epoch, after, kFindWindow)
+	if first < 64*honest {
+		t.Fatalf("a lookup at the crowded stretch walks %.0f slots, a random one %.1f: the attack did not crowd the table", first, honest)
+	}
+	if after > kFindWalk {
+		t.Errorf("after %d lookups along the run, one still walks %.0f slots on average, %.0f times a random one's, after %d new salts", kFindWindow, after, after/honest, h.epoch-epoch)
 	}
 }
 

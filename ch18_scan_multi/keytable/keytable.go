@@ -42,6 +42,19 @@
 // most once per O(n) of the client's requests: to crowd the keys again it
 // must learn the new order and choose its keys all over. The epoch counts
 // the salts, and Scan's cursors carry it (see Scan).
+//
+// The puts' bound leaves slack, though: ordinary puts walk less than
+// kPutWalk, and what they leave unspent pays for one long run built
+// afterwards and kept just under the bound, for good. Puts into it are
+// few, but every lookup of a key homed at its start walks all of it. So
+// the table weighs finds too (lookups, and the find of a delete), in
+// windows of kFindWindow finds, each counted afresh so that what a long
+// quiet stretch leaves unspent cannot be spent later: a window whose
+// finds walked more than kFindWalk slots on average ends with a new salt.
+// In every window that keeps the salt, then, a client's finds cost at
+// most kFindWalk slots each on average, against 1.5 to 8.5 for random
+// keys; the one window that passes it scatters the run, and to walk it
+// again the client must build it again, a put at a time.
 package keytable
 
 import (
@@ -103,6 +116,21 @@ const (
 	// sum passes the bound after a few hundred.
 	kPutWalk      = 4
 	kPutWalkSlack = 512
+	// kFindWindow and kFindWalk bound the walks of finds (see weighFind):
+	// past kFindWalk slots a find on average over a window of kFindWindow
+	// finds, the table takes a new salt.
+	//
+	// At a load a a find walks 1/2(1+1/(1-a)) slots on average for a key
+	// that is there and 1/2(1+1/(1-a)^2) for one that is not (Knuth): 1.5
+	// and 2.5 half full, 2.5 and 8.5 three quarters full. During a resize a
+	// miss walks both arrays, 17 at worst. The mean of a thousand walks
+	// stays close to that; what passes 32 is a key set that crowds, or a
+	// few keys looked up again and again that happen to sit in one of the
+	// long runs a large table has by chance: that false alarm costs a
+	// rebuild and a restart of the scans under way, and leaves those keys
+	// somewhere else at random, in a table half full.
+	kFindWindow = 1024
+	kFindWalk   = 32
 )
 
 // tab is one table: tags and entries, both of the same length.
@@ -112,7 +140,7 @@ type tab[T any] struct {
 	live    int    // slots holding an entry
 	deleted int    // slots marked deleted
 	salt    uint64 // mixed into every hash code (see mix)
-	probes  int    // slots looked at by walks (find, put): for the tests
+	probes  int    // slots looked at by walks (find, put): for the tests and weighFind
 	puts    int    // entries put here, and the slots their walks looked at:
 	putWalk int    // for crowded
 	stuck   bool   // crowded under a new salt: no other salt would help
@@ -244,6 +272,9 @@ type Table[T any] struct {
 	// as Scan's cursors carry it).
 	salt  uint64
 	epoch uint32
+	// finds counts the finds of the current window, and findWalk the slots
+	// they looked at (see weighFind).
+	finds, findWalk int
 }
 
 // New returns an empty table whose entries hash with hash.
@@ -258,6 +289,14 @@ func (h *Table[T]) Len() int { return h.cur.live + h.old.live }
 // match is only called for entries whose tag equals the key's.
 func (h *Table[T]) Lookup(hcode uint64, match func(*T) bool) *T {
 	h.helpResizing()
+	before := h.probes()
+	ent := h.lookup(hcode, match)
+	h.weighFind(h.probes() - before)
+	return ent
+}
+
+// lookup is Lookup's find, in both tables.
+func (h *Table[T]) lookup(hcode uint64, match func(*T) bool) *T {
 	if i := h.cur.find(hcode, match); i >= 0 {
 		return h.cur.ents[i]
 	}
@@ -288,6 +327,14 @@ func (h *Table[T]) Insert(hcode uint64, ent *T) {
 // returns it, or returns nil if there is none.
 func (h *Table[T]) Delete(hcode uint64, match func(*T) bool) *T {
 	h.helpResizing()
+	before := h.probes()
+	ent := h.delete(hcode, match)
+	h.weighFind(h.probes() - before)
+	return ent
+}
+
+// delete is Delete's find and removal.
+func (h *Table[T]) delete(hcode uint64, match func(*T) bool) *T {
 	if i := h.cur.find(hcode, match); i >= 0 {
 		ent := h.cur.remove(i)
 		// Deleted marks lengthen every walk that crosses them; when they
@@ -378,6 +425,23 @@ func (h *Table[T]) putCur(hcode uint64, ent *T) bool {
 	return false
 }
 
+// weighFind counts a find (of a Lookup or a Delete, once it is done with
+// the slot it found) that looked at walk slots. At the end of each window
+// of kFindWindow finds it takes a new salt if they walked more than
+// kFindWalk slots on average (see the package doc), unless cur is stuck:
+// then no salt would spread the keys, and rebuilding would only cost.
+func (h *Table[T]) weighFind(walk int) {
+	h.finds++
+	h.findWalk += walk
+	if h.finds < kFindWindow {
+		return
+	}
+	if h.findWalk > kFindWindow*kFindWalk && !h.cur.stuck {
+		h.rebuild(true)
+	}
+	h.finds, h.findWalk = 0, 0
+}
+
 // helpResizing moves the entries of a bounded number of old's slots to cur,
 // and drops old once every slot has been seen. A moved slot is marked
 // deleted, not emptied, so that walks through old stay intact meanwhile.
@@ -415,7 +479,8 @@ func (h *Table[T]) Clear() {
 
 // probes returns how many slots walks have looked at since the table was
 // made: the work of lookups, inserts, deletes and resizes, which the tests
-// count where a clock would depend on the machine.
+// count where a clock would depend on the machine. Lookup and Delete weigh
+// their finds with it.
 func (h *Table[T]) probes() int { return h.gone + h.cur.probes + h.old.probes }
 
 // All calls fn for every entry, in no particular order: the order of the
