@@ -515,9 +515,10 @@ func (h *Table[T]) All(fn func(*T)) {
 // began, which scatters the keys' places) starts the walk over, from the
 // start of the range in the current epoch, as cursor 0 does. A key
 // present throughout is still visited, in the new pass, but may have been
-// visited before the change too: at least once, as Redis promises. Only a
+// visited before the change too: at least once, as Redis promises. A
 // client that chooses its keys by their order makes the table change its
-// salt, so without one the epoch never changes and exactly once holds.
+// salt; otherwise it changes only on the rare false alarm kFindWalk
+// describes, and exactly once holds.
 //
 // With one, a scan still ends unless it is much slower than that client.
 // After each new salt the client must learn the new order and fill a
