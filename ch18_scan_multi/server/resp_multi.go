@@ -131,6 +131,9 @@ type txState struct {
 // watchers maps each watched key to the connections watching it.
 var watchers = map[string]map[*respState]struct{}{}
 
+// watchersPeak is the most keys watchers has held since it was made.
+var watchersPeak int
+
 // keyWatched reports whether some connection watches key: callers that
 // must do work to tell whether they change a key ask it first.
 func keyWatched[S ~string | ~[]byte](key S) bool {
@@ -241,6 +244,7 @@ func respWatch(st *respState, w *respWriter, args [][]byte) {
 		if set == nil {
 			set = map[*respState]struct{}{}
 			watchers[key] = set
+			watchersPeak = max(watchersPeak, len(watchers))
 		}
 		set[st] = struct{}{}
 		st.tx.held += len(key) + kWatchOverhead
@@ -269,6 +273,11 @@ func (st *respState) unwatchAll() {
 		inputHeld -= len(key) + kWatchOverhead
 	}
 	st.tx.watched = nil
+	if len(watchers) == 0 && watchersPeak > 1024 {
+		// A Go map keeps its buckets when its entries are deleted: start
+		// afresh, so that a peak of watched keys is not held for good.
+		watchers, watchersPeak = map[string]map[*respState]struct{}{}, 0
+	}
 }
 
 // queueCommand queues a command of a transaction, checked already, and

@@ -23,7 +23,7 @@ func resetTx(t *testing.T) {
 	resetData(t)
 	saveBudget(t)
 	outputGrown, inputHeld, maxOutputTotal = 0, 0, 64<<20
-	watchers = map[string]map[*respState]struct{}{}
+	watchers, watchersPeak = map[string]map[*respState]struct{}{}, 0
 }
 
 func newTxClient(t *testing.T) *txClient {
@@ -434,7 +434,7 @@ func TestExecOneTurn(t *testing.T) {
 	srv, cli := testPair(t, unix.SOCK_STREAM)
 	c := newTestRESPConn(t, srv)
 	saveBudget(t)
-	watchers = map[string]map[*respState]struct{}{}
+	watchers, watchersPeak = map[string]map[*respState]struct{}{}, 0
 	const n = 3 * kMaxTurnRequests
 	var req bytes.Buffer
 	req.WriteString("MULTI\r\n")
@@ -488,4 +488,24 @@ func TestFlushAllWatchWork(t *testing.T) {
 	a.expect("*0\r\n", "EXEC")
 	b.expect(okReply, "MULTI")
 	b.expect(nullArray, "EXEC")
+}
+
+// TestWatchersMapReleased: a Go map keeps its buckets when its entries
+// go, so after a peak of watched keys the map of watchers is made afresh
+// once no key is watched: the memory of a peak is not held for good.
+func TestWatchersMapReleased(t *testing.T) {
+	resetTx(t)
+	a := newTxClient(t)
+	args := []string{"WATCH"}
+	for i := range 2000 {
+		args = append(args, fmt.Sprint("k", i))
+	}
+	a.expect(okReply, args...)
+	if len(watchers) != 2000 || watchersPeak != 2000 {
+		t.Fatalf("%d keys watched, peak %d; want 2000", len(watchers), watchersPeak)
+	}
+	a.expect(okReply, "UNWATCH")
+	if len(watchers) != 0 || watchersPeak != 0 {
+		t.Fatalf("after UNWATCH: %d keys watched, peak %d; want a fresh map", len(watchers), watchersPeak)
+	}
 }
