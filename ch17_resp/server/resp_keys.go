@@ -87,8 +87,8 @@ const kKeysMaxScan = 1 << 18
 // milliseconds), past which the request is refused, and counted in the
 // turn's work, kMatchStepsPerItem steps to an item.
 const (
-	kMatchMaxSteps     = 1 << 25
-	kMatchStepsPerItem = 64
+	kMatchMaxSteps     = 1 << 22
+	kMatchStepsPerItem = 32
 )
 
 // errMatchTooCostly refuses a KEYS or SCAN whose matches would take more
