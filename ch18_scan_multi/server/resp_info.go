@@ -255,7 +255,7 @@ func maxClients() uint64 {
 	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) != nil || lim.Cur < 64 {
 		return 0
 	}
-	return lim.Cur - 32
+	return uint64(lim.Cur) - 32 // an int64 on macOS and FreeBSD
 }
 
 // heapBytes is the memory the Go heap's objects take, live or not yet
