@@ -18,6 +18,7 @@ func FuzzRESPCommands(f *testing.F) {
 		"MULTI\r\nSET a b\r\nEXEC\r\nCOMMAND\r\nCONFIG GET *\r\nKEYS *\r\nFLUSHALL\r\n",
 		"ZRANGE z -9223372036854775808 9223372036854775807\r\nPEXPIRE z 9223372036854775807\r\n",
 		"WATCH a z\r\nSET a b\r\nMULTI\r\nZADD z 1 m\r\nGET\r\nEXEC\r\nWATCH z\r\nMULTI\r\nDEL z\r\nEXEC x\r\nUNWATCH\r\n",
+		"WATCH a\nSET a 0\nMULTI\nEXEC \n", // EXEC answers the null array
 	} {
 		f.Add([]byte(seed))
 	}
@@ -77,6 +78,9 @@ func skipReply(b []byte) ([]byte, bool) {
 		}
 		return rest[n+2:], rest[n] == '\r' && rest[n+1] == '\n'
 	case '*', '%':
+		if b[0] == '*' && ok && n == -1 {
+			return rest, true // RESP2's null array: a failed EXEC
+		}
 		if !ok || n < 0 {
 			return nil, false
 		}
