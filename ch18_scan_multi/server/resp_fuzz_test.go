@@ -18,7 +18,8 @@ func FuzzRESPCommands(f *testing.F) {
 		"MULTI\r\nSET a b\r\nEXEC\r\nCOMMAND\r\nCONFIG GET *\r\nKEYS *\r\nFLUSHALL\r\n",
 		"ZRANGE z -9223372036854775808 9223372036854775807\r\nPEXPIRE z 9223372036854775807\r\n",
 		"WATCH a z\r\nSET a b\r\nMULTI\r\nZADD z 1 m\r\nGET\r\nEXEC\r\nWATCH z\r\nMULTI\r\nDEL z\r\nEXEC x\r\nUNWATCH\r\n",
-		"WATCH a\nSET a 0\nMULTI\nEXEC \n", // EXEC answers the null array
+		"WATCH a\nSET a 0\nMULTI\nEXEC \n",                      // EXEC answers the null array
+		"HELLO 3\r\nINFO keyspace\r\nMULTI\r\nINFO\r\nEXEC\r\n", // INFO's verbatim string
 	} {
 		f.Add([]byte(seed))
 	}
@@ -69,8 +70,8 @@ func skipReply(b []byte) ([]byte, bool) {
 	switch b[0] {
 	case '+', '-', ':', ',', '_':
 		return rest, true
-	case '$':
-		if ok && n == -1 {
+	case '$', '=': // '=': RESP3's verbatim string (INFO), framed as a bulk one
+		if b[0] == '$' && ok && n == -1 {
 			return rest, true
 		}
 		if !ok || n < 0 || int64(len(rest)) < n+2 {
