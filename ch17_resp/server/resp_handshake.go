@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"example.com/byor/ch17_resp/glob"
@@ -262,10 +263,22 @@ func respSelect(st *respState, w *respWriter, args [][]byte) {
 // keeps nothing on disk).
 var respConfigParams = [][2]string{{"save", ""}, {"appendonly", "no"}}
 
+// configIsPattern reports whether CONFIG GET matches name as a pattern:
+// as in Redis, only if it holds one of *, ? or [ (a \ alone escapes
+// nothing in a name looked up).
+func configIsPattern(name []byte) bool { return strings.ContainsAny(string(name), "*?[") }
+
+// errConfigMatchTooCostly refuses a CONFIG GET whose patterns would take
+// more than kMatchMaxSteps to match against the parameters' names.
+var errConfigMatchTooCostly = "ERR the pattern would take more than " + strconv.Itoa(kMatchMaxSteps) + " steps to match against the parameters' names: use a shorter pattern"
+
 // respConfig: CONFIG GET parameter... replies the parameters asked for.
 // As in Redis, a name without glob characters is looked up in any case
 // and answered under the name given; a pattern is matched in any case and
-// answered with the parameter's own name.
+// answered with the parameter's own name. A pattern's matches are bounded
+// and counted as KEYS's are (kMatchMaxSteps): a set of 512 KiB is walked
+// once per byte a * tries, and a pipeline of such requests would
+// otherwise hold the event loop uncounted.
 func respConfig(st *respState, w *respWriter, args [][]byte) {
 	m, ok := respSubcommand(w, args, "get", -3)
 	if !m {
@@ -280,22 +293,44 @@ func respConfig(st *respState, w *respWriter, args [][]byte) {
 	if !ok {
 		return
 	}
+	// Each pattern is lowered once (the names are in lower case), not once
+	// per parameter.
+	patterns := make([]string, len(args)-2)
+	for i, pat := range args[2:] {
+		if configIsPattern(pat) {
+			lower := make([]byte, len(pat))
+			for j, c := range pat {
+				lower[j] = asciiLower(c)
+			}
+			patterns[i] = string(lower)
+		}
+	}
 	var found [][2]string
+	steps := 0
 	for _, p := range respConfigParams {
-		for _, pat := range args[2:] {
-			if !strings.ContainsAny(string(pat), "*?[") && cmdIs(pat, p[0]) {
-				found = append(found, [2]string{string(pat), p[1]})
+		for i, pat := range args[2:] {
+			if patterns[i] == "" {
+				if cmdIs(pat, p[0]) {
+					found = append(found, [2]string{string(pat), p[1]})
+					break
+				}
+				continue
+			}
+			ok, n, _ := glob.MatchLimit(patterns[i], p[0], kMatchMaxSteps-steps)
+			steps += n
+			if steps > kMatchMaxSteps {
 				break
 			}
-			lower := make([]byte, len(pat)) // the names are in lower case
-			for i, c := range pat {
-				lower[i] = asciiLower(c)
-			}
-			if glob.Match(string(lower), p[0]) {
+			if ok {
 				found = append(found, p)
 				break
 			}
 		}
+	}
+	workDone += steps / kMatchStepsPerItem
+	if steps > kMatchMaxSteps {
+		w.err(errConfigMatchTooCostly)
+		return
 	}
 	w.outMap(len(found))
 	for _, p := range found {

@@ -294,6 +294,9 @@ func (st *respState) queueCommand(w *respWriter, c *respCommand, args [][]byte) 
 		bytes += len(a)
 	}
 	work := len(args) + respExecWeight[c.name]
+	if c.name == "config" {
+		work += configGetWork(args) // its patterns' bound, not a fixed weight
+	}
 	switch {
 	case len(st.tx.queue) >= kMaxQueued:
 		w.err(errTooManyQueued)
