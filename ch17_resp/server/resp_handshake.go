@@ -268,17 +268,25 @@ var respConfigParams = [][2]string{{"save", ""}, {"appendonly", "no"}}
 // nothing in a name looked up).
 func configIsPattern(name []byte) bool { return strings.ContainsAny(string(name), "*?[") }
 
+// kConfigMatchMaxSteps bounds the steps of one CONFIG GET's matches, as
+// kMatchMaxSteps bounds KEYS's, but lower: the names are few and short,
+// so a pattern a person writes takes some hundreds of steps, and 2^18
+// still lets any pattern of 8 KiB through, while a refused request costs
+// about what reading its 512 KiB does (at KEYS's bound, several times
+// that, for a pattern such as "*[<512 KiB>]z").
+const kConfigMatchMaxSteps = 1 << 18
+
 // errConfigMatchTooCostly refuses a CONFIG GET whose patterns would take
-// more than kMatchMaxSteps to match against the parameters' names.
-var errConfigMatchTooCostly = "ERR the pattern would take more than " + strconv.Itoa(kMatchMaxSteps) + " steps to match against the parameters' names: use a shorter pattern"
+// more than kConfigMatchMaxSteps to match against the parameters' names.
+var errConfigMatchTooCostly = "ERR the pattern would take more than " + strconv.Itoa(kConfigMatchMaxSteps) + " steps to match against the parameters' names: use a shorter pattern"
 
 // respConfig: CONFIG GET parameter... replies the parameters asked for.
 // As in Redis, a name without glob characters is looked up in any case
 // and answered under the name given; a pattern is matched in any case and
-// answered with the parameter's own name. A pattern's matches are bounded
-// and counted as KEYS's are (kMatchMaxSteps): a set of 512 KiB is walked
-// once per byte a * tries, and a pipeline of such requests would
-// otherwise hold the event loop uncounted.
+// answered with the parameter's own name. A pattern's matches are
+// bounded (kConfigMatchMaxSteps) and counted as KEYS's are: a set of
+// 512 KiB is walked once per byte a * tries, and a pipeline of such
+// requests would otherwise hold the event loop uncounted.
 func respConfig(st *respState, w *respWriter, args [][]byte) {
 	m, ok := respSubcommand(w, args, "get", -3)
 	if !m {
@@ -307,6 +315,7 @@ func respConfig(st *respState, w *respWriter, args [][]byte) {
 	}
 	var found [][2]string
 	steps := 0
+params:
 	for _, p := range respConfigParams {
 		for i, pat := range args[2:] {
 			if patterns[i] == "" {
@@ -316,10 +325,10 @@ func respConfig(st *respState, w *respWriter, args [][]byte) {
 				}
 				continue
 			}
-			ok, n, _ := glob.MatchLimit(patterns[i], p[0], kMatchMaxSteps-steps)
+			ok, n, _ := glob.MatchLimit(patterns[i], p[0], kConfigMatchMaxSteps-steps)
 			steps += n
-			if steps > kMatchMaxSteps {
-				break
+			if steps > kConfigMatchMaxSteps {
+				break params // a set may take it past by its length, no more
 			}
 			if ok {
 				found = append(found, p)
@@ -328,7 +337,7 @@ func respConfig(st *respState, w *respWriter, args [][]byte) {
 		}
 	}
 	workDone += steps / kMatchStepsPerItem
-	if steps > kMatchMaxSteps {
+	if steps > kConfigMatchMaxSteps {
 		w.err(errConfigMatchTooCostly)
 		return
 	}

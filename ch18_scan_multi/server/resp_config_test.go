@@ -9,9 +9,9 @@ import (
 // are, bounded and counted. A set of 512 KiB after a * is walked once per
 // byte the * tries, for each parameter: some 10^7 steps for one request,
 // which the matcher without a bound took uncounted (tens of milliseconds
-// each, a pipeline of them seconds). It stops at kMatchMaxSteps, answers
-// an error, and counts its steps in the turn's work; a shorter such
-// pattern is answered, its steps counted too.
+// each, a pipeline of them seconds). It stops at kConfigMatchMaxSteps,
+// answers an error, and counts its steps in the turn's work; a shorter
+// such pattern is answered, its steps counted too.
 func TestRESPConfigMatchBounded(t *testing.T) {
 	resetData(t)
 	costly := "*[" + strings.Repeat("b", 512<<10) + "]z"
@@ -19,13 +19,13 @@ func TestRESPConfigMatchBounded(t *testing.T) {
 	if got, want := respRun(t, "config", "get", costly), "-"+errConfigMatchTooCostly+"\r\n"; got != want {
 		t.Fatalf("CONFIG GET with a costly pattern = %.60q, want %q", got, want)
 	}
-	if w := workDone - before; w < kMatchMaxSteps/kMatchStepsPerItem {
-		t.Errorf("CONFIG GET gave up after %d steps but counted %d items of work", kMatchMaxSteps, w)
+	if w := workDone - before; w < kConfigMatchMaxSteps/kMatchStepsPerItem {
+		t.Errorf("CONFIG GET gave up after %d steps but counted %d items of work", kConfigMatchMaxSteps, w)
 	}
 
-	// 64 KiB of set: the * tries each byte of each name, each try walks
+	// 8 KiB of set: the * tries each byte of each name, each try walks
 	// the set; under the bound.
-	cheaper := "*[" + strings.Repeat("b", 64<<10) + "]z"
+	cheaper := "*[" + strings.Repeat("b", 8<<10) + "]z"
 	tries := 0
 	for _, p := range respConfigParams {
 		tries += len(p[0])
@@ -34,8 +34,8 @@ func TestRESPConfigMatchBounded(t *testing.T) {
 	if got := respRun(t, "config", "get", cheaper); got != "*0\r\n" {
 		t.Fatalf("CONFIG GET with a long pattern = %.60q, want no parameters", got)
 	}
-	if w, want := workDone-before, (64<<10)*tries/kMatchStepsPerItem; w < want {
-		t.Errorf("CONFIG GET of a 64 KiB set counted %d items of work, want at least %d", w, want)
+	if w, want := workDone-before, (8<<10)*tries/kMatchStepsPerItem; w < want {
+		t.Errorf("CONFIG GET of an 8 KiB set counted %d items of work, want at least %d", w, want)
 	}
 }
 

@@ -271,34 +271,40 @@ func configIsPattern(name []byte) bool { return strings.ContainsAny(string(name)
 // configGetWork is the most work a queued CONFIG GET may do, counted
 // against kMaxExecWork as respExecWeight counts KEYS's: each pattern's
 // steps against each name (package glob's bound, the pattern's length
-// times the name's), up to kMatchMaxSteps. A name looked up costs none.
+// times the name's), up to kConfigMatchMaxSteps and the one set that may
+// take the matches past it. A name looked up costs none.
 func configGetWork(args [][]byte) int {
-	steps := 0
+	steps, longest := 0, 0
 	for _, pat := range args[2:] {
 		if configIsPattern(pat) {
+			longest = max(longest, len(pat))
 			for _, p := range respConfigParams {
 				steps += (len(pat) + 2) * (len(p[0]) + 2)
 			}
 		}
-		if steps > kMatchMaxSteps {
-			steps = kMatchMaxSteps
-			break
-		}
 	}
-	return steps / kMatchStepsPerItem
+	return min(steps, kConfigMatchMaxSteps+longest) / kMatchStepsPerItem
 }
 
+// kConfigMatchMaxSteps bounds the steps of one CONFIG GET's matches, as
+// kMatchMaxSteps bounds KEYS's, but lower: the names are few and short,
+// so a pattern a person writes takes some hundreds of steps, and 2^18
+// still lets any pattern of 8 KiB through, while a refused request costs
+// about what reading its 512 KiB does (at KEYS's bound, several times
+// that, for a pattern such as "*[<512 KiB>]z").
+const kConfigMatchMaxSteps = 1 << 18
+
 // errConfigMatchTooCostly refuses a CONFIG GET whose patterns would take
-// more than kMatchMaxSteps to match against the parameters' names.
-var errConfigMatchTooCostly = "ERR the pattern would take more than " + strconv.Itoa(kMatchMaxSteps) + " steps to match against the parameters' names: use a shorter pattern"
+// more than kConfigMatchMaxSteps to match against the parameters' names.
+var errConfigMatchTooCostly = "ERR the pattern would take more than " + strconv.Itoa(kConfigMatchMaxSteps) + " steps to match against the parameters' names: use a shorter pattern"
 
 // respConfig: CONFIG GET parameter... replies the parameters asked for.
 // As in Redis, a name without glob characters is looked up in any case
 // and answered under the name given; a pattern is matched in any case and
-// answered with the parameter's own name. A pattern's matches are bounded
-// and counted as KEYS's are (kMatchMaxSteps): a set of 512 KiB is walked
-// once per byte a * tries, and a pipeline of such requests would
-// otherwise hold the event loop uncounted.
+// answered with the parameter's own name. A pattern's matches are
+// bounded (kConfigMatchMaxSteps) and counted as KEYS's are: a set of
+// 512 KiB is walked once per byte a * tries, and a pipeline of such
+// requests would otherwise hold the event loop uncounted.
 func respConfig(st *respState, w *respWriter, args [][]byte) {
 	m, ok := respSubcommand(w, args, "get", -3)
 	if !m {
@@ -327,6 +333,7 @@ func respConfig(st *respState, w *respWriter, args [][]byte) {
 	}
 	var found [][2]string
 	steps := 0
+params:
 	for _, p := range respConfigParams {
 		for i, pat := range args[2:] {
 			if patterns[i] == "" {
@@ -336,10 +343,10 @@ func respConfig(st *respState, w *respWriter, args [][]byte) {
 				}
 				continue
 			}
-			ok, n, _ := glob.MatchLimit(patterns[i], p[0], kMatchMaxSteps-steps)
+			ok, n, _ := glob.MatchLimit(patterns[i], p[0], kConfigMatchMaxSteps-steps)
 			steps += n
-			if steps > kMatchMaxSteps {
-				break
+			if steps > kConfigMatchMaxSteps {
+				break params // a set may take it past by its length, no more
 			}
 			if ok {
 				found = append(found, p)
@@ -348,7 +355,7 @@ func respConfig(st *respState, w *respWriter, args [][]byte) {
 		}
 	}
 	workDone += steps / kMatchStepsPerItem
-	if steps > kMatchMaxSteps {
+	if steps > kConfigMatchMaxSteps {
 		w.err(errConfigMatchTooCostly)
 		return
 	}
