@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"example.com/byor/ch18_scan_multi/glob"
@@ -262,10 +263,48 @@ func respSelect(st *respState, w *respWriter, args [][]byte) {
 // keeps nothing on disk).
 var respConfigParams = [][2]string{{"save", ""}, {"appendonly", "no"}}
 
+// configIsPattern reports whether CONFIG GET matches name as a pattern:
+// as in Redis, only if it holds one of *, ? or [ (a \ alone escapes
+// nothing in a name looked up).
+func configIsPattern(name []byte) bool { return strings.ContainsAny(string(name), "*?[") }
+
+// configGetWork is the most work a queued CONFIG GET may do, counted
+// against kMaxExecWork as respExecWeight counts KEYS's: each pattern's
+// steps against each name (package glob's bound, the pattern's length
+// times the name's), up to kConfigMatchMaxSteps and the one set that may
+// take the matches past it. A name looked up costs none.
+func configGetWork(args [][]byte) int {
+	steps, longest := 0, 0
+	for _, pat := range args[2:] {
+		if configIsPattern(pat) {
+			longest = max(longest, len(pat))
+			for _, p := range respConfigParams {
+				steps += (len(pat) + 2) * (len(p[0]) + 2)
+			}
+		}
+	}
+	return min(steps, kConfigMatchMaxSteps+longest) / kMatchStepsPerItem
+}
+
+// kConfigMatchMaxSteps bounds the steps of one CONFIG GET's matches, as
+// kMatchMaxSteps bounds KEYS's, but lower: the names are few and short,
+// so a pattern a person writes takes some hundreds of steps, and 2^18
+// still lets any pattern of 8 KiB through, while a refused request costs
+// about what reading its 512 KiB does (at KEYS's bound, several times
+// that, for a pattern such as "*[<512 KiB>]z").
+const kConfigMatchMaxSteps = 1 << 18
+
+// errConfigMatchTooCostly refuses a CONFIG GET whose patterns would take
+// more than kConfigMatchMaxSteps to match against the parameters' names.
+var errConfigMatchTooCostly = "ERR the pattern would take more than " + strconv.Itoa(kConfigMatchMaxSteps) + " steps to match against the parameters' names: use a shorter pattern"
+
 // respConfig: CONFIG GET parameter... replies the parameters asked for.
 // As in Redis, a name without glob characters is looked up in any case
 // and answered under the name given; a pattern is matched in any case and
-// answered with the parameter's own name.
+// answered with the parameter's own name. A pattern's matches are
+// bounded (kConfigMatchMaxSteps) and counted as KEYS's are: a set of
+// 512 KiB is walked once per byte a * tries, and a pipeline of such
+// requests would otherwise hold the event loop uncounted.
 func respConfig(st *respState, w *respWriter, args [][]byte) {
 	m, ok := respSubcommand(w, args, "get", -3)
 	if !m {
@@ -280,22 +319,45 @@ func respConfig(st *respState, w *respWriter, args [][]byte) {
 	if !ok {
 		return
 	}
+	// Each pattern is lowered once (the names are in lower case), not once
+	// per parameter.
+	patterns := make([]string, len(args)-2)
+	for i, pat := range args[2:] {
+		if configIsPattern(pat) {
+			lower := make([]byte, len(pat))
+			for j, c := range pat {
+				lower[j] = asciiLower(c)
+			}
+			patterns[i] = string(lower)
+		}
+	}
 	var found [][2]string
+	steps := 0
+params:
 	for _, p := range respConfigParams {
-		for _, pat := range args[2:] {
-			if !strings.ContainsAny(string(pat), "*?[") && cmdIs(pat, p[0]) {
-				found = append(found, [2]string{string(pat), p[1]})
-				break
+		for i, pat := range args[2:] {
+			if patterns[i] == "" {
+				if cmdIs(pat, p[0]) {
+					found = append(found, [2]string{string(pat), p[1]})
+					break
+				}
+				continue
 			}
-			lower := make([]byte, len(pat)) // the names are in lower case
-			for i, c := range pat {
-				lower[i] = asciiLower(c)
+			ok, n, _ := glob.MatchLimit(patterns[i], p[0], kConfigMatchMaxSteps-steps)
+			steps += n
+			if steps > kConfigMatchMaxSteps {
+				break params // a set may take it past by its length, no more
 			}
-			if glob.Match(string(lower), p[0]) {
+			if ok {
 				found = append(found, p)
 				break
 			}
 		}
+	}
+	workDone += steps / kMatchStepsPerItem
+	if steps > kConfigMatchMaxSteps {
+		w.err(errConfigMatchTooCostly)
+		return
 	}
 	w.outMap(len(found))
 	for _, p := range found {

@@ -33,9 +33,12 @@ import (
 //     a FLUSHALL marks the watchers of every key it drops (touchFlushed).
 //     A write that changes nothing (DEL of a missing key, SET NX of an
 //     existing one) touches nothing. A connection marked dirty stops
-//     watching at once, so a key watched by many connections costs each
-//     of them once, however often it is written. With no watcher at all,
-//     touchKey is one length check: the book's hot path pays nothing.
+//     watching the key written at once, so a key watched by many
+//     connections costs each of them once, however often it is written;
+//     its other keys it stops watching at its own EXEC, DISCARD, UNWATCH
+//     or close, counted in its own work: a write costs what the written
+//     key's watchers cost, not every key they watch. With no watcher at
+//     all, touchKey is one length check: the book's hot path pays nothing.
 //
 //   - Bounds against a client who has read this. The commands queued are
 //     bytes the client makes the server hold, and so are its watched keys:
@@ -157,17 +160,24 @@ func touchKey[S ~string | ~[]byte](key S) {
 }
 
 // touchWatchers marks the connections in set, which watch key, dirty,
-// and unwatches their keys: their EXEC will fail whatever else is
-// touched, and each watch is removed once, so a hot key watched by many
-// costs each of them once. A key gone now that was already due when
-// watched has not changed (Redis 7.0); writing it again will be a change.
+// and takes them out of set: their EXEC will fail whatever else is
+// touched, so a hot key watched by many costs each of them once. Their
+// other watched keys stay in watchers until unwatchAll, which each of
+// them runs, and pays for, when its transaction ends: unwatching them all
+// here made one write cost every key of every watcher (some 10^5 map
+// operations for a key many clients watch with many others). A key gone
+// now that was already due when watched has not changed (Redis 7.0);
+// writing it again will be a change.
 func touchWatchers(key string, set map[*respState]struct{}, gone bool) {
 	for st := range set {
 		if gone && st.tx.watched[key] {
 			continue
 		}
 		st.tx.dirty = true
-		st.unwatchAll()
+		delete(set, st) // its entry in st.tx.watched stays, and what it holds
+	}
+	if len(set) == 0 {
+		delete(watchers, key)
 	}
 }
 
@@ -261,8 +271,12 @@ func respUnwatch(st *respState, w *respWriter, args [][]byte) {
 }
 
 // unwatchAll forgets the keys the connection watches, and gives back what
-// they held.
+// they held. A key whose write made the connection dirty has already
+// dropped it from its watchers (touchWatchers): deleting it again finds
+// nothing, and a set another connection has made since for that key does
+// not hold it either.
 func (st *respState) unwatchAll() {
+	workDone += len(st.tx.watched)
 	for key := range st.tx.watched {
 		set := watchers[key]
 		delete(set, st)
@@ -294,6 +308,9 @@ func (st *respState) queueCommand(w *respWriter, c *respCommand, args [][]byte) 
 		bytes += len(a)
 	}
 	work := len(args) + respExecWeight[c.name]
+	if c.name == "config" {
+		work += configGetWork(args) // its patterns' bound, not a fixed weight
+	}
 	switch {
 	case len(st.tx.queue) >= kMaxQueued:
 		w.err(errTooManyQueued)
@@ -392,10 +409,12 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 	}
 	// A watched key whose TTL is due counts as touched even before the
 	// timers reclaim it (unless it was due when watched already).
-	workDone += len(st.tx.watched)
-	for key, expired := range st.tx.watched {
-		if ent := lookupEntry(key); !expired && ent != nil && entryDue(ent) {
-			st.tx.dirty = true
+	if !st.tx.dirty {
+		workDone += len(st.tx.watched)
+		for key, expired := range st.tx.watched {
+			if ent := lookupEntry(key); !expired && ent != nil && entryDue(ent) {
+				st.tx.dirty = true
+			}
 		}
 	}
 	if st.tx.dirty {

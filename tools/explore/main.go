@@ -12,7 +12,9 @@
 // replays the commands, separated by ';', through the chapter's packages
 // and shows the state after step of them (all of them without step);
 // rehash=N makes a resizing hashtable move N keys per operation instead of
-// the book's 128, so that a resize can be watched.
+// the book's 128, so that a resize can be watched. A query over 64 KiB is
+// refused (414), and the page holds the state once, in the form its step
+// buttons submit.
 package main
 
 import (
