@@ -30,9 +30,11 @@ import (
 const usage = `usage:
   chdiff [-stat] [-code] A B  diff chapter A against B (a directory, ch07_basic, or
                               just its number, ch07): code first, then tests, test
-                              data, docs and LESSON, the fuzz corpus last; -code
-                              leaves out all but the code; -stat prints changed-line
-                              counts per file instead
+                              data, docs and LESSON, the fuzz corpus last; within
+                              each, the files in the order B's LESSON lists them
+                              (the lesson's core first), then the others by path;
+                              -code leaves out all but the code; -stat prints
+                              changed-line counts per file instead
   chdiff -write DIR           write DIR/A..B.diff for each pair of neighbouring chapters,
                               removing .diff files for pairs that no longer exist
   chdiff -check-diffs DIR     fail if DIR differs from what -write would produce

@@ -181,3 +181,45 @@ func TestChapterByNumber(t *testing.T) {
 		t.Errorf("chdiff ch01 ch09: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestLessonOrder: the diff, its -stat and -code follow the new chapter's
+// LESSON (a new file it lists included), code before tests before docs,
+// and the files it leaves out after the listed ones of their kind.
+func TestLessonOrder(t *testing.T) {
+	root := fixture(t)
+	for name, body := range map[string]string{
+		"ch01_one/util.go":      "package main\n",
+		"ch01_one/main_test.go": "package main\n",
+		"ch01_one/README.md":    "# ch01_one: one\n",
+		"ch02_two/util.go":      "package main\n\nvar u = 2\n",
+		"ch02_two/main_test.go": "package main\n\nvar t = 2\n",
+		"ch02_two/README.md":    "# ch02_two: two\n\nMore.\n",
+		"ch02_two/core.go":      "package main\n",
+		"ch02_two/aaa.go":       "package main\n",
+		"ch02_two/LESSON":       "README.md\nmain_test.go\ncore.go\nutil.go\nmain.go\n",
+	} {
+		write(t, filepath.Join(root, name), body)
+	}
+	code, stat, stderr := chdiff("-root", root, "-stat", "ch01", "ch02")
+	if code != 0 {
+		t.Fatalf("-stat: exit %d, stderr %q", code, stderr)
+	}
+	var got []string
+	for _, line := range strings.Split(stat, "\n") {
+		if name, _, ok := strings.Cut(line, " "); ok && !strings.Contains(line, "files changed") {
+			got = append(got, name)
+		}
+	}
+	want := []string{"core.go", "util.go", "main.go", "aaa.go", "main_test.go", "README.md", "LESSON"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("-stat order (-want +got):\n%s", diff)
+	}
+	_, full, _ := chdiff("-root", root, "ch01", "ch02")
+	if !strings.HasPrefix(full, "diff /dev/null b/ch02_two/core.go\n--- /dev/null\n+++ b/ch02_two/core.go\n") {
+		t.Errorf("diff does not open with core.go:\n%s", full)
+	}
+	_, codeOnly, _ := chdiff("-root", root, "-stat", "-code", "ch01", "ch02")
+	if !strings.HasPrefix(codeOnly, "core.go ") || strings.Contains(codeOnly, "main_test.go") {
+		t.Errorf("-code -stat:\n%s", codeOnly)
+	}
+}

@@ -21,12 +21,12 @@ type FileDiff struct {
 }
 
 // Diff compares two chapter trees and returns one FileDiff per changed file,
-// in reading order (see readingOrder). A file present on one side only is
+// in reading order (see Order; lesson is the new chapter's LESSON lines, as
+// ManifestOrder reads them, or nil). A file present on one side only is
 // diffed against /dev/null, as git does.
-func Diff(old, new *Tree) []FileDiff {
+func Diff(old, new *Tree, lesson []string) []FileDiff {
 	var ds []FileDiff
-	paths := Paths(old, new)
-	sort.SliceStable(paths, func(i, j int) bool { return readingOrder(paths[i]) < readingOrder(paths[j]) })
+	paths := Order(Paths(old, new), lesson)
 	for _, p := range paths {
 		of, nf := old.Files[p], new.Files[p]
 		oldName, newName := "a/"+old.Name+"/"+p, "b/"+new.Name+"/"+p
@@ -62,10 +62,47 @@ func Diff(old, new *Tree) []FileDiff {
 	return ds
 }
 
-// readingOrder ranks a chapter file for a diff's reader: the code the
-// lesson is about first, then its tests, the sessions and other test
+// Order sorts a chapter's file paths for a diff's reader and returns them.
+// Files go by kind first (see readingOrder): code, then tests, then the
+// sessions and other test data, then the README and LESSON, and the fuzz
+// corpus last, so that a line added at the end of a LESSON never puts code
+// after the docs. Within a kind, the files lesson lists (the chapter's
+// LESSON, its core first) come in its order, and then the files it does not
+// list, by path: the files new in the chapter that its LESSON leaves out
+// (a LESSON may list a new file only to place it) and, when a chapter is
+// compared with one that is not its predecessor, files its LESSON has no
+// reason to name.
+func Order(paths, lesson []string) []string {
+	pos := map[string]int{}
+	for i, p := range lesson {
+		if _, dup := pos[p]; !dup {
+			pos[p] = i
+		}
+	}
+	rank := func(p string) int {
+		if i, ok := pos[p]; ok {
+			return i
+		}
+		return len(lesson)
+	}
+	out := append([]string(nil), paths...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if ka, kb := readingOrder(a), readingOrder(b); ka != kb {
+			return ka < kb
+		}
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra < rb
+		}
+		return a < b
+	})
+	return out
+}
+
+// readingOrder ranks a chapter file by kind for a diff's reader: the code
+// the lesson is about first, then its tests, the sessions and other test
 // data, the chapter's README and LESSON, and last the fuzz corpus, which
-// is generated inputs nobody reads. Within a rank, files go by path.
+// is generated inputs nobody reads.
 func readingOrder(rel string) int {
 	switch {
 	case strings.HasPrefix(rel, "testdata/fuzz/") || strings.Contains(rel, "/testdata/fuzz/"):
@@ -124,7 +161,8 @@ func CodeOnly(ds []FileDiff) []FileDiff {
 	return out
 }
 
-// DiffChapters loads root/a and root/b and diffs them.
+// DiffChapters loads root/a and root/b and diffs them, in the order of
+// b's LESSON (see Order).
 func DiffChapters(root, a, b string) ([]FileDiff, error) {
 	old, err := Load(root, a)
 	if err != nil {
@@ -134,7 +172,11 @@ func DiffChapters(root, a, b string) ([]FileDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Diff(old, new), nil
+	lesson, err := ManifestOrder(root, b)
+	if err != nil {
+		return nil, err
+	}
+	return Diff(old, new, lesson), nil
 }
 
 // WriteUnified writes the diffs one after another, notes on lines of their own.

@@ -90,8 +90,9 @@ func TestDiffUnifiedNamesAndNotes(t *testing.T) {
 	}
 }
 
-// TestDiffReadingOrder: code first, then tests, test data, docs and the
-// LESSON file, and the fuzz corpus last; workshop markers never show.
+// TestDiffReadingOrder: code first (what LESSON lists, then the rest by
+// path), then tests, test data, docs and the LESSON file, and the fuzz
+// corpus last; workshop markers never show.
 func TestDiffReadingOrder(t *testing.T) {
 	root := twoChapters(t, map[string]string{
 		"ch01_one/srv/srv.go":                  "package srv\n\nfunc F() int {\n\t// exercise: ch01-f\n\treturn 1\n\t// end exercise: ch01-f\n}\n",
@@ -115,9 +116,73 @@ func TestDiffReadingOrder(t *testing.T) {
 			t.Errorf("%s: the diff shows a workshop marker:\n%s", d.Path, d.Text)
 		}
 	}
-	want := []string{"main.go", "srv/srv.go", "zz.go", "a_test.go", "testdata/script/s.txtar",
+	want := []string{"srv/srv.go", "main.go", "zz.go", "a_test.go", "testdata/script/s.txtar",
 		"LESSON", "README.md", "proto/testdata/fuzz/F/seed1"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+// TestDiffFollowsLesson: within each kind (code, tests, test data, docs,
+// fuzz corpus) the files come in the order of the new chapter's LESSON,
+// a new file it lists included, and the files it does not list (new ones)
+// after them by path; a code file listed after the docs still comes
+// before the tests.
+func TestDiffFollowsLesson(t *testing.T) {
+	root := twoChapters(t, map[string]string{
+		"ch01_one/a.go":                    "package main\n",
+		"ch01_one/b_test.go":               "package main\n",
+		"ch01_one/README.md":               "# one\n",
+		"ch01_one/testdata/script/s.txtar": "exec true\n",
+		"ch02_two/a.go":                    "package main\n\nvar a = 2\n",
+		"ch02_two/b_test.go":               "package main\n\nvar b = 2\n",
+		"ch02_two/README.md":               "# two\n",
+		"ch02_two/testdata/script/s.txtar": "exec false\n",
+		"ch02_two/testdata/script/t.txtar": "exec true\n",
+		"ch02_two/core.go":                 "package main\n",
+		"ch02_two/new.go":                  "package main\n",
+		"ch02_two/c_test.go":               "package main\n",
+		"ch02_two/LESSON": "# core first\ncore.go\nserver/server.go\nREADME.md\n" +
+			"testdata/script/s.txtar\nb_test.go\na.go\n",
+		"ch02_two/server/server.go": "package server\n\nfunc Run(string) {}\n\nvar n int\n",
+	})
+	ds, err := DiffChapters(root, "ch01_one", "ch02_two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range ds {
+		got = append(got, d.Path)
+	}
+	want := []string{
+		"core.go", "server/server.go", "a.go", "new.go", // code: LESSON's order, then unlisted
+		"b_test.go", "c_test.go", // tests
+		"testdata/script/s.txtar", "testdata/script/t.txtar", // test data
+		"README.md", "LESSON", // docs
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	// -stat lists the files in the same order.
+	var out bytes.Buffer
+	if err := WriteStat(&out, ds); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(out.String(), "\n"); !strings.HasPrefix(first, "core.go ") {
+		t.Errorf("-stat opens with %q, want core.go", first)
+	}
+}
+
+// TestOrderWithoutLesson: with no LESSON lines, files go by kind, then
+// path; a path listed twice counts at its first line.
+func TestOrderWithoutLesson(t *testing.T) {
+	paths := []string{"z.go", "a_test.go", "README.md", "a.go", "testdata/x", "m.go"}
+	want := []string{"a.go", "m.go", "z.go", "a_test.go", "testdata/x", "README.md"}
+	if diff := cmp.Diff(want, Order(paths, nil)); diff != "" {
+		t.Errorf("no LESSON (-want +got):\n%s", diff)
+	}
+	want = []string{"z.go", "a.go", "m.go", "a_test.go", "testdata/x", "README.md"}
+	if diff := cmp.Diff(want, Order(paths, []string{"z.go", "a.go", "z.go"})); diff != "" {
+		t.Errorf("LESSON z.go, a.go (-want +got):\n%s", diff)
 	}
 }

@@ -14,7 +14,9 @@ import (
 // ManifestName is the file at a chapter's root that lists, one relative
 // path per line, the files of the previous chapter that this chapter
 // changes or deletes on purpose. Blank lines and lines starting with '#'
-// are ignored. New files need not be listed.
+// are ignored. The order of the lines is the order of the chapter's diff
+// (see Order), the lesson's core first. New files need not be listed; a
+// new file that is listed is placed in the diff by its line.
 const ManifestName = "LESSON"
 
 // Lineage summarises a successful lineage check.
@@ -83,9 +85,9 @@ func checkPair(prev, cur *Tree, declared map[string]bool) (int, []string) {
 				problems = append(problems, fmt.Sprintf("%s/%s is deleted in %s but not declared in %s: restore it, or declare the deletion",
 					prev.Name, p, cur.Name, manifest))
 			}
-		case declared[p]: // new in cur
-			problems = append(problems, fmt.Sprintf("%s declares %s, which is new in %s: only files of %s need declaring",
-				manifest, p, cur.Name, prev.Name))
+		default:
+			// New in cur: declared or not, fine; a line naming it only
+			// places it in the diff.
 		}
 	}
 	for p := range declared {
@@ -98,18 +100,33 @@ func checkPair(prev, cur *Tree, declared map[string]bool) (int, []string) {
 	return inStep, problems
 }
 
+// ManifestOrder returns the clean paths the manifest of chapter root/name
+// lists, in its order; lines ReadManifest reports as problems are left out.
+func ManifestOrder(root, name string) ([]string, error) {
+	_, lines, _, err := readManifest(root, name)
+	return lines, err
+}
+
 // ReadManifest reads the manifest of chapter root/name and returns the set
 // of paths it declares, with a problem for each line that is not a clean
 // relative path. A missing manifest declares nothing.
 func ReadManifest(root, name string) (map[string]bool, []string, error) {
+	declared, _, problems, err := readManifest(root, name)
+	return declared, problems, err
+}
+
+// readManifest reads the manifest of chapter root/name: the set of paths
+// it declares, the same paths in its order, and its problems.
+func readManifest(root, name string) (map[string]bool, []string, []string, error) {
 	declared := map[string]bool{}
 	data, err := os.ReadFile(filepath.Join(root, name, ManifestName))
 	if os.IsNotExist(err) {
-		return declared, nil, nil
+		return declared, nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	var lines []string
 	var problems []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
@@ -121,7 +138,10 @@ func ReadManifest(root, name string) (map[string]bool, []string, error) {
 			problems = append(problems, fmt.Sprintf("%s/%s:%d: %q is not a clean relative path like server/server.go", name, ManifestName, n, line))
 			continue
 		}
+		if !declared[line] {
+			lines = append(lines, line)
+		}
 		declared[line] = true
 	}
-	return declared, problems, sc.Err()
+	return declared, lines, problems, sc.Err()
 }

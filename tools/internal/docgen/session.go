@@ -39,7 +39,9 @@ type step struct {
 
 // RenderSession turns a testscript archive into a fenced console block:
 // each client command the script runs against its server becomes a line
-// "$ bin/client ARGS..." (or "$ redis-cli ARGS..." for Redis's client),
+// "$ bin/client ARGS..." (or "$ redis-cli ARGS..." for Redis's client,
+// which must be given --no-raw or --raw, so that its output is the same
+// in the script's pipe as on the reader's terminal),
 // with what "stdin FILE" gives it as a here-document, followed by
 // everything it prints. Only full
 // comparisons tell what that is: "cmp stdout FILE", the harness's
@@ -100,6 +102,9 @@ func RenderSession(archive []byte) (string, error) {
 			steps = append(steps, cur)
 			stdin = ""
 		case name == "exec" && len(args) > 0 && args[0].Val == "redis-cli":
+			if !terminalFormat(args[1:]) {
+				return "", fmt.Errorf("script line %d: redis-cli without --no-raw (or --raw) prints its replies raw into the script's pipe, but formatted on the reader's terminal: the guide would show what a reader never sees", n+1)
+			}
 			cur = &step{line: n + 1, comments: above, command: redisCLICommand(args[1:]) + hereDoc(stdin), negated: negated}
 			steps = append(steps, cur)
 			stdin = ""
@@ -278,6 +283,19 @@ func clientCommand(args []scriptread.Word) string {
 		parts = append(parts, shellQuote(args[i]))
 	}
 	return strings.Join(parts, " ")
+}
+
+// terminalFormat reports whether redis-cli, given args, prints through a
+// pipe what it prints on a terminal: --no-raw gives a pipe the terminal's
+// format, --raw gives a terminal the pipe's. Without either, redis-cli
+// formats its replies only for a terminal.
+func terminalFormat(args []scriptread.Word) bool {
+	for _, a := range args {
+		if a.Val == "--no-raw" || a.Val == "--raw" {
+			return true
+		}
+	}
+	return false
 }
 
 // RESPPort is the port a redis-cli session is shown talking to: the

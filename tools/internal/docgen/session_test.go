@@ -42,9 +42,9 @@ server says: [2]
 	}, {
 		name: "redis-cli is shown on the default RESP port",
 		script: `startserver
-exec redis-cli -p $RESP_PORT set k 'a b'
+exec redis-cli --no-raw -p $RESP_PORT set k 'a b'
 cmpvary -text stdout 'OK'
-exec redis-cli -3 -h $RESP_HOST -p $RESP_PORT get k
+exec redis-cli -3 --raw -h $RESP_HOST -p $RESP_PORT get k
 cmp stdout get.out
 exec client -addr $ADDR get k
 cmpvary -text stdout '(str) a b'
@@ -55,7 +55,7 @@ a b
 		want: console(
 			"$ redis-cli -p 6380 set k 'a b'",
 			"OK",
-			"$ redis-cli -3 -p 6380 get k",
+			"$ redis-cli -3 --raw -p 6380 get k",
 			"a b",
 			"$ bin/client get k",
 			"(str) a b",
@@ -65,11 +65,11 @@ a b
 		script: `startserver
 # A transaction, on one connection.
 stdin tx.txt
-exec redis-cli -p $RESP_PORT
+exec redis-cli --no-raw -p $RESP_PORT
 cmp stdout tx.out
 stdin none.txt
-exec redis-cli -p $RESP_PORT get k
-cmpvary -text stdout 'v'
+exec redis-cli --no-raw -p $RESP_PORT get k
+cmpvary -text stdout '"v"'
 
 -- none.txt --
 -- tx.txt --
@@ -92,7 +92,7 @@ OK
 			"QUEUED",
 			"OK",
 			"$ redis-cli -p 6380 get k",
-			"v",
+			`"v"`,
 		),
 	}, {
 		name: "redis-cli --no-raw is shown as typed at a terminal",
@@ -297,6 +297,8 @@ func TestRenderSessionErrors(t *testing.T) {
 		{"waitfor pattern only", "waitfor '^\\(nil\\)$' client get k\n", "no full comparison"},
 		{"failing client, stderr by pattern", "! exec client -x\n! stdout .\nstderr usage\n", "stderr is not compared in full"},
 		{"check after another command", "exec client get k\nexec cat f\ncmp stdout f\n-- f --\nx\n", "no full comparison"},
+		{"redis-cli printing raw into the pipe", "exec redis-cli -p $RESP_PORT get k\ncmpvary -text stdout v\n", "without --no-raw"},
+		{"redis-cli --scan printing raw into the pipe", "exec redis-cli -p $RESP_PORT --scan\ncmpvary -text stdout k\n", "without --no-raw"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
