@@ -1,5 +1,10 @@
 package hashtable
 
+import (
+	"hash/maphash"
+	"math/rand/v2"
+)
+
 const (
 	// kInitialSize is the number of buckets of the first table.
 	kInitialSize = 4
@@ -19,12 +24,14 @@ type HNode[T any] struct {
 }
 
 // HTab is a fixed-size chaining hashtable. The number of buckets is a power
-// of two, so a node's bucket is simply HCode & mask. It never resizes
-// itself; HMap does that by moving nodes into a bigger HTab.
+// of two, so a node's bucket is a few bits of its hash code (see bucket).
+// It never resizes itself; HMap does that by moving nodes into a bigger
+// HTab.
 type HTab[T any] struct {
 	tab  []*HNode[T] // bucket heads; nil until init
 	mask uint64      // len(tab) - 1
 	size int         // number of nodes in all chains
+	salt uint64      // mixed into every hash code (see bucket)
 }
 
 // init allocates n empty buckets; n must be a power of two.
@@ -35,11 +42,29 @@ func (t *HTab[T]) init(n int) {
 	t.tab = make([]*HNode[T], n)
 	t.mask = uint64(n - 1)
 	t.size = 0
+	t.salt = rand.Uint64()
+}
+
+// bucket returns the bucket of hash code hcode. The book takes the low bits
+// of the code as they are. Here the code is first added to the table's own
+// salt and scrambled (the finalizer of the SplitMix64 generator, which
+// makes every bit of the result depend on every bit of the input), because
+// the order of the buckets shows: HGETALL lists a hash's fields chain by
+// chain. With the bare low bits, fields that a client saw sharing a bucket
+// would share one in every other hash and sorted set, and in every larger
+// table too, so a client could collect names that pile into one chain
+// once and use them anywhere. With a salt per table, a listing says
+// nothing about any other table.
+func (t *HTab[T]) bucket(hcode uint64) uint64 {
+	z := hcode + t.salt
+	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
+	z = (z ^ z>>27) * 0x94D049BB133111EB
+	return (z ^ z>>31) & t.mask
 }
 
 // insert pushes node at the front of its bucket's chain.
 func (t *HTab[T]) insert(node *HNode[T]) {
-	pos := node.HCode & t.mask
+	pos := t.bucket(node.HCode)
 	node.next = t.tab[pos]
 	t.tab[pos] = node
 	t.size++
@@ -55,7 +80,7 @@ func (t *HTab[T]) lookup(hcode uint64, match func(*HNode[T]) bool) **HNode[T] {
 	if t.tab == nil {
 		return nil
 	}
-	from := &t.tab[hcode&t.mask]
+	from := &t.tab[t.bucket(hcode)]
 	for *from != nil {
 		if (*from).HCode == hcode && match(*from) {
 			return from
@@ -215,4 +240,24 @@ func StrHash[S ~string | ~[]byte](s S) uint64 {
 		h = (h + uint32(s[i])) * 0x01000193
 	}
 	return uint64(h)
+}
+
+// seed keys Hash: chosen when the process starts, unknown outside it.
+var seed = maphash.MakeSeed()
+
+// Hash returns the hash code of a name a client chose (a sorted-set member,
+// a hash field), given as a string or as bytes (the same code for both).
+// StrHash is public and easily inverted: names that all share its code can
+// be computed in advance, and every one of them then lands in one chain
+// that each lookup walks to its end, so n of them cost n*n/2 steps. Hash is
+// keyed by a seed chosen when the process starts, so no one outside the
+// process can tell which names share a code.
+func Hash[S ~string | ~[]byte](s S) uint64 {
+	switch k := any(s).(type) {
+	case string:
+		return maphash.String(seed, k)
+	case []byte:
+		return maphash.Bytes(seed, k)
+	}
+	return maphash.String(seed, string(s))
 }
