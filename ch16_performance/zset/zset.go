@@ -3,7 +3,9 @@
 //
 // A sorted set answers two kinds of question, and each needs its own index.
 // "What is the score of this name?" is a point query by name, which a
-// hashtable answers in O(1). "Which members come first at or after this
+// hashtable answers in O(1) as long as the names spread over its buckets;
+// clients choose them, so they are hashed with a seed the client cannot
+// know (hashtable.Hash). "Which members come first at or after this
 // score?" and "what lies k places further on?" need the members in order,
 // which the AVL tree provides; because every tree node also counts its
 // subtree, stepping k places by rank costs O(log n) rather than O(k).
@@ -38,7 +40,7 @@ func newZNode(name string, score float64) *ZNode {
 	node.tree.Owner = node
 	node.hmap.Owner = node
 	avl.Init(&node.tree)
-	node.hmap.HCode = hashtable.StrHash(name)
+	node.hmap.HCode = hashtable.Hash(name)
 	return node
 }
 
@@ -76,7 +78,7 @@ func hcmp(node, key *hashtable.HNode[ZNode]) bool {
 func probe(name string) *hashtable.HNode[ZNode] {
 	key := &ZNode{name: name}
 	key.hmap.Owner = key
-	key.hmap.HCode = hashtable.StrHash(name)
+	key.hmap.HCode = hashtable.Hash(name)
 	return &key.hmap
 }
 
@@ -152,7 +154,7 @@ func lookup[S ~string | ~[]byte](z *ZSet, name S) *ZNode {
 	if z.tree == nil {
 		return nil
 	}
-	found := z.hmap.LookupFunc(hashtable.StrHash(name), func(n *hashtable.HNode[ZNode]) bool {
+	found := z.hmap.LookupFunc(hashtable.Hash(name), func(n *hashtable.HNode[ZNode]) bool {
 		return n.Owner.name == string(name)
 	})
 	if found == nil {

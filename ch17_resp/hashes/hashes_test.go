@@ -39,7 +39,7 @@ func stored(t *testing.T, step int, h *Hash) map[string]fstate {
 		if _, dup := got[f.name]; dup {
 			t.Fatalf("step %d: field %q stored twice", step, f.name)
 		}
-		if node.HCode != hashtable.StrHash(f.name) {
+		if node.HCode != hashtable.Hash(f.name) {
 			t.Fatalf("step %d: field %q has a stale HCode", step, f.name)
 		}
 		st := fstate{Value: f.value}

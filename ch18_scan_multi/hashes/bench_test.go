@@ -57,7 +57,7 @@ var layouts = []struct {
 		for _, n := range names {
 			f := &baseField{name: n, value: "v"}
 			f.node.Owner = f
-			f.node.HCode = hashtable.StrHash(n)
+			f.node.HCode = hashtable.Hash(n)
 			m.Insert(&f.node)
 		}
 		return &m

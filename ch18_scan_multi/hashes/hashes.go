@@ -6,13 +6,14 @@
 // # Structure
 //
 // Every field is one allocation holding a hashtable.HNode, so the fields
-// form the book's chaining hashtable. A field that has an expiry (a
-// "volatile" field) is also in a per-hash min-heap of expiry times, the
-// book's heap with back-indices: the heap item carries the expiry and points
-// at the field, and the field keeps the item's position. The expiry time is
-// stored once, in the heap item. A field without an expiry is in the
-// hashtable only and costs nothing extra: its heap index fits in padding the
-// allocator rounds every field up to anyway.
+// form the book's chaining hashtable, placed by a seeded hash of their names
+// (hashtable.Hash) so that no client can choose names that share a chain. A
+// field that has an expiry (a "volatile" field) is also in a per-hash
+// min-heap of expiry times, the book's heap with back-indices: the heap item
+// carries the expiry and points at the field, and the field keeps the item's
+// position. The expiry time is stored once, in the heap item. A field
+// without an expiry is in the hashtable only and costs nothing extra: its
+// heap index fits in padding the allocator rounds every field up to anyway.
 //
 // The heap gives the hash its earliest expiry in O(1) (NextExpiry), reclaims
 // the next expired field in O(log v) for v volatile fields, and never looks
@@ -125,7 +126,7 @@ func sameNode(a, b *hashtable.HNode[field]) bool {
 // book's C++ builds its key on the stack.
 func (h *Hash) lookup(name string) *field {
 	key := field{name: name}
-	key.node.HCode = hashtable.StrHash(name)
+	key.node.HCode = hashtable.Hash(name)
 	key.node.Owner = &key
 	if node := h.fields.Lookup(&key.node, eqName); node != nil {
 		return node.Owner
@@ -211,7 +212,7 @@ func (h *Hash) put(now uint64, name, value string) (f *field, added bool) {
 	}
 	f = &field{name: name, value: value, heapIdx: -1}
 	f.node.Owner = f
-	f.node.HCode = hashtable.StrHash(name)
+	f.node.HCode = hashtable.Hash(name)
 	h.fields.Insert(&f.node)
 	return f, true
 }

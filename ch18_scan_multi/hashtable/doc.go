@@ -1,9 +1,16 @@
-// Package hashtable is the key space of the server: a chaining hashtable
-// whose size is a power of two, grown by progressive resizing so that no
-// single request pays for moving every key at once.
+// Package hashtable is the book's chaining hashtable, whose size is a power
+// of two, grown by progressive resizing so that no single request pays for
+// moving every node at once. In this chapter it no longer holds the key
+// space (package keytable does); it indexes the members of each sorted set
+// by name and the fields of each hash.
+//
+// Clients choose those names, so they are hashed with Hash, keyed by a seed
+// chosen when the process starts, and not with the book's StrHash, whose
+// collisions anyone can compute; and each table mixes the codes with a salt
+// of its own before it picks a bucket.
 //
 // The structure is intrusive. The caller embeds an HNode in its own value
-// (the server's entry) instead of the table allocating a cell per key, and
+// (a member, a field) instead of the table allocating a cell per key, and
 // the table only links those nodes together; it never owns or copies the
 // values. C recovers the enclosing value from a node with container_of,
 // which needs pointer arithmetic. Go cannot do that without unsafe, so the
@@ -17,7 +24,7 @@
 //
 //	e := &entry{key: k, val: v}
 //	e.node.Owner = e
-//	e.node.HCode = hashtable.StrHash(k)
+//	e.node.HCode = hashtable.Hash(k)
 //	db.Insert(&e.node)
 //	...
 //	ent := node.Owner // where C writes container_of(node, Entry, node)

@@ -138,7 +138,7 @@ func walk(node, parent *avl.AVLNode[ZNode], out *[]member, seen map[*ZNode]bool)
 		return fmt.Errorf("tree node %p: Owner does not contain it", node)
 	case zn.hmap.Owner != zn:
 		return fmt.Errorf("member %q: hashtable node's Owner is not the member", zn.name)
-	case zn.hmap.HCode != hashtable.StrHash(zn.name):
+	case zn.hmap.HCode != hashtable.Hash(zn.name):
 		return fmt.Errorf("member %q: stale HCode", zn.name)
 	case node.Parent != parent:
 		return fmt.Errorf("member %q: wrong parent link", zn.name)

@@ -1,0 +1,70 @@
+package hashes
+
+import (
+	"strings"
+	"testing"
+
+	"example.com/byor/ch18_scan_multi/hashtable"
+)
+
+// bookCollisions returns n different names (n <= 2^16) that all have the
+// same hashtable.StrHash, the book's public hash: two 4-byte blocks with
+// equal hashes stand for each other anywhere in a name, and name i spells
+// the 16 low bits of i with them.
+func bookCollisions(t *testing.T, n int) []string {
+	t.Helper()
+	const a, b = "[N2\xa6", "\x93\xec\xfa\x98"
+	names := make([]string, n)
+	for i := range names {
+		var sb strings.Builder
+		for bit := range 16 {
+			sb.WriteString([]string{a, b}[i>>bit&1])
+		}
+		names[i] = sb.String()
+		if hashtable.StrHash(names[i]) != hashtable.StrHash(names[0]) {
+			t.Fatal("test bug: the names do not collide")
+		}
+	}
+	return names
+}
+
+// TestCollidingFieldsSpread: fields whose names share one book's hash are
+// spread over the hash's table like any others, so finding one walks a
+// chain of about the load factor (8), not of every field before it. With
+// the book's hash they formed one chain, which each new field walked to
+// its end: n fields cost n*n/2 name comparisons.
+func TestCollidingFieldsSpread(t *testing.T) {
+	const now = 1000
+	names := bookCollisions(t, 4096)
+	var h Hash
+	for i, name := range names {
+		if !h.Set(now, name, name) {
+			t.Fatalf("field %d reported as existing", i)
+		}
+	}
+	longest := 0
+	v := h.fields.View()
+	for _, tab := range []hashtable.TabView[field]{v.Newer, v.Older} {
+		for _, chain := range tab.Chains {
+			longest = max(longest, len(chain))
+		}
+	}
+	// Chains of random codes: about Poisson(8) to Poisson(16), where one of
+	// 64 comes about once in 10^16 hashes.
+	if longest > 64 {
+		t.Errorf("the longest chain holds %d of %d fields", longest, len(names))
+	}
+	for i, name := range names {
+		if v, ok := h.Get(now, name); !ok || v != name {
+			t.Fatalf("field %d: Get = %q, %v", i, v, ok)
+		}
+	}
+	for i, name := range names {
+		if !h.Delete(now, name) {
+			t.Fatalf("field %d: not deleted", i)
+		}
+	}
+	if n := h.Len(now); n != 0 {
+		t.Errorf("%d fields left after deleting them all", n)
+	}
+}

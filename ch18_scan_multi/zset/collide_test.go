@@ -1,0 +1,69 @@
+package zset
+
+import (
+	"strings"
+	"testing"
+
+	"example.com/byor/ch18_scan_multi/hashtable"
+)
+
+// bookCollisions returns n different names (n <= 2^16) that all have the
+// same hashtable.StrHash, the book's public hash: two 4-byte blocks with
+// equal hashes stand for each other anywhere in a name, and name i spells
+// the 16 low bits of i with them.
+func bookCollisions(t *testing.T, n int) []string {
+	t.Helper()
+	const a, b = "[N2\xa6", "\x93\xec\xfa\x98"
+	names := make([]string, n)
+	for i := range names {
+		var sb strings.Builder
+		for bit := range 16 {
+			sb.WriteString([]string{a, b}[i>>bit&1])
+		}
+		names[i] = sb.String()
+		if hashtable.StrHash(names[i]) != hashtable.StrHash(names[0]) {
+			t.Fatal("test bug: the names do not collide")
+		}
+	}
+	return names
+}
+
+// TestCollidingNamesSpread: members whose names share one book's hash are
+// spread over the by-name index like any others, so finding one walks a
+// chain of about the load factor (8), not of every member before it. With
+// the book's hash they formed one chain, which each new member walked to
+// its end: n members cost n*n/2 name comparisons.
+func TestCollidingNamesSpread(t *testing.T) {
+	names := bookCollisions(t, 4096)
+	var z ZSet
+	for i, name := range names {
+		if !z.AddBytes([]byte(name), float64(i)) {
+			t.Fatalf("member %d reported as an update", i)
+		}
+	}
+	longest := 0
+	v := z.IndexView()
+	for _, tab := range []hashtable.TabView[ZNode]{v.Newer, v.Older} {
+		for _, chain := range tab.Chains {
+			longest = max(longest, len(chain))
+		}
+	}
+	// Chains of random codes: about Poisson(8) to Poisson(16), where one of
+	// 64 comes about once in 10^16 sets.
+	if longest > 64 {
+		t.Errorf("the longest chain of the index holds %d of %d members", longest, len(names))
+	}
+	for i, name := range names {
+		if n := z.Lookup(name); n == nil || n.Score() != float64(i) {
+			t.Fatalf("member %d: Lookup = %v", i, n)
+		}
+	}
+	for i, name := range names {
+		if n := z.Pop(name); n == nil || n.Name() != name {
+			t.Fatalf("member %d: Pop = %v", i, n)
+		}
+	}
+	if z.Len() != 0 {
+		t.Errorf("%d members left after popping them all", z.Len())
+	}
+}
