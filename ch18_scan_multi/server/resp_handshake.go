@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"example.com/byor/ch18_scan_multi/glob"
@@ -141,7 +142,7 @@ func respSubcommand(w *respWriter, args [][]byte, sub string, arity int) (match,
 		return false, false
 	}
 	if arity > 0 && len(args) != arity || arity < 0 && len(args) < -arity {
-		w.err(errArity(respLookup(args[0]).name + "|" + sub))
+		w.err(errArity(running.name + "|" + sub))
 		return true, false
 	}
 	return true, true
@@ -150,7 +151,7 @@ func respSubcommand(w *respWriter, args [][]byte, sub string, arity int) (match,
 // errSubcommand is Redis's error for a subcommand it does not have.
 func errSubcommand(args [][]byte) string {
 	return "ERR unknown subcommand '" + string(args[1][:min(len(args[1]), 128)]) +
-		"'. Try " + strings.ToUpper(respLookup(args[0]).name) + " HELP."
+		"'. Try " + strings.ToUpper(running.name) + " HELP."
 }
 
 // respClient: CLIENT SETNAME, GETNAME, ID, and SETINFO (Redis 7.2's, which
@@ -181,21 +182,21 @@ func respClient(st *respState, w *respWriter, args [][]byte) {
 }
 
 // respCommandCmd: COMMAND, COMMAND COUNT, COMMAND INFO, COMMAND LIST,
-// COMMAND DOCS. The table describes the commands of respCommands, each by
-// its name, arity and key positions (no flags, categories or key specs),
-// so COMMAND and COMMAND COUNT agree.
+// COMMAND DOCS, from the command table: each RESP command by its name,
+// arity, flags and key positions (no ACL categories or key specs), so
+// COMMAND and COMMAND COUNT agree.
 func respCommandCmd(st *respState, w *respWriter, args [][]byte) {
 	if len(args) == 1 {
 		names := respCommandNames()
 		w.outArr(len(names))
 		for _, name := range names {
-			respCommandInfo(w, respCommands[name])
+			respCommandInfo(w, commands[name])
 		}
 		return
 	}
 	if m, ok := respSubcommand(w, args, "count", 2); m {
 		if ok {
-			w.outInt(int64(len(respCommands)))
+			w.outInt(int64(len(respCommandNames())))
 		}
 	} else if m, ok := respSubcommand(w, args, "list", -2); m {
 		if ok {
@@ -223,7 +224,7 @@ func respCommandCmd(st *respState, w *respWriter, args [][]byte) {
 
 // respCommandInfo writes one command's entry in COMMAND's reply, in Redis
 // 7's shape, or null for no such command.
-func respCommandInfo(w *respWriter, c *respCommand) {
+func respCommandInfo(w *respWriter, c *command) {
 	if c == nil {
 		w.outNil()
 		return
@@ -231,14 +232,35 @@ func respCommandInfo(w *respWriter, c *respCommand) {
 	w.outArr(10)
 	w.outStr(c.name)
 	w.outInt(int64(c.arity))
-	w.outArr(0) // flags
+	n := 0
+	for _, f := range cmdFlagNames {
+		if c.flags&f.flag != 0 {
+			n++
+		}
+	}
+	w.outSet(n)
+	for _, f := range cmdFlagNames {
+		if c.flags&f.flag != 0 {
+			w.simple(f.name)
+		}
+	}
 	w.outInt(int64(c.first))
 	w.outInt(int64(c.last))
 	w.outInt(int64(c.step))
-	w.outArr(0) // ACL categories
-	w.outArr(0) // tips
+	w.outSet(0) // ACL categories
+	w.outSet(0) // tips
 	w.outArr(0) // key specs
 	w.outArr(0) // subcommands
+}
+
+// outSet starts a set of n elements, as COMMAND's flags are: RESP3 has
+// sets; in RESP2 it is an array.
+func (w *respWriter) outSet(n int) {
+	if w.ver != resp.RESP3 {
+		w.outArr(n)
+	} else if w.room(respHeaderMax) {
+		w.buf = append(strconv.AppendInt(append(w.buf, '~'), int64(n), 10), "\r\n"...)
+	}
 }
 
 // respSelect: SELECT 0. There is one database, as in Redis Cluster; the

@@ -2,6 +2,7 @@ package server
 
 import (
 	"strconv"
+	"strings"
 
 	"example.com/byor/ch18_scan_multi/keytable"
 	"example.com/byor/ch18_scan_multi/resp"
@@ -282,7 +283,7 @@ func (st *respState) unwatchAll() {
 
 // queueCommand queues a command of a transaction, checked already, and
 // answers QUEUED; or answers why it cannot, which dooms the transaction.
-func (st *respState) queueCommand(w *respWriter, c *respCommand, args [][]byte) {
+func (st *respState) queueCommand(w *respWriter, c *command, args [][]byte) {
 	if st.multiRefused {
 		// EXEC will discard the transaction: keep nothing more for it.
 		w.simple("QUEUED")
@@ -358,11 +359,11 @@ func respDiscard(st *respState, w *respWriter, args [][]byte) {
 }
 
 // respExecAbort answers an EXEC that is itself refused (its arguments are
-// wrong), as Redis does: the transaction, if any, is discarded and every
-// key unwatched.
-func respExecAbort(st *respState, w *respWriter, reason string) {
+// wrong: the error err), as Redis does: the transaction, if any, is
+// discarded and every key unwatched.
+func respExecAbort(st *respState, w *respWriter, err string) {
 	st.endMulti()
-	w.err("EXECABORT Transaction discarded because of: " + reason)
+	w.err("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(err, "ERR "))
 }
 
 // outNilArray writes the null array of a failed EXEC: "*-1" in RESP2,
@@ -424,7 +425,7 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 		w.start = len(w.buf)
 		w.limit = min(kRESPMaxReply, end-(len(queue)-1-i)*kExecElemMin-w.start)
 		workDone += len(cmd)
-		respLookup(cmd[0]).fn(st, w, cmd)
+		respLookup(cmd[0]).run(st, w, cmd)
 		if w.over {
 			w.truncate(w.start)
 			w.err(errExecTooBig)
