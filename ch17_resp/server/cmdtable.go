@@ -189,9 +189,11 @@ func hashRow(name string, arity int, flags cmdFlags, fn func(cmd []string, w rep
 // name it (errArity, errSubcommand, errExpireTime).
 var running *command
 
-// run runs the RESP command c with args.
+// run runs the RESP command c with args, and charges the work meter the
+// bytes of its arguments (see work.go); its caller charges its reply's.
 func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 	running = c
+	chargeBytes(argBytes(args))
 	c.resp(st, w, args)
 }
 

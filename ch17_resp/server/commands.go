@@ -277,11 +277,10 @@ func entryDel(ent *entry) {
 	if ent.typ() == tHash && ent.obj.hash.timerIdx != -1 {
 		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
 	}
-	tooBig := ent.typ() == tZSet && ent.obj.zset.Len() > kLargeContainerSize ||
-		ent.typ() == tHash && ent.obj.hash.StoredLen() > kLargeContainerSize
-	if tooBig {
+	if n := containerLen(ent); n > kLargeContainerSize {
 		gData.tp.Queue(func() { entryDestroy(ent) })
 	} else {
+		workDone += n // torn down here: one item each
 		entryDestroy(ent)
 	}
 }

@@ -25,7 +25,9 @@ func respDo(conn *conn, st *respState, args [][]byte) {
 		w.err("ERR MULTI is not supported: '" + c.name + "' was not run, and EXEC will discard the transaction")
 		st.multiFailed()
 	default:
+		start := len(w.buf)
 		c.run(st, w, args)
+		chargeBytes(max(0, len(w.buf)-start)) // the reply's bytes
 		if c.flags&flagQuit != 0 {
 			stopReading(conn) // once the OK is sent
 		}

@@ -187,6 +187,7 @@ func respClient(st *respState, w *respWriter, args [][]byte) {
 // COMMAND and COMMAND COUNT agree.
 func respCommandCmd(st *respState, w *respWriter, args [][]byte) {
 	if len(args) == 1 {
+		workDone += len(commands) // the rows walked, and written
 		names := respCommandNames()
 		w.outArr(len(names))
 		for _, name := range names {
@@ -196,10 +197,12 @@ func respCommandCmd(st *respState, w *respWriter, args [][]byte) {
 	}
 	if m, ok := respSubcommand(w, args, "count", 2); m {
 		if ok {
+			workDone += len(commands)
 			w.outInt(int64(len(respCommandNames())))
 		}
 	} else if m, ok := respSubcommand(w, args, "list", -2); m {
 		if ok {
+			workDone += len(commands)
 			names := respCommandNames()
 			w.outArr(len(names))
 			for _, name := range names {

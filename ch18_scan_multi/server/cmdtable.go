@@ -96,6 +96,10 @@ type command struct {
 	// of arguments), given the error; nil for the error as it is, which
 	// dooms the transaction if there is one.
 	refused func(st *respState, w *respWriter, err string)
+	// cost bounds, for EXEC, the work the command may do besides its
+	// arguments and its reply's bytes, and notes what it may add to the
+	// data (see resp_cost.go); nil for none.
+	cost func(p *execPlan, args [][]byte) int
 }
 
 // commands holds the table's rows by name.
@@ -120,32 +124,32 @@ func commandRows() []*command {
 		{name: "hello", arity: -1, flags: flagsConn | flagNoAuth, resp: respHello},
 		{name: "auth", arity: -2, flags: flagsConn | flagNoAuth, resp: respAuth},
 		{name: "client", arity: -2, resp: respClient},
-		{name: "command", arity: -1, flags: flagLoading | flagStale, resp: respCommandCmd},
+		{name: "command", arity: -1, flags: flagLoading | flagStale, resp: respCommandCmd, cost: costCommand},
 		{name: "select", arity: 2, flags: flagLoading | flagStale | flagFast, resp: respSelect},
 		{name: "quit", arity: -1, flags: flagsConn | flagNoAuth | flagNoQueue | flagQuit, resp: respQuit},
-		{name: "config", arity: -2, resp: respConfig},
+		{name: "config", arity: -2, resp: respConfig, cost: costConfig},
 		{name: "multi", arity: 1, flags: flagsConn | flagNoQueue, resp: respMulti},
 		{name: "exec", arity: 1, flags: flagNoScript | flagLoading | flagStale | flagSkipSlowlog | flagNoQueue, resp: respExec,
 			refused: respExecAbort}, // as Redis: the transaction goes
 		{name: "discard", arity: 1, flags: flagsConn | flagNoQueue, resp: respDiscard},
-		{name: "info", arity: -1, flags: flagLoading | flagStale, resp: respInfo},
+		{name: "info", arity: -1, flags: flagLoading | flagStale, resp: respInfo, cost: costInfo},
 		{name: "watch", arity: -2, flags: flagsConn | flagNoQueue, first: 1, last: -1, step: 1, resp: respWatch},
 		{name: "unwatch", arity: 1, flags: flagsConn, resp: respUnwatch},
 		// The key space.
 		{name: "dbsize", arity: 1, flags: flagsRead, resp: respDBSize},
-		{name: "flushall", arity: -1, flags: flagWrite, resp: respFlushAll},
-		{name: "flushdb", arity: -1, flags: flagWrite, resp: respFlushAll},
+		{name: "flushall", arity: -1, flags: flagWrite, resp: respFlushAll, cost: costFlush},
+		{name: "flushdb", arity: -1, flags: flagWrite, resp: respFlushAll, cost: costFlush},
 		{name: "exists", arity: -2, flags: flagsRead, first: 1, last: -1, step: 1, resp: respExists},
 		{name: "del", arity: -2, flags: flagWrite, first: 1, last: -1, step: 1, resp: respDel,
-			book: doDel, bookMin: 2, bookMax: 2},
-		{name: "unlink", arity: -2, flags: flagWrite | flagFast, first: 1, last: -1, step: 1, resp: respDel},
+			book: doDel, bookMin: 2, bookMax: 2, cost: costDel},
+		{name: "unlink", arity: -2, flags: flagWrite | flagFast, first: 1, last: -1, step: 1, resp: respDel, cost: costDel},
 		{name: "keys", arity: 2, flags: flagReadonly, resp: respKeys,
-			book: doKeys, bookMin: 1, bookMax: 1}, // the book's lists them all
+			book: doKeys, bookMin: 1, bookMax: 1, cost: costKeys}, // the book's lists them all
 		{name: "scan", arity: -2, flags: flagReadonly, resp: respScan,
-			book: doScan, bookMin: 2, bookMax: 3},
-		{name: "expire", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respExpireIn(1000)},
+			book: doScan, bookMin: 2, bookMax: 3, cost: costScan},
+		{name: "expire", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respExpireIn(1000), cost: costExpire},
 		{name: "pexpire", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respExpireIn(1),
-			book: doExpire, bookMin: 3, bookMax: 3},
+			book: doExpire, bookMin: 3, bookMax: 3, cost: costExpire},
 		{name: "ttl", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respTTLIn(1000)},
 		{name: "pttl", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respTTLIn(1),
 			book: doTTL, bookMin: 2, bookMax: 2},
@@ -156,39 +160,39 @@ func commandRows() []*command {
 		{name: "get", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respGet,
 			book: doGet, bookMin: 2, bookMax: 2},
 		{name: "set", arity: -3, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respSet,
-			book: doSet, bookMin: 3, bookMax: 3},
-		{name: "incr", arity: 2, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respIncrBy(+1, false)},
-		{name: "decr", arity: 2, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respIncrBy(-1, false)},
-		{name: "incrby", arity: 3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respIncrBy(+1, true)},
-		{name: "decrby", arity: 3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respIncrBy(-1, true)},
+			book: doSet, bookMin: 3, bookMax: 3, cost: costSet},
+		{name: "incr", arity: 2, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respIncrBy(+1, false), cost: costIncr},
+		{name: "decr", arity: 2, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respIncrBy(-1, false), cost: costIncr},
+		{name: "incrby", arity: 3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respIncrBy(+1, true), cost: costIncr},
+		{name: "decrby", arity: 3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respIncrBy(-1, true), cost: costIncr},
 		{name: "mget", arity: -2, flags: flagsRead, first: 1, last: -1, step: 1, resp: respMGet},
-		{name: "mset", arity: -3, flags: flagWrite | flagDenyOOM, first: 1, last: -1, step: 2, resp: respMSet},
+		{name: "mset", arity: -3, flags: flagWrite | flagDenyOOM, first: 1, last: -1, step: 2, resp: respMSet, cost: costMSet},
 		{name: "strlen", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respStrlen},
-		{name: "append", arity: 3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respAppend},
+		{name: "append", arity: 3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respAppend, cost: costAppend},
 		// Sorted sets.
 		{name: "zadd", arity: -4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respZAdd,
-			book: doZAdd, bookMin: 4, bookMax: 4},
+			book: doZAdd, bookMin: 4, bookMax: 4, cost: costGrowBy(2, 2)},
 		{name: "zrem", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respZRem,
 			book: doZRem, bookMin: 3, bookMax: 3},
 		{name: "zscore", arity: 3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZScore,
 			book: doZScore, bookMin: 3, bookMax: 3},
 		{name: "zcard", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZCard},
-		{name: "zrange", arity: -4, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZRangeOf(false)},
-		{name: "zrevrange", arity: -4, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZRangeOf(true)},
+		{name: "zrange", arity: -4, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZRangeOf(false), cost: costZRange},
+		{name: "zrevrange", arity: -4, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZRangeOf(true), cost: costZRange},
 		{name: "zrank", arity: 3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZRankOf(false)},
 		{name: "zrevrank", arity: 3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZRankOf(true)},
 		{name: "zcount", arity: 4, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZCount},
-		{name: "zincrby", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respZIncrBy},
+		{name: "zincrby", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respZIncrBy, cost: costGrowBy(3, 1)},
 		{name: "zquery", book: doZQuery, bookMin: 6, bookMax: 6}, // the book's own
 		// Hashes and their fields' TTLs (chapter 15), as Redis 7.4 has them.
 		{name: "hset", arity: -4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHSet,
-			book: bookHSet, bookMin: 4},
+			book: bookHSet, bookMin: 4, cost: costGrowBy(2, 2)},
 		hashRow("hget", 3, flagsRead, doHGet, 3, 3),
 		hashRow("hdel", -3, flagWrite|flagFast, doHDel, 3, 0),
 		hashRow("hlen", 2, flagsRead, doHLen, 2, 2),
 		hashRow("hexists", 3, flagsRead, doHExists, 3, 3),
 		{name: "hgetall", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHGetAll,
-			book: bookHash(doHGetAll), bookMin: 2, bookMax: 2},
+			book: bookHash(doHGetAll), bookMin: 2, bookMax: 2, cost: costWalk},
 		hashRow("hexpire", -6, flagWrite|flagFast, doHExpireIn(1000, false), 3, 0),
 		hashRow("hpexpire", -6, flagWrite|flagFast, doHExpireIn(1, false), 3, 0),
 		hashRow("hexpireat", -6, flagWrite|flagFast, doHExpireIn(1000, true), 3, 0),
@@ -199,10 +203,10 @@ func commandRows() []*command {
 		hashRow("hexpiretime", -5, flagsRead, doHTTLIn(1000, true), 3, 0),
 		hashRow("hpexpiretime", -5, flagsRead, doHTTLIn(1, true), 3, 0),
 		{name: "hmget", arity: -3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respHMGet},
-		{name: "hincrby", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHIncrBy},
-		{name: "hkeys", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHKeysVals(true)},
-		{name: "hvals", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHKeysVals(false)},
-		hashRow("hsetex", -6, flagWrite|flagDenyOOM|flagFast, doHSetEx, 3, 0),
+		{name: "hincrby", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHIncrBy, cost: costGrowBy(3, 1)},
+		{name: "hkeys", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHKeysVals(true), cost: costWalk},
+		{name: "hvals", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHKeysVals(false), cost: costWalk},
+		hashRow("hsetex", -6, flagWrite|flagDenyOOM|flagFast, doHSetEx, 3, 0).withCost(costGrowBy(2, 2)),
 		hashRow("hgetex", -5, flagWrite|flagFast, doHGetEx, 3, 0),
 	}
 }
@@ -219,10 +223,18 @@ func hashRow(name string, arity int, flags cmdFlags, fn func(cmd []string, w rep
 // name it (errArity, errSubcommand, errExpireTime).
 var running *command
 
-// run runs the RESP command c with args.
+// run runs the RESP command c with args, and charges the work meter the
+// bytes of its arguments (see work.go); its caller charges its reply's.
 func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 	running = c
+	chargeBytes(argBytes(args))
 	c.resp(st, w, args)
+}
+
+// withCost sets the row's cost function.
+func (c *command) withCost(cost func(p *execPlan, args [][]byte) int) *command {
+	c.cost = cost
+	return c
 }
 
 // lookupCommand finds the command named name, in any case (ASCII letters

@@ -28,7 +28,9 @@ func respDo(conn *conn, st *respState, args [][]byte) {
 		// those that end or nest a transaction, WATCH and QUIT run now.
 		st.queueCommand(w, c, args)
 	default:
+		start := len(w.buf)
 		c.run(st, w, args)
+		chargeBytes(max(0, len(w.buf)-start)) // the reply's bytes
 		if c.flags&flagQuit != 0 {
 			stopReading(conn) // once the OK is sent
 		}

@@ -8,8 +8,9 @@ import (
 
 // FuzzRESPCommands runs arbitrary requests, one after another on one key
 // space, through the RESP commands: none may panic, every one gets exactly
-// one well-formed reply, and a reply is never over kRESPMaxReply (an
-// EXEC's, kRESPMaxExecReply).
+// one well-formed reply, a reply is never over kRESPMaxReply (an
+// EXEC's, kRESPMaxExecReply), and no command run by EXEC does more work
+// than EXEC weighed for it.
 func FuzzRESPCommands(f *testing.F) {
 	for _, seed := range []string{
 		"ZADD z 1 a 2 b\r\nZRANGE z 0 -1 WITHSCORES\r\nZRANGE z (1 +inf BYSCORE LIMIT 0 -1\r\n",
@@ -29,6 +30,14 @@ func FuzzRESPCommands(f *testing.F) {
 		defer st.release() // its queue and watched keys
 		c := newConn(-1)
 		c.framing = st
+		execDone = func(weighed, did []int) {
+			for i := range weighed {
+				if did[i] > weighed[i] {
+					t.Fatalf("EXEC's command %d of %d did %d units of work, weighed at %d", i+1, len(weighed)-1, did[i], weighed[i])
+				}
+			}
+		}
+		defer func() { execDone = nil }()
 		var args [][]byte
 		for len(data) > 0 {
 			cmd, n, err := resp.ParseRequest(data, args)

@@ -45,8 +45,8 @@ func respHGetAll(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR response is too big")
 		return
 	}
+	workDone += ent.obj.hash.StoredLen() // the fields GetAll walks, expired ones too
 	pairs := ent.obj.hash.GetAll(now)
-	workDone += len(pairs)
 	hashDone(ent, now)
 	w.outMap(len(pairs))
 	for _, p := range pairs {
@@ -155,8 +155,8 @@ func respHKeysOrVals(w *respWriter, args [][]byte, keys bool) {
 		w.err("ERR response is too big")
 		return
 	}
+	workDone += ent.obj.hash.StoredLen() // the fields GetAll walks, expired ones too
 	pairs := ent.obj.hash.GetAll(now)
-	workDone += len(pairs)
 	hashDone(ent, now)
 	w.outArr(len(pairs))
 	for _, p := range pairs {

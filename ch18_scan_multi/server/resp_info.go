@@ -139,6 +139,7 @@ func respInfo(st *respState, w *respWriter, args [][]byte) {
 	var b strings.Builder
 	for _, s := range infoSections {
 		if want[s] {
+			workDone += kInfoSectionWork
 			if b.Len() > 0 {
 				b.WriteString("\r\n")
 			}
@@ -159,6 +160,11 @@ func respInfo(st *respState, w *respWriter, args [][]byte) {
 	}
 	w.outStr(text)
 }
+
+// kInfoSectionWork is what writing one section of INFO counts in the
+// work meter, beside its bytes: its fields are formatted one by one, and
+// some take a system call (getrusage, getrlimit, getsockname).
+const kInfoSectionWork = 32
 
 // infoSection writes one section of INFO, its header first.
 func infoSection(b *strings.Builder, name string) {

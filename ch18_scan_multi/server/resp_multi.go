@@ -48,10 +48,11 @@ import (
 //     bound has left; a command whose reply does not fit gets "response is
 //     too big" as its element, as it would alone. And since EXEC runs in
 //     one turn whatever the turn's bounds (kMaxTurnWork, kMaxTurnRequests
-//     count it as one request), its work, the sum of its commands', is
-//     bounded when it is queued: kMaxExecWork, with the commands that walk
-//     a collection whatever their reply (KEYS, HGETALL) counted at their
-//     own bound.
+//     count it as one request), its work is bounded as a whole
+//     (kMaxExecWork): before anything runs, EXEC weighs a bound on each
+//     command's work from the command table's row and the data as it is
+//     (resp_cost.go), and refuses a transaction that could pass it, whole.
+//     As it runs, the work is charged as any request's is.
 
 const (
 	// kMaxQueued bounds the commands one transaction may queue; Redis has
@@ -73,31 +74,15 @@ const (
 	// replies, each capped at kRESPMaxReply as alone.
 	kRESPMaxExecReply = 4 << 20
 	// kMaxExecWork bounds the work one transaction may do, counted as
-	// workDone counts it: its arguments, and the bound of each command
-	// that may walk more than its reply shows (respExecWeight). It is 32
-	// turns' worth (kMaxTurnWork): a transaction stalls the loop longer
-	// than a turn may, but not without bound.
+	// workDone counts it (see work.go). It is 32 turns' worth
+	// (kMaxTurnWork): a transaction stalls the loop longer than a turn
+	// may, but not without bound.
 	kMaxExecWork = 32 * kMaxTurnWork
 )
-
-// respExecWeight is the most work of the commands that may visit far more
-// than their reply shows, counted against kMaxExecWork when queued. Other
-// commands stop once their reply is full (ZRANGE), and EXEC's replies are
-// capped as a whole (kRESPMaxExecReply), or do no more than their
-// arguments say.
-var respExecWeight = map[string]int{
-	"keys":    kKeysMaxScan + kMatchMaxSteps/kMatchStepsPerItem,
-	"hgetall": kRESPMaxReply / 12, // see respHGetAll
-	"hkeys":   kRESPMaxReply / 6,  // see respHKeysVals
-	"hvals":   kRESPMaxReply / 6,
-	"scan":    4*kScanMaxWork + kMatchMaxSteps/kMatchStepsPerItem, // with its walks again at half the count (see scanReply)
-	"append":  kMaxAppend >> 10,                                   // a copy of the value, 1 per KiB (see respAppend)
-}
 
 // The errors of the bounds, in Redis's style.
 var (
 	errTooManyQueued  = "ERR a transaction may queue at most " + strconv.Itoa(kMaxQueued) + " commands: this one was not queued, and EXEC will discard the transaction"
-	errTooMuchWork    = "ERR the transaction would visit more than " + strconv.Itoa(kMaxExecWork) + " keys, members or fields: this command was not queued, and EXEC will discard the transaction"
 	errQueueMemory    = "ERR the server's memory for clients is full (-max-output-mb): command not queued, and EXEC will discard the transaction"
 	errTooManyWatched = "ERR a connection may watch at most " + strconv.Itoa(kMaxWatched) + " keys: none of these was watched"
 	errWatchMemory    = "ERR the server's memory for clients is full (-max-output-mb): keys not watched"
@@ -116,9 +101,8 @@ const kExecElemMin = respHeaderMax + len(errExecTooBig)
 // MULTI, and the keys it watches.
 type txState struct {
 	// queue holds the commands queued, each argument copied out of the
-	// read buffer; queueWork is their work as kMaxExecWork counts it.
-	queue     [][][]byte
-	queueWork int
+	// read buffer.
+	queue [][][]byte
 	// watched maps each watched key to whether it had already expired
 	// (its TTL due, the key not yet reclaimed) when WATCH ran: such a
 	// key's reclaiming is not a change, as in Redis.
@@ -294,12 +278,9 @@ func (st *respState) queueCommand(w *respWriter, c *command, args [][]byte) {
 		size += len(a) + kArgOverhead
 		bytes += len(a)
 	}
-	work := len(args) + respExecWeight[c.name]
 	switch {
 	case len(st.tx.queue) >= kMaxQueued:
 		w.err(errTooManyQueued)
-	case st.tx.queueWork+work > kMaxExecWork:
-		w.err(errTooMuchWork)
 	case size > budgetLeft():
 		w.err(errQueueMemory)
 	default:
@@ -311,7 +292,6 @@ func (st *respState) queueCommand(w *respWriter, c *command, args [][]byte) {
 			cmd[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
 		}
 		st.tx.queue = append(st.tx.queue, cmd)
-		st.tx.queueWork += work
 		st.tx.held += size
 		inputHeld += size
 		w.simple("QUEUED")
@@ -417,6 +397,24 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 		w.err(errExecMemory)
 		return
 	}
+	// The transaction's work, bounded before anything runs: each
+	// command's, and the bytes of the reply (charged by respDo).
+	var plan execPlan
+	estimate := outerLimit / kWorkBytes
+	var weighed, did []int // for execDone
+	for _, cmd := range queue {
+		workDone += len(cmd) // the weighing's lookups
+		e := plan.estimate(respLookup(cmd[0]), cmd)
+		estimate += e
+		if execDone != nil {
+			weighed = append(weighed, e)
+		}
+	}
+	if estimate > kMaxExecWork {
+		st.endMulti()
+		w.err(respExecRefusal(estimate))
+		return
+	}
 	w.limit = outerLimit
 	w.outArr(len(queue))
 	for i, cmd := range queue {
@@ -424,13 +422,25 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 		// and so that the elements after it keep their room.
 		w.start = len(w.buf)
 		w.limit = min(kRESPMaxReply, end-(len(queue)-1-i)*kExecElemMin-w.start)
+		before := workDone
 		workDone += len(cmd)
 		respLookup(cmd[0]).run(st, w, cmd)
 		if w.over {
 			w.truncate(w.start)
 			w.err(errExecTooBig)
 		}
+		if execDone != nil {
+			did = append(did, workDone-before)
+		}
+	}
+	if execDone != nil {
+		// And the reply's bytes, which respDo charges.
+		execDone(append(weighed, outerLimit/kWorkBytes), append(did, (len(w.buf)-outerStart)/kWorkBytes))
 	}
 	w.start, w.limit = outerStart, outerLimit
 	st.endMulti()
 }
+
+// execDone, if set (by tests), is told what each EXEC weighed and did:
+// each command's work, then its reply's bytes.
+var execDone func(weighed, did []int)

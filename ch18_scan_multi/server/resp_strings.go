@@ -239,7 +239,7 @@ func respAppend(st *respState, w *respWriter, args [][]byte) {
 	default:
 		ent.kv += string(args[2])
 		touchKey(args[1])
-		workDone += len(ent.kv) >> 10 // a copy of it all: 1 per KiB
+		chargeBytes(len(ent.kv)) // a copy of it all
 		w.outInt(int64(len(ent.val())))
 	}
 }
