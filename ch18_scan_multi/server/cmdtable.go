@@ -113,9 +113,9 @@ func init() {
 
 // commandRows returns the table. The handlers live in files named for
 // what they work on: resp_handshake.go, resp_keys.go, resp_strings.go,
-// resp_zset.go, resp_hash.go and resp_info.go for RESP, resp_multi.go for
-// transactions, commands.go, hashcmds.go and scan.go
-// for the book's protocol.
+// resp_zset.go, resp_hash.go and resp_info.go for RESP, resp_multi.go
+// for transactions, commands.go and hashcmds.go for the book's protocol,
+// scan.go for SCAN on both.
 func commandRows() []*command {
 	return []*command{
 		// What clients and tools send when they connect.

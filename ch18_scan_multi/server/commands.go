@@ -177,6 +177,19 @@ func doType(cmd [][]byte, w replyWriter) {
 	w.outStr(typeName(lookupEntry(cmd[1])))
 }
 
+// typeName is TYPE's answer for ent, which may be nil.
+func typeName(ent *entry) string {
+	switch {
+	case ent == nil:
+		return "none"
+	case ent.typ() == tZSet:
+		return "zset"
+	case ent.typ() == tHash:
+		return "hash"
+	}
+	return "string"
+}
+
 // bookHash runs a hash command (chapter 15) on the book's listener. The
 // hash commands work on strings, so their arguments are copied once here:
 // they are not on the hot path this chapter measures, and package hashes

@@ -139,7 +139,7 @@ type conn struct {
 
 // framing is how a connection reads requests and frames replies. The
 // book's protocol (bookFraming) reads length-prefixed messages into rbuf;
-// RESP (respFraming) has its own buffer and parser. Everything else about
+// RESP (respState) has its own buffer and parser. Everything else about
 // a connection (the event loop, idle timer, output bounds, bounded turns,
 // batched writes) is the same for both.
 type framing interface {
