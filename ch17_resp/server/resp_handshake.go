@@ -187,7 +187,7 @@ func respClient(st *respState, w *respWriter, args [][]byte) {
 // COMMAND and COMMAND COUNT agree.
 func respCommandCmd(st *respState, w *respWriter, args [][]byte) {
 	if len(args) == 1 {
-		workDone += len(commands) // the rows walked, and written
+		workDone += kCommandRowWork * len(commands) // the rows walked, and written
 		names := respCommandNames()
 		w.outArr(len(names))
 		for _, name := range names {
@@ -197,12 +197,12 @@ func respCommandCmd(st *respState, w *respWriter, args [][]byte) {
 	}
 	if m, ok := respSubcommand(w, args, "count", 2); m {
 		if ok {
-			workDone += len(commands)
+			workDone += kCommandRowWork * len(commands)
 			w.outInt(int64(len(respCommandNames())))
 		}
 	} else if m, ok := respSubcommand(w, args, "list", -2); m {
 		if ok {
-			workDone += len(commands)
+			workDone += kCommandRowWork * len(commands)
 			names := respCommandNames()
 			w.outArr(len(names))
 			for _, name := range names {
@@ -224,6 +224,11 @@ func respCommandCmd(st *respState, w *respWriter, args [][]byte) {
 		w.err(errSubcommand(args))
 	}
 }
+
+// kCommandRowWork is what one row of the table counts in the work meter
+// when COMMAND lists it, beside its bytes: its name sorted, its fields and
+// flags written one by one.
+const kCommandRowWork = 8
 
 // respCommandInfo writes one command's entry in COMMAND's reply, in Redis
 // 7's shape, or null for no such command.

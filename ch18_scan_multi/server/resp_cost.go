@@ -105,9 +105,10 @@ func costMSet(p *execPlan, args [][]byte) int {
 // costExpire: a time not in the future deletes the key.
 func costExpire(p *execPlan, args [][]byte) int { return p.dropBound(args[1]) }
 
-// costAppend: APPEND copies the whole value (see respAppend).
+// costAppend: APPEND copies the whole value, with its key (see
+// respAppend and entry).
 func costAppend(p *execPlan, args [][]byte) int {
-	n := (p.size(args[1]) + len(args[2])) / kWorkBytes
+	n := (len(args[1]) + p.size(args[1]) + len(args[2])) / kWorkBytes
 	p.add(args[1], len(args[2]))
 	return n
 }
@@ -180,7 +181,7 @@ func costConfig(p *execPlan, args [][]byte) int {
 }
 
 // costCommand: COMMAND, COMMAND COUNT and COMMAND LIST walk the table.
-func costCommand(p *execPlan, args [][]byte) int { return len(commands) }
+func costCommand(p *execPlan, args [][]byte) int { return kCommandRowWork * len(commands) }
 
 // costInfo: INFO's sections, each at its cost (respInfo).
 func costInfo(p *execPlan, args [][]byte) int { return len(infoSections) * kInfoSectionWork }

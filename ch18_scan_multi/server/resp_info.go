@@ -136,7 +136,7 @@ func respInfo(st *respState, w *respWriter, args [][]byte) {
 // kInfoSectionWork is what writing one section of INFO counts in the
 // work meter, beside its bytes: its fields are formatted one by one, and
 // some take a system call (getrusage, getrlimit, getsockname).
-const kInfoSectionWork = 32
+const kInfoSectionWork = 24
 
 // infoSection writes one section of INFO, its header first.
 func infoSection(b *strings.Builder, name string) {

@@ -11,9 +11,10 @@ package server
 // or APPEND, weighs what it costs.
 
 // kWorkBytes is how many bytes copied count as one unit of work: about
-// what copying them costs beside visiting one item. One turn
-// (kMaxTurnWork) may so copy 16 MiB.
-const kWorkBytes = 256
+// what copying them (allocating and filling a buffer, a string) costs
+// beside visiting one item, some 50 to 100 ns. One turn (kMaxTurnWork)
+// may so copy 4 MiB.
+const kWorkBytes = 64
 
 // chargeBytes counts n bytes copied in workDone.
 func chargeBytes(n int) { workDone += n / kWorkBytes }
