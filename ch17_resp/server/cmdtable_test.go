@@ -19,8 +19,9 @@ import (
 
 // TestCommandTableMatchesRedis checks every row of the command table that
 // real Redis also has against what its COMMAND INFO reports: the arity,
-// the flags and the key positions. It needs redis-server and redis-cli
-// (Redis 7.0, the spec) on the PATH, and is skipped without them.
+// the flags and the key positions, subcommands' (CLIENT SETNAME) too. It
+// needs redis-server and redis-cli (Redis 7.0, the spec) on the PATH, and
+// is skipped without them.
 func TestCommandTableMatchesRedis(t *testing.T) {
 	server, err1 := exec.LookPath("redis-server")
 	cli, err2 := exec.LookPath("redis-cli")
@@ -49,6 +50,11 @@ func TestCommandTableMatchesRedis(t *testing.T) {
 	}
 
 	names := respCommandNames()
+	for _, name := range respCommandNames() {
+		for _, sub := range commands[name].subs {
+			names = append(names, sub.name)
+		}
+	}
 	out, err := exec.Command(cli, append([]string{"-p", port, "--json", "COMMAND", "INFO"}, names...)...).Output()
 	if err != nil {
 		t.Fatalf("redis-cli: %v", err)
@@ -71,6 +77,9 @@ func TestCommandTableMatchesRedis(t *testing.T) {
 		json.Unmarshal(info[4], &last)
 		json.Unmarshal(info[5], &step)
 		c := commands[name]
+		if c == nil {
+			c = subcommands[name]
+		}
 		var ours []string
 		for _, f := range cmdFlagNames {
 			if c.flags&f.flag != 0 {
@@ -98,8 +107,16 @@ func TestCommandTableRows(t *testing.T) {
 		if c.name != strings.ToLower(c.name) || len(c.name) > 16 {
 			t.Errorf("%q: not a name lookupCommand finds", c.name)
 		}
-		if c.resp == nil && c.book == nil {
+		if c.resp == nil && c.book == nil && c.subs == nil {
 			t.Errorf("%s: no handler", c.name)
+		}
+		if c.subs != nil && c.arity != -1 && c.arity != -2 {
+			t.Errorf("%s: a container of arity %d", c.name, c.arity)
+		}
+		for _, sub := range c.subs {
+			if !strings.HasPrefix(sub.name, c.name+"|") || sub.resp == nil || sub.arity == 0 || sub.subs != nil {
+				t.Errorf("%s: the subcommand %q", c.name, sub.name)
+			}
 		}
 		if c.resp != nil && c.arity == 0 {
 			t.Errorf("%s: no arity", c.name)

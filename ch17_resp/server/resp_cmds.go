@@ -11,10 +11,10 @@ import (
 // connection's respWriter.
 func respDo(conn *conn, st *respState, args [][]byte) {
 	w := &st.w
-	c := respLookup(args[0])
+	c, unknown := respResolve(args)
 	switch {
 	case c == nil:
-		w.err(unknownCommand(args))
+		w.err(unknown)
 		st.multiFailed()
 	case !arityOK(c.arity, len(args)):
 		w.err(errArity(c.name))

@@ -62,6 +62,9 @@ var cmdFlagNames = []struct {
 const (
 	flagsConn = flagNoScript | flagLoading | flagStale | flagFast | flagAllowBusy
 	flagsRead = flagReadonly | flagFast
+	// CLIENT's and CONFIG's subcommands.
+	flagsClient = flagNoScript | flagLoading | flagStale
+	flagsConfig = flagAdmin | flagNoScript | flagLoading | flagStale
 )
 
 // respHandler runs a command of the RESP listener: it takes the request's
@@ -96,18 +99,30 @@ type command struct {
 	// of arguments), given the error; nil for the error as it is, which
 	// dooms the transaction if there is one.
 	refused func(st *respState, w *respWriter, err string)
+	// subs are the subcommands of a container command (CLIENT, CONFIG,
+	// COMMAND), each a row of its own named container|sub, as Redis 7
+	// has them: the first argument chooses one, whose arity, flags and
+	// handler apply. A container's own handler, if any, runs it alone.
+	subs []*command
 	// cost bounds, for EXEC, the work the command may do besides its
 	// arguments and its reply's bytes, and notes what it may add to the
 	// data (see resp_cost.go); nil for none.
 	cost func(p *execPlan, args [][]byte) int
 }
 
-// commands holds the table's rows by name.
-var commands = map[string]*command{}
+// commands holds the table's rows by name, and subcommands the rows of
+// the containers' subcommands by their full name (container|sub).
+var (
+	commands    = map[string]*command{}
+	subcommands = map[string]*command{}
+)
 
 func init() {
 	for _, c := range commandRows() {
 		commands[c.name] = c
+		for _, sub := range c.subs {
+			subcommands[sub.name] = sub
+		}
 	}
 }
 
@@ -123,11 +138,26 @@ func commandRows() []*command {
 		{name: "echo", arity: 2, flags: flagLoading | flagStale | flagFast, resp: respEcho},
 		{name: "hello", arity: -1, flags: flagsConn | flagNoAuth, resp: respHello},
 		{name: "auth", arity: -2, flags: flagsConn | flagNoAuth, resp: respAuth},
-		{name: "client", arity: -2, resp: respClient},
-		{name: "command", arity: -1, flags: flagLoading | flagStale, resp: respCommandCmd, cost: costCommand},
+		{name: "client", arity: -2, subs: []*command{
+			{name: "client|getname", arity: 2, flags: flagsClient, resp: respClientGetName},
+			{name: "client|id", arity: 2, flags: flagsClient, resp: respClientID},
+			{name: "client|setinfo", arity: 4, flags: flagsClient, resp: respClientSetInfo},
+			{name: "client|setname", arity: 3, flags: flagsClient, resp: respClientSetName},
+		}},
+		{name: "command", arity: -1, flags: flagLoading | flagStale, resp: respCommandCmd, cost: costCommand, subs: []*command{
+			{name: "command|count", arity: 2, flags: flagLoading | flagStale, resp: respCommandCount, cost: costCommand},
+			{name: "command|docs", arity: -2, flags: flagLoading | flagStale, resp: respCommandDocs},
+			{name: "command|info", arity: -2, flags: flagLoading | flagStale, resp: respCommandInfoCmd},
+			{name: "command|list", arity: -2, flags: flagLoading | flagStale, resp: respCommandList, cost: costCommand},
+		}},
 		{name: "select", arity: 2, flags: flagLoading | flagStale | flagFast, resp: respSelect},
 		{name: "quit", arity: -1, flags: flagsConn | flagNoAuth | flagNoQueue | flagQuit, resp: respQuit},
-		{name: "config", arity: -2, resp: respConfig, cost: costConfig},
+		{name: "config", arity: -2, subs: []*command{
+			{name: "config|get", arity: -3, flags: flagsConfig, resp: respConfigGet, cost: costConfig},
+			{name: "config|resetstat", arity: 2, flags: flagsConfig, resp: respConfigUnsupported},
+			{name: "config|rewrite", arity: 2, flags: flagsConfig, resp: respConfigUnsupported},
+			{name: "config|set", arity: -4, flags: flagsConfig, resp: respConfigUnsupported},
+		}},
 		{name: "multi", arity: 1, flags: flagsConn | flagNoQueue, resp: respMulti},
 		{name: "exec", arity: 1, flags: flagNoScript | flagLoading | flagStale | flagSkipSlowlog | flagNoQueue, resp: respExec,
 			refused: respExecAbort}, // as Redis: the transaction goes
@@ -250,12 +280,62 @@ func lookupCommand(name []byte) *command {
 	return commands[string(lower[:len(name)])]
 }
 
+// lookupSubcommand finds the subcommand sub of the container c, in any
+// case, or returns nil.
+func (c *command) lookupSubcommand(sub []byte) *command {
+	var full [32]byte
+	if len(c.name)+1+len(sub) > len(full) {
+		return nil
+	}
+	n := copy(full[:], c.name)
+	full[n] = '|'
+	for i, b := range sub {
+		full[n+1+i] = asciiLower(b)
+	}
+	return subcommands[string(full[:n+1+len(sub)])]
+}
+
+// lookupSubcommandName finds a subcommand by its full name
+// (container|sub, in any case), or returns nil.
+func lookupSubcommandName(name []byte) *command {
+	for i, b := range name {
+		if b == '|' {
+			if c := respLookup(name[:i]); c != nil {
+				return c.lookupSubcommand(name[i+1:])
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// respResolve finds the row that runs the RESP request args: its
+// command's, or its subcommand's for a container given one. It returns
+// nil and the error to answer for an unknown command or subcommand.
+func respResolve(args [][]byte) (*command, string) {
+	c := respLookup(args[0])
+	switch {
+	case c == nil:
+		return nil, unknownCommand(args)
+	case c.subs != nil && len(args) > 1:
+		if sub := c.lookupSubcommand(args[1]); sub != nil {
+			return sub, ""
+		}
+		return nil, errSubcommand(c, args[1])
+	}
+	return c, ""
+}
+
+// onRESP reports whether the RESP listener has the command: COMMAND
+// lists it.
+func (c *command) onRESP() bool { return c.resp != nil || c.subs != nil }
+
 // respCommandNames returns the names of the commands of the RESP
 // listener, sorted: those COMMAND lists.
 func respCommandNames() []string {
 	var names []string
 	for name, c := range commands {
-		if c.resp != nil {
+		if c.onRESP() {
 			names = append(names, name)
 		}
 	}
@@ -265,7 +345,7 @@ func respCommandNames() []string {
 
 // respLookup finds the RESP listener's command named name, or returns nil.
 func respLookup(name []byte) *command {
-	if c := lookupCommand(name); c != nil && c.resp != nil {
+	if c := lookupCommand(name); c != nil && c.onRESP() {
 		return c
 	}
 	return nil

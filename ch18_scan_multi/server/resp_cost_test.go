@@ -82,7 +82,7 @@ func TestExecWorkWithinEstimate(t *testing.T) {
 		case 13:
 			return []string{"INFO", "all"}
 		case 14:
-			return []string{"COMMAND"}
+			return [][]string{{"COMMAND"}, {"COMMAND", "COUNT"}, {"CLIENT", "GETNAME"}}[rng.Intn(3)]
 		case 15:
 			return []string{"MSET", k, val(), keys[rng.Intn(len(keys))], val()}
 		case 16:

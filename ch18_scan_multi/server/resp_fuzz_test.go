@@ -21,6 +21,7 @@ func FuzzRESPCommands(f *testing.F) {
 		"WATCH a z\r\nSET a b\r\nMULTI\r\nZADD z 1 m\r\nGET\r\nEXEC\r\nWATCH z\r\nMULTI\r\nDEL z\r\nEXEC x\r\nUNWATCH\r\n",
 		"WATCH a\nSET a 0\nMULTI\nEXEC \n",                      // EXEC answers the null array
 		"HELLO 3\r\nINFO keyspace\r\nMULTI\r\nINFO\r\nEXEC\r\n", // INFO's verbatim string
+		"MULTI\r\nCLIENT SETNAME x\r\nCONFIG GET *\r\nCOMMAND COUNT\r\nEXEC\r\nCLIENT nosuch\r\n",
 	} {
 		f.Add([]byte(seed))
 	}

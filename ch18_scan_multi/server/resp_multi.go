@@ -296,8 +296,9 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 	estimate := outerLimit / kWorkBytes
 	var weighed, did []int // for execDone
 	for _, cmd := range queue {
-		workDone += len(cmd) // the weighing's lookups
-		e := plan.estimate(respLookup(cmd[0]), cmd)
+		workDone += len(cmd)     // the weighing's lookups
+		c, _ := respResolve(cmd) // found when queued
+		e := plan.estimate(c, cmd)
 		estimate += e
 		if execDone != nil {
 			weighed = append(weighed, e)
@@ -317,7 +318,8 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 		w.limit = min(kRESPMaxReply, end-(len(queue)-1-i)*kExecElemMin-w.start)
 		before := workDone
 		workDone += len(cmd)
-		respLookup(cmd[0]).run(st, w, cmd)
+		c, _ := respResolve(cmd)
+		c.run(st, w, cmd)
 		if w.over {
 			w.truncate(w.start)
 			w.err(errExecTooBig)
