@@ -253,11 +253,10 @@ func hashRow(name string, arity int, flags cmdFlags, fn func(cmd []string, w rep
 // name it (errArity, errSubcommand, errExpireTime).
 var running *command
 
-// run runs the RESP command c with args, and charges the work meter the
-// bytes of its arguments (see work.go); its caller charges its reply's.
+// run runs the RESP command c with args. Its caller charges the work
+// meter its arguments and its reply's bytes (see work.go).
 func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 	running = c
-	chargeBytes(argBytes(args))
 	c.resp(st, w, args)
 }
 

@@ -11,6 +11,7 @@ import (
 // connection's respWriter.
 func respDo(conn *conn, st *respState, args [][]byte) {
 	w := &st.w
+	chargeBytes(argBytes(args)) // parsed, and copied by many commands
 	c, unknown := respResolve(args)
 	switch {
 	case c == nil:

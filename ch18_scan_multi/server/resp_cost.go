@@ -58,7 +58,7 @@ func (p *execPlan) add(key []byte, n int) {
 // estimate bounds the work of cmd, run after the commands p has seen, and
 // adds what cmd may add to the data to p.
 func (p *execPlan) estimate(c *command, cmd [][]byte) int {
-	work := len(cmd) + argBytes(cmd)/kWorkBytes // charged as it runs (respExec, run)
+	work := len(cmd) + argBytes(cmd)/kWorkBytes // charged as it runs (respExec)
 	if c.cost != nil {
 		work += c.cost(p, cmd)
 	}

@@ -318,6 +318,7 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 		w.limit = min(kRESPMaxReply, end-(len(queue)-1-i)*kExecElemMin-w.start)
 		before := workDone
 		workDone += len(cmd)
+		chargeBytes(argBytes(cmd))
 		c, _ := respResolve(cmd)
 		c.run(st, w, cmd)
 		if w.over {
