@@ -175,6 +175,10 @@ func TestNoCommandNameCompared(t *testing.T) {
 						return true
 					})
 				}
+			case *ast.SwitchStmt:
+				if sel, ok := n.Tag.(*ast.SelectorExpr); ok && sel.Sel.Name == "name" {
+					t.Errorf("%s: a switch on a name", fset.Position(n.Pos()))
+				}
 			case *ast.BinaryExpr:
 				if n.Op != token.EQL && n.Op != token.NEQ {
 					return true
