@@ -216,7 +216,7 @@ func commandRows() []*command {
 		{name: "zquery", book: doZQuery, bookMin: 6, bookMax: 6}, // the book's own
 		// Hashes and their fields' TTLs (chapter 15), as Redis 7.4 has them.
 		{name: "hset", arity: -4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHSet,
-			book: bookHSet, bookMin: 4, cost: costGrowBy(2, 2)},
+			book: bookHSet, bookMin: 4, cost: costHashGrowBy(2, 2)},
 		hashRow("hget", 3, flagsRead, doHGet, 3, 3),
 		hashRow("hdel", -3, flagWrite|flagFast, doHDel, 3, 0),
 		hashRow("hlen", 2, flagsRead, doHLen, 2, 2),
@@ -232,21 +232,21 @@ func commandRows() []*command {
 		hashRow("hpttl", -5, flagsRead, doHTTLIn(1, false), 3, 0),
 		hashRow("hexpiretime", -5, flagsRead, doHTTLIn(1000, true), 3, 0),
 		hashRow("hpexpiretime", -5, flagsRead, doHTTLIn(1, true), 3, 0),
-		{name: "hmget", arity: -3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respHMGet},
-		{name: "hincrby", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHIncrBy, cost: costGrowBy(3, 1)},
+		{name: "hmget", arity: -3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respHMGet, cost: costHash},
+		{name: "hincrby", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHIncrBy, cost: costHashGrowBy(3, 1)},
 		{name: "hkeys", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHKeysVals(true), cost: costWalk},
 		{name: "hvals", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHKeysVals(false), cost: costWalk},
-		hashRow("hsetex", -6, flagWrite|flagDenyOOM|flagFast, doHSetEx, 3, 0).withCost(costGrowBy(2, 2)),
+		hashRow("hsetex", -6, flagWrite|flagDenyOOM|flagFast, doHSetEx, 3, 0).withCost(costHashGrowBy(2, 2)),
 		hashRow("hgetex", -5, flagWrite|flagFast, doHGetEx, 3, 0),
 	}
 }
 
 // hashRow is the row of a hash command that both listeners run with the
 // same function (chapter 15's, which already has Redis's semantics): its
-// one key is the first argument.
+// one key is the first argument, and it may drop the hash (costHash).
 func hashRow(name string, arity int, flags cmdFlags, fn func(cmd []string, w replyWriter), bookMin, bookMax int) *command {
 	return &command{name: name, arity: arity, flags: flags, first: 1, last: 1, step: 1,
-		resp: respHash(fn), book: bookHash(fn), bookMin: bookMin, bookMax: bookMax}
+		resp: respHash(fn), book: bookHash(fn), bookMin: bookMin, bookMax: bookMax, cost: costHash}
 }
 
 // running is the row of the command running now, for the errors that

@@ -128,9 +128,20 @@ func costGrowBy(skip, per int) func(p *execPlan, args [][]byte) int {
 	}
 }
 
-// costWalk: the command may visit every field or member of its key
-// (HGETALL, HKEYS, HVALS).
-func costWalk(p *execPlan, args [][]byte) int { return p.size(args[1]) }
+// costWalk: the command may visit every field of its hash (HGETALL,
+// HKEYS, HVALS), and then drop it (costHash).
+func costWalk(p *execPlan, args [][]byte) int { return p.size(args[1]) + p.dropBound(args[1]) }
+
+// costHash: a hash command drops the hash when it finds all its fields
+// expired (hashDone).
+func costHash(p *execPlan, args [][]byte) int { return p.dropBound(args[1]) }
+
+// costHashGrowBy is costGrowBy for a hash command, which may also drop the
+// hash (costHash).
+func costHashGrowBy(skip, per int) func(p *execPlan, args [][]byte) int {
+	grow := costGrowBy(skip, per)
+	return func(p *execPlan, args [][]byte) int { return costHash(p, args) + grow(p, args) }
+}
 
 // costZRange: a range by rank visits its span, at most the set; one by
 // score, its LIMIT's count or the set.

@@ -145,3 +145,33 @@ func TestExecRefusedChangesNothing(t *testing.T) {
 		t.Fatalf("after a refused EXEC: %q, want %q", got, want)
 	}
 }
+
+// TestExecExpiredHashWeighed: a hash command that finds every field of its
+// hash expired drops the hash, which visits each field: EXEC weighs even
+// an HGET at that.
+func TestExecExpiredHashWeighed(t *testing.T) {
+	resetTx(t)
+	var weighed, did []int
+	execDone = func(w, d []int) { weighed, did = w, d }
+	t.Cleanup(func() { execDone = nil })
+	a := newTxClient(t)
+	hset, hpexpire := []string{"HSET", "h"}, []string{"HPEXPIRE", "h", "1", "FIELDS", "400"}
+	for i := range 400 {
+		hset = append(hset, fmt.Sprint("f", i), "v")
+		hpexpire = append(hpexpire, fmt.Sprint("f", i))
+	}
+	a.expect(":400\r\n", hset...)
+	if got := a.do(hpexpire...); !strings.HasPrefix(got, "*400\r\n:1\r\n") {
+		t.Fatalf("HPEXPIRE: %.40q", got)
+	}
+	// Wait for the fields' TTL of 1 ms to pass: the setup, not a verdict.
+	for now := getUnixMs(); getUnixMs() < now+5; {
+	}
+	a.expect(okReply, "MULTI")
+	a.expect(queued, "HGET", "h", "f1")
+	a.expect(queued, "HLEN", "h")
+	a.expect("*2\r\n$-1\r\n:0\r\n", "EXEC")
+	if did[0] < 400 || did[0] > weighed[0] {
+		t.Fatalf("HGET of a hash whose 400 fields expired: did %d, weighed %d", did[0], weighed[0])
+	}
+}
