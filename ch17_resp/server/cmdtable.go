@@ -1,8 +1,6 @@
 package server
 
-import (
-	"sort"
-)
+import "sort"
 
 // The command table: one row per command, for both listeners. A command's
 // facts (its name, its arity, what it does to the key space, where its
@@ -57,10 +55,12 @@ var cmdFlagNames = []struct {
 	{flagAllowBusy, "allow_busy"},
 }
 
-// The flags of commands about the connection, which Redis allows at any
-// time (while loading, on a stale replica, during a script).
+// Flags many rows share.
 const (
+	// A command about the connection, which Redis allows at any time
+	// (while loading, on a stale replica, during a script).
 	flagsConn = flagNoScript | flagLoading | flagStale | flagFast | flagAllowBusy
+	// A read in O(1) or O(log n).
 	flagsRead = flagReadonly | flagFast
 	// CLIENT's and CONFIG's subcommands.
 	flagsClient = flagNoScript | flagLoading | flagStale

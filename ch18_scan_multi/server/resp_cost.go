@@ -21,24 +21,29 @@ import "strconv"
 // tell before running them: the key space as it is, and what the commands
 // before may add.
 type execPlan struct {
-	// grow holds, for each key written, what the commands before may have
-	// added to it: bytes of a string, members of a sorted set or fields of
-	// a hash (one number: a bound on either). newKeys bounds the keys they
-	// may have created.
-	grow    map[string]int
-	newKeys int
+	// bytes and items hold, for each key written, what the commands
+	// before may have added to it: bytes of a string, or members of a
+	// sorted set or fields of a hash. newKeys bounds the keys they may
+	// have created.
+	bytes, items map[string]int
+	newKeys      int
 }
 
-// size bounds the length of the value at key when the command runs: its
-// bytes, members or fields now, and what the commands before may add.
-func (p *execPlan) size(key []byte) int {
-	n := p.grow[string(key)]
+// strLen bounds the length of the string at key when the command runs.
+func (p *execPlan) strLen(key []byte) int {
+	n := p.bytes[string(key)]
+	if ent := lookupEntry(key); ent != nil && ent.typ() == tStr {
+		n += len(ent.val())
+	}
+	return n
+}
+
+// itemLen bounds the members or fields of the value at key when the
+// command runs.
+func (p *execPlan) itemLen(key []byte) int {
+	n := p.items[string(key)]
 	if ent := lookupEntry(key); ent != nil {
-		if ent.typ() == tStr {
-			n += len(ent.val())
-		} else {
-			n += containerLen(ent)
-		}
+		n += containerLen(ent)
 	}
 	return n
 }
@@ -46,12 +51,16 @@ func (p *execPlan) size(key []byte) int {
 // keys bounds the keys the key space will hold.
 func (p *execPlan) keys() int { return gData.db.Len() + p.newKeys }
 
-// add notes that a command may create key and add n to its length.
-func (p *execPlan) add(key []byte, n int) {
-	if p.grow == nil {
-		p.grow = map[string]int{}
+// addBytes notes that a command may create key and add n bytes to its
+// string; addItems, n members or fields to its sorted set or hash.
+func (p *execPlan) addBytes(key []byte, n int) { p.add(&p.bytes, key, n) }
+func (p *execPlan) addItems(key []byte, n int) { p.add(&p.items, key, n) }
+
+func (p *execPlan) add(m *map[string]int, key []byte, n int) {
+	if *m == nil {
+		*m = map[string]int{}
 	}
-	p.grow[string(key)] += n
+	(*m)[string(key)] += n
 	p.newKeys++
 }
 
@@ -69,7 +78,7 @@ func (p *execPlan) estimate(c *command, cmd [][]byte) int {
 // command replaces or deletes it (entryDel): a large one goes to the
 // thread pool.
 func (p *execPlan) dropBound(key []byte) int {
-	return min(p.size(key), kLargeContainerSize)
+	return min(p.itemLen(key), kLargeContainerSize)
 }
 
 // The cost functions of the rows: the work a command may do besides its
@@ -84,11 +93,11 @@ func costDel(p *execPlan, args [][]byte) int {
 	return n
 }
 
-// costSet: SET replaces a value of any type, and the string may grow by
-// the value's bytes (a bound on either).
+// costSet: SET replaces a value of any type (tearing down a sorted set's
+// or a hash's), and the string may grow by the value's bytes.
 func costSet(p *execPlan, args [][]byte) int {
 	n := p.dropBound(args[1])
-	p.add(args[1], len(args[2]))
+	p.addBytes(args[1], len(args[2]))
 	return n
 }
 
@@ -97,7 +106,7 @@ func costMSet(p *execPlan, args [][]byte) int {
 	n := 0
 	for i := 1; i+1 < len(args); i += 2 {
 		n += p.dropBound(args[i])
-		p.add(args[i], len(args[i+1]))
+		p.addBytes(args[i], len(args[i+1]))
 	}
 	return n
 }
@@ -108,29 +117,29 @@ func costExpire(p *execPlan, args [][]byte) int { return p.dropBound(args[1]) }
 // costAppend: APPEND copies the whole value, with its key (see
 // respAppend and entry).
 func costAppend(p *execPlan, args [][]byte) int {
-	n := (len(args[1]) + p.size(args[1]) + len(args[2])) / kWorkBytes
-	p.add(args[1], len(args[2]))
+	n := (len(args[1]) + p.strLen(args[1]) + len(args[2])) / kWorkBytes
+	p.addBytes(args[1], len(args[2]))
 	return n
 }
 
 // costIncr: the value becomes an integer of at most 20 bytes.
 func costIncr(p *execPlan, args [][]byte) int {
-	p.add(args[1], 20)
+	p.addBytes(args[1], 20)
 	return 0
 }
 
-// costGrowBy returns the cost function of a command that adds up to one
-// member or field per (args-skip)/per of its arguments to its key.
+// costGrowBy returns the cost function of a command that adds to its key
+// up to one member or field per per of its arguments after the first skip.
 func costGrowBy(skip, per int) func(p *execPlan, args [][]byte) int {
 	return func(p *execPlan, args [][]byte) int {
-		p.add(args[1], max(0, len(args)-skip)/per)
+		p.addItems(args[1], max(0, len(args)-skip)/per)
 		return 0
 	}
 }
 
 // costWalk: the command may visit every field of its hash (HGETALL,
 // HKEYS, HVALS), and then drop it (costHash).
-func costWalk(p *execPlan, args [][]byte) int { return p.size(args[1]) + p.dropBound(args[1]) }
+func costWalk(p *execPlan, args [][]byte) int { return p.itemLen(args[1]) + p.dropBound(args[1]) }
 
 // costHash: a hash command drops the hash when it finds all its fields
 // expired (hashDone).
@@ -146,7 +155,7 @@ func costHashGrowBy(skip, per int) func(p *execPlan, args [][]byte) int {
 // costZRange: a range by rank visits its span, at most the set; one by
 // score, its LIMIT's count or the set.
 func costZRange(p *execPlan, args [][]byte) int {
-	n := int64(p.size(args[1]))
+	n := int64(p.itemLen(args[1]))
 	byScore := false
 	for i := 4; i < len(args); i++ {
 		switch {
