@@ -175,3 +175,27 @@ func TestExecExpiredHashWeighed(t *testing.T) {
 		t.Fatalf("HGET of a hash whose 400 fields expired: did %d, weighed %d", did[0], weighed[0])
 	}
 }
+
+// TestExecHonestRuns: transactions an application sends run, however
+// large the strings they overwrite: a SET over a string tears nothing
+// down, so 200 SETs of a key holding 400 KB, or an MSET of 100 such keys,
+// weigh about their arguments.
+func TestExecHonestRuns(t *testing.T) {
+	resetTx(t)
+	a := newTxClient(t)
+	big := strings.Repeat("v", 400_000)
+	mset := []string{"MSET"}
+	for i := range 100 {
+		a.expect(okReply, "SET", fmt.Sprint("k", i), big)
+		mset = append(mset, fmt.Sprint("k", i), "small")
+	}
+	a.expect(okReply, "MULTI")
+	for range 200 {
+		a.expect(queued, "SET", "k0", "v")
+	}
+	a.expect(queued, mset...)
+	a.expect(queued, "GET", "k1")
+	if got := a.do("EXEC"); !strings.HasPrefix(got, "*202\r\n") || !strings.HasSuffix(got, "+OK\r\n$5\r\nsmall\r\n") {
+		t.Fatalf("EXEC: %.60q ... %q", got, got[max(0, len(got)-30):])
+	}
+}
