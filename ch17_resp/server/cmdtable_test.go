@@ -130,6 +130,30 @@ func TestCommandTableRows(t *testing.T) {
 	}
 }
 
+// TestLookupCommand: names are found as the book's strcasecmp compares
+// them (see cmdIs): ASCII letters in any case, nothing else folded.
+func TestLookupCommand(t *testing.T) {
+	for name, want := range map[string]string{
+		"get": "get", "GET": "get", "zQuery": "zquery", "hpexpiretime": "hpexpiretime",
+		"\u212aeys": "", "\u017fet": "", "get\x00": "", "ge": "", "": "", "client|setname": "",
+	} {
+		got := ""
+		if c := lookupCommand([]byte(name)); c != nil {
+			got = c.name
+		}
+		if got != want {
+			t.Errorf("lookupCommand(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if c := respLookup([]byte("CLIENT")); c == nil || c.lookupSubcommand([]byte("SetName")) != subcommands["client|setname"] ||
+		lookupSubcommandName([]byte("Client|GETNAME")) != subcommands["client|getname"] || c.lookupSubcommand([]byte("nosuch")) != nil {
+		t.Error("CLIENT's subcommands are not found in any case")
+	}
+	if respLookup([]byte("zquery")) != nil {
+		t.Error("the RESP listener finds the book's zquery")
+	}
+}
+
 // TestNoCommandNameCompared checks that no handler tells which command it
 // runs by its name: the handlers (any function taking the request's
 // arguments and a reply writer) never read the name, args[0], which only

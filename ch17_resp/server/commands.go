@@ -187,7 +187,7 @@ func bookHSet(cmd [][]byte, w replyWriter) {
 	bookHash(doHSet)(cmd, w)
 }
 
-// cmdIs compares words (options, subcommands) as the book's strcasecmp
+// cmdIs compares words (a command's options) as the book's strcasecmp
 // compares command names, and as lookupCommand finds a command: the ASCII
 // letters A-Z match a-z, and every other byte matches only itself.
 // strings.EqualFold would also fold Unicode, and take "\u017fx" (a long s)
