@@ -354,9 +354,9 @@ func (g *cmdGen) next() []string {
 	case 3:
 		return append([]string{g.pick("DEL", "UNLINK", "EXISTS")}, g.key(), g.key())
 	case 4:
-		// A transaction queues at most a few KEYS, each weighed at its
-		// bound (respExecWeight): this server refuses the one past
-		// kMaxExecWork, where Redis has no such limit.
+		// A transaction queues at most a few KEYS: EXEC weighs each at
+		// its bound (costKeys), and this server refuses a transaction
+		// that could pass kMaxExecWork, where Redis has no such limit.
 		if g.inMulti && keysQueued(g.queue) >= 3 {
 			return []string{"DBSIZE"}
 		}

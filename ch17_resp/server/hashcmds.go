@@ -344,18 +344,18 @@ func perField(w replyWriter, key string, fields []string, now uint64, each func(
 	}
 }
 
-// doHExpire: hexpire / hpexpire / hexpireat / hpexpireat key time
-// [NX|XX|GT|LT] FIELDS numfields field ... Replies one code per field:
-// -2 no such field, 0 condition not met, 1 set, 2 deleted (time not in
-// the future).
-func doHExpire(cmd []string, w replyWriter) {
-	name := strings.ToLower(cmd[0])
-	unit := uint64(1000) // hexpire, hexpireat: seconds
-	if strings.HasPrefix(name, "hp") {
-		unit = 1 // hpexpire, hpexpireat: milliseconds
-	}
+// doHExpireIn returns hexpire / hpexpire / hexpireat / hpexpireat key time
+// [NX|XX|GT|LT] FIELDS numfields field ..., for a time in units of unit
+// milliseconds, from now or (absolute) since the epoch. Replies one code
+// per field: -2 no such field, 0 condition not met, 1 set, 2 deleted (time
+// not in the future).
+func doHExpireIn(unit uint64, absolute bool) func(cmd []string, w replyWriter) {
+	return func(cmd []string, w replyWriter) { doHExpire(cmd, w, unit, absolute) }
+}
+
+func doHExpire(cmd []string, w replyWriter, unit uint64, absolute bool) {
 	now := getUnixMs()
-	at, msg := parseExpireTime(cmd[2], unit, strings.HasSuffix(name, "at"), now)
+	at, msg := parseExpireTime(cmd[2], unit, absolute, now)
 	if msg != "" {
 		w.outErr(proto.CodeArg, msg)
 		return
@@ -384,12 +384,15 @@ func doHPersist(cmd []string, w replyWriter) {
 	})
 }
 
-// doHTTL: httl / hpttl / hexpiretime / hpexpiretime key FIELDS numfields
-// field ... Replies one integer per field: -2 no such field, -1 no
-// expiry, else the time left (httl, hpttl) or the expiry as a unix time
-// (hexpiretime, hpexpiretime), in seconds rounded up or in milliseconds.
-func doHTTL(cmd []string, w replyWriter) {
-	name := strings.ToLower(cmd[0])
+// doHTTLIn returns httl / hpttl / hexpiretime / hpexpiretime key FIELDS
+// numfields field ... Replies one integer per field: -2 no such field, -1
+// no expiry, else the time left (or, with expireTime, the expiry as a unix
+// time) in units of unit milliseconds, seconds rounded up.
+func doHTTLIn(unit int64, expireTime bool) func(cmd []string, w replyWriter) {
+	return func(cmd []string, w replyWriter) { doHTTL(cmd, w, unit, expireTime) }
+}
+
+func doHTTL(cmd []string, w replyWriter, unit int64, expireTime bool) {
 	now := getUnixMs()
 	o, msg := parseHashArgs(cmd[2:], "", false, now)
 	if msg != "" {
@@ -397,12 +400,12 @@ func doHTTL(cmd []string, w replyWriter) {
 		return
 	}
 	perField(w, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
-		v := h.ExpireTime(now, f)
-		if strings.HasSuffix(name, "ttl") {
-			v = h.TTL(now, f)
+		v := h.TTL(now, f)
+		if expireTime {
+			v = h.ExpireTime(now, f)
 		}
-		if v >= 0 && !strings.HasPrefix(name, "hp") {
-			v = (v + 999) / 1000 // seconds, rounded up
+		if v >= 0 {
+			v = (v + unit - 1) / unit // seconds rounded up
 		}
 		return v
 	})
@@ -515,4 +518,13 @@ func hgetexReplySize(ent *entry, o hashOpts, now uint64) int {
 		}
 	}
 	return size
+}
+
+// hashArgs copies the arguments into strings, which package hashes takes.
+func hashArgs(args [][]byte) []string {
+	cmd := make([]string, len(args))
+	for i, a := range args {
+		cmd[i] = string(a)
+	}
+	return cmd
 }

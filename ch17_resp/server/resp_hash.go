@@ -4,28 +4,9 @@ package server
 // and names): the book's functions, answered in RESP. HGETALL has its own,
 // for RESP3's map and a reply larger than the book's 4 KiB.
 
-// respHashCommands are the hash commands that run as they are.
-var respHashCommands = map[string]func(cmd []string, w replyWriter){
-	"hget": doHGet, "hdel": doHDel, "hlen": doHLen, "hexists": doHExists,
-	"hexpire": doHExpire, "hpexpire": doHExpire, "hexpireat": doHExpire, "hpexpireat": doHExpire,
-	"hpersist": doHPersist,
-	"httl":     doHTTL, "hpttl": doHTTL, "hexpiretime": doHTTL, "hpexpiretime": doHTTL,
-	"hsetex": doHSetEx, "hgetex": doHGetEx,
-}
-
-// hashArgs copies the arguments into strings, which package hashes takes.
-func hashArgs(args [][]byte) []string {
-	cmd := make([]string, len(args))
-	for i, a := range args {
-		cmd[i] = string(a)
-	}
-	return cmd
-}
-
-// respHash runs one of respHashCommands.
-func respHash(st *respState, w *respWriter, args [][]byte) {
-	cmd := hashArgs(args)
-	respHashCommands[respLookup(args[0]).name](cmd, w)
+// respHash runs fn, a hash command of chapter 15, on the RESP listener.
+func respHash(fn func(cmd []string, w replyWriter)) respHandler {
+	return func(st *respState, w *respWriter, args [][]byte) { fn(hashArgs(args), w) }
 }
 
 // respHSet: HSET key field value [field value ...].
@@ -58,8 +39,8 @@ func respHGetAll(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR response is too big")
 		return
 	}
+	workDone += ent.obj.hash.StoredLen() // the fields GetAll walks, expired ones too
 	pairs := ent.obj.hash.GetAll(now)
-	workDone += len(pairs)
 	hashDone(ent, now)
 	w.outMap(len(pairs))
 	for _, p := range pairs {

@@ -5,44 +5,53 @@ import (
 	"testing"
 )
 
-// TestAttackExecAppendWork: EXEC's work is bounded when its commands are
-// queued (kMaxExecWork), each counted as its arguments unless it is in
-// respExecWeight. Each APPEND copies the whole value, counted by APPEND
-// itself at 1 item a KiB once it runs: weighed only as its 3 arguments, a
-// value near kMaxAppend made each queued "APPEND big x" weigh 3 items and
-// do 1,000, and a transaction of kMaxQueued of them copy some 10 GB in
-// one request. Weighed at its bound, the APPENDs that fit are queued, the
-// next one is refused, and EXEC stays within kMaxExecWork.
+// TestAttackExecAppendWork: each APPEND copies the whole value, so a
+// transaction of "APPEND big x" on a value near kMaxAppend, 3 arguments
+// each, once copied some 10 GB in one request. EXEC now weighs each
+// APPEND at its copy (costAppend, one unit per kWorkBytes) before running
+// anything: a transaction of too many is refused whole, the value
+// unchanged, and one that fits runs within kMaxExecWork, its work no more
+// than weighed.
 func TestAttackExecAppendWork(t *testing.T) {
 	resetTx(t)
 	a := newTxClient(t)
 	half := strings.Repeat("v", 512_000)
 	a.expect(okReply, "SET", "big", half)
 	a.expect(":1024000\r\n", "APPEND", "big", half)
+	perAppend := 1024_000 / kWorkBytes
+	tooMany := kMaxExecWork/perAppend + 10
 	a.expect(okReply, "MULTI")
-	n := 0
-	for ; n < kMaxExecWork/1000+100; n++ {
-		if got := a.do("APPEND", "big", "x"); got != queued {
-			if got != "-"+errTooMuchWork+"\r\n" {
-				t.Fatalf("APPEND number %d: %q", n+1, got)
-			}
-			break
+	for range tooMany {
+		a.expect(queued, "APPEND", "big", "x")
+	}
+	got := a.do("EXEC")
+	if !strings.HasPrefix(got, "-EXECABORT ") {
+		t.Fatalf("EXEC of %d APPENDs to a 1 MB value: %.100q", tooMany, got)
+	}
+	if n := len(lookupEntry("big").val()); n != 1024_000 {
+		t.Fatalf("the value is %d bytes after a refused EXEC", n)
+	}
+	// A tenth of the bound runs.
+	fits := kMaxExecWork / perAppend / 10
+	var estimate, work int
+	execDone = func(weighed, did []int) {
+		for i := range weighed {
+			estimate, work = estimate+weighed[i], work+did[i]
 		}
 	}
-	a.expect(execAborted, "EXEC")
-	if n == 0 || n > kMaxExecWork/1000 {
-		t.Fatalf("%d APPENDs of a 1 MB value queued in one transaction", n)
-	}
-	// The ones that fit, run: within the bound.
+	t.Cleanup(func() { execDone = nil })
 	a.expect(okReply, "MULTI")
-	for range n {
+	for range fits {
 		a.expect(queued, "APPEND", "big", "x")
 	}
 	before := workDone
-	got := a.do("EXEC")
+	got = a.do("EXEC")
 	done := workDone - before
-	t.Logf("%d APPENDs queued as %d items of work; EXEC did %d (bound %d); reply %.20q", n, a.st.tx.queueWork, done, kMaxExecWork, got)
-	if done > kMaxExecWork {
-		t.Errorf("EXEC did %d items of work, past kMaxExecWork (%d)", done, kMaxExecWork)
+	t.Logf("%d APPENDs refused whole (%.60q); %d ran: weighed %d, did %d (bound %d)", tooMany, got, fits, estimate, work, kMaxExecWork)
+	if !strings.HasPrefix(got, "*") || work > estimate || done > kMaxExecWork {
+		t.Fatalf("EXEC of %d APPENDs: %.40q, weighed %d, did %d in the run, %d in all", fits, got, estimate, work, done)
+	}
+	if n := len(lookupEntry("big").val()); n != 1024_000+fits {
+		t.Fatalf("the value is %d bytes after %d APPENDs", n, fits)
 	}
 }

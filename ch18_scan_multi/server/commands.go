@@ -154,85 +154,66 @@ func doRequest(cmd [][]byte, out []byte) []byte {
 	return out
 }
 
-// bookRequest runs one of the book's commands, writing its reply to w.
+// bookRequest runs one of the book's commands, writing its reply to w: the
+// command table's row of that name, if it has a book handler and the
+// number of arguments suits it.
 func bookRequest(cmd [][]byte, w replyWriter) {
-	switch {
-	case len(cmd) == 1 && cmdIs(cmd[0], "keys"):
-		doKeys(cmd, w)
-	case (len(cmd) == 2 || len(cmd) == 3) && cmdIs(cmd[0], "scan"):
-		doScan(cmd, w)
-	case len(cmd) == 2 && cmdIs(cmd[0], "get"):
-		doGet(cmd, w)
-	case len(cmd) == 3 && cmdIs(cmd[0], "set"):
-		doSet(cmd, w)
-	case len(cmd) == 2 && cmdIs(cmd[0], "del"):
-		doDel(cmd, w)
-	case len(cmd) == 3 && cmdIs(cmd[0], "pexpire"):
-		doExpire(cmd, w)
-	case len(cmd) == 2 && cmdIs(cmd[0], "pttl"):
-		doTTL(cmd, w)
-	case len(cmd) == 4 && cmdIs(cmd[0], "zadd"):
-		doZAdd(cmd, w)
-	case len(cmd) == 3 && cmdIs(cmd[0], "zrem"):
-		doZRem(cmd, w)
-	case len(cmd) == 3 && cmdIs(cmd[0], "zscore"):
-		doZScore(cmd, w)
-	case len(cmd) == 6 && cmdIs(cmd[0], "zquery"):
-		doZQuery(cmd, w)
-	case len(cmd) == 2 && cmdIs(cmd[0], "type"):
-		// Beyond the book: what a key holds, as Redis's TYPE says it.
-		w.outStr(typeName(lookupEntry(cmd[1])))
-	default:
-		// The hash commands work on strings, so their arguments are copied
-		// once here: they are not on the hot path this chapter measures,
-		// and package hashes is left as it is.
-		args := make([]string, len(cmd))
-		for i, a := range cmd {
-			args[i] = string(a)
-		}
-		doHashRequest(args, w)
+	var c *command
+	if len(cmd) > 0 {
+		c = lookupCommand(cmd[0])
 	}
-}
-
-// doHashRequest runs a hash command (chapter 15), or replies that the
-// command is unknown.
-func doHashRequest(cmd []string, w replyWriter) {
-	switch {
-	case len(cmd) >= 4 && len(cmd)%2 == 0 && cmdIs(cmd[0], "hset"):
-		doHSet(cmd, w)
-	case len(cmd) == 3 && cmdIs(cmd[0], "hget"):
-		doHGet(cmd, w)
-	case len(cmd) >= 3 && cmdIs(cmd[0], "hdel"):
-		doHDel(cmd, w)
-	case len(cmd) == 2 && cmdIs(cmd[0], "hlen"):
-		doHLen(cmd, w)
-	case len(cmd) == 3 && cmdIs(cmd[0], "hexists"):
-		doHExists(cmd, w)
-	case len(cmd) == 2 && cmdIs(cmd[0], "hgetall"):
-		doHGetAll(cmd, w)
-	case len(cmd) >= 3 && (cmdIs(cmd[0], "hexpire") || cmdIs(cmd[0], "hpexpire") ||
-		cmdIs(cmd[0], "hexpireat") || cmdIs(cmd[0], "hpexpireat")):
-		doHExpire(cmd, w)
-	case len(cmd) >= 3 && cmdIs(cmd[0], "hpersist"):
-		doHPersist(cmd, w)
-	case len(cmd) >= 3 && (cmdIs(cmd[0], "httl") || cmdIs(cmd[0], "hpttl") ||
-		cmdIs(cmd[0], "hexpiretime") || cmdIs(cmd[0], "hpexpiretime")):
-		doHTTL(cmd, w)
-	case len(cmd) >= 3 && cmdIs(cmd[0], "hsetex"):
-		doHSetEx(cmd, w)
-	case len(cmd) >= 3 && cmdIs(cmd[0], "hgetex"):
-		doHGetEx(cmd, w)
-	default:
-		// An unknown name, or a known one with the wrong number of arguments.
+	if c == nil || c.book == nil || len(cmd) < c.bookMin || c.bookMax > 0 && len(cmd) > c.bookMax {
+		// An unknown name, a known one with the wrong number of
+		// arguments, or no name at all.
 		w.outErr(proto.CodeUnknown, "Unknown cmd")
+		return
 	}
+	c.book(cmd, w)
 }
 
-// cmdIs compares command names as the book's strcasecmp does: the ASCII
+// doType: type key. Beyond the book: what a key holds, as Redis's TYPE
+// says it.
+func doType(cmd [][]byte, w replyWriter) {
+	w.outStr(typeName(lookupEntry(cmd[1])))
+}
+
+// typeName is TYPE's answer for ent, which may be nil.
+func typeName(ent *entry) string {
+	switch {
+	case ent == nil:
+		return "none"
+	case ent.typ() == tZSet:
+		return "zset"
+	case ent.typ() == tHash:
+		return "hash"
+	}
+	return "string"
+}
+
+// bookHash runs a hash command (chapter 15) on the book's listener. The
+// hash commands work on strings, so their arguments are copied once here:
+// they are not on the hot path this chapter measures, and package hashes
+// is left as it is.
+func bookHash(fn func(cmd []string, w replyWriter)) bookHandler {
+	return func(cmd [][]byte, w replyWriter) { fn(hashArgs(cmd), w) }
+}
+
+// bookHSet is the book's hset, which takes pairs of field and value: an
+// odd count of arguments is not a command it knows.
+func bookHSet(cmd [][]byte, w replyWriter) {
+	if len(cmd)%2 != 0 {
+		w.outErr(proto.CodeUnknown, "Unknown cmd")
+		return
+	}
+	bookHash(doHSet)(cmd, w)
+}
+
+// cmdIs compares words (a command's options) as the book's strcasecmp
+// compares command names, and as lookupCommand finds a command: the ASCII
 // letters A-Z match a-z, and every other byte matches only itself.
-// strings.EqualFold would also fold Unicode, and run set for "\u017fet"
-// (a long s) or keys for "\u212aeys" (the Kelvin sign). Unlike strcasecmp,
-// which stops at a NUL, the whole name counts: "get\x00" is not get. The
+// strings.EqualFold would also fold Unicode, and take "\u017fx" (a long s)
+// for "sx" or "\u212ax" (the Kelvin sign) for "kx". Unlike strcasecmp,
+// which stops at a NUL, the whole word counts: "nx\x00" is not nx. The
 // word may be bytes in the read buffer, compared where they are.
 func cmdIs[S ~string | ~[]byte](word S, cmd string) bool {
 	if len(word) != len(cmd) {
@@ -318,11 +299,10 @@ func entryDel(ent *entry) {
 	if ent.typ() == tHash && ent.obj.hash.timerIdx != -1 {
 		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
 	}
-	tooBig := ent.typ() == tZSet && ent.obj.zset.Len() > kLargeContainerSize ||
-		ent.typ() == tHash && ent.obj.hash.StoredLen() > kLargeContainerSize
-	if tooBig {
+	if n := containerLen(ent); n > kLargeContainerSize {
 		gData.tp.Queue(func() { entryDestroy(ent) })
 	} else {
+		workDone += n // torn down here: one item each
 		entryDestroy(ent)
 	}
 }

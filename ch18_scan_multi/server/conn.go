@@ -52,19 +52,20 @@ const (
 	// turns, taken in turn with the other ready connections.
 	kMaxTurnRequests = 64
 	// kMaxTurnWork bounds the work one connection's requests do in one
-	// turn, counted in items visited (workDone): a request costs one item
-	// per argument, and a command that walks a collection (ZRANGE, KEYS,
-	// HGETALL) one per member, key or field it visits. Neither bytes nor
-	// a count of requests bound that: a ZRANGE over a big set answers
-	// "response is too big" in 26 bytes after visiting 40,000 members.
+	// turn, counted in units of work (workDone, see work.go): a request
+	// costs one per argument and per 64 bytes, and a command that walks a
+	// collection (ZRANGE, KEYS, HGETALL) one per member, key or field it
+	// visits. Neither bytes nor a count of requests bound that: a ZRANGE
+	// over a big set answers "response is too big" in 26 bytes after
+	// visiting 40,000 members.
 	// A turn ends once it passes this; one request may pass it alone, by
 	// at most its own bound (kRESPMaxReply, kKeysMaxScan).
 	kMaxTurnWork = 1 << 16
 )
 
-// workDone counts the items (arguments, members, keys, fields) requests
-// have visited since the server started; serveRequests bounds a turn by
-// how much it grows (kMaxTurnWork).
+// workDone counts the units of work (see work.go) requests have done
+// since the server started; serveRequests bounds a turn by how much it
+// grows (kMaxTurnWork).
 var workDone int
 
 // logConns turns on the log lines about single connections (a client
@@ -139,7 +140,7 @@ type conn struct {
 
 // framing is how a connection reads requests and frames replies. The
 // book's protocol (bookFraming) reads length-prefixed messages into rbuf;
-// RESP (respFraming) has its own buffer and parser. Everything else about
+// RESP (respState) has its own buffer and parser. Everything else about
 // a connection (the event loop, idle timer, output bounds, bounded turns,
 // batched writes) is the same for both.
 type framing interface {

@@ -2,162 +2,37 @@ package server
 
 import (
 	"math"
-	"sort"
 	"strings"
 
 	"example.com/byor/ch18_scan_multi/cnum"
 )
 
-// respCommand is one command of the RESP listener: its name, its arity as
-// Redis counts it (the name included; -n means at least n), where its keys
-// are (for COMMAND: the first, the last, counting from the end if
-// negative, and the step; 0 for none), and the function that runs it.
-//
-// The functions take the request's arguments, as slices of the read
-// buffer, and write the reply through w. Those with Redis's semantics of
-// the book's commands call the book's functions with w as their
-// replyWriter (doGet, doZScore, the hash commands); the others call the
-// key space's functions themselves (lookupEntry, entrySetTTL, ...).
-type respCommand struct {
-	name              string
-	arity             int
-	first, last, step int
-	fn                func(st *respState, w *respWriter, args [][]byte)
-}
-
-// respCommands maps Redis's command names, in lower case, to this server's
-// commands, which live in files named for what they work on:
-// resp_handshake.go, resp_keys.go, resp_strings.go, resp_zset.go,
-// resp_hash.go and resp_info.go.
-var respCommands = map[string]*respCommand{}
-
-func init() {
-	for _, c := range []respCommand{
-		// What clients and tools send when they connect.
-		{"ping", -1, 0, 0, 0, respPing},
-		{"echo", 2, 0, 0, 0, respEcho},
-		{"hello", -1, 0, 0, 0, respHello},
-		{"auth", -2, 0, 0, 0, respAuth},
-		{"client", -2, 0, 0, 0, respClient},
-		{"command", -1, 0, 0, 0, respCommandCmd},
-		{"select", 2, 0, 0, 0, respSelect},
-		{"quit", -1, 0, 0, 0, respQuit},
-		{"config", -2, 0, 0, 0, respConfig},
-		{"multi", 1, 0, 0, 0, respMulti},
-		{"exec", 1, 0, 0, 0, respExec},
-		{"discard", 1, 0, 0, 0, respDiscard},
-		{"info", -1, 0, 0, 0, respInfo},
-		{"watch", -2, 1, -1, 1, respWatch},
-		{"unwatch", 1, 0, 0, 0, respUnwatch},
-		// The key space.
-		{"dbsize", 1, 0, 0, 0, respDBSize},
-		{"flushall", -1, 0, 0, 0, respFlushAll},
-		{"flushdb", -1, 0, 0, 0, respFlushAll},
-		{"exists", -2, 1, -1, 1, respExists},
-		{"del", -2, 1, -1, 1, respDel},
-		{"unlink", -2, 1, -1, 1, respDel},
-		{"keys", 2, 0, 0, 0, respKeys},
-		{"scan", -2, 0, 0, 0, respScan},
-		{"expire", -3, 1, 1, 1, respExpire},
-		{"pexpire", -3, 1, 1, 1, respExpire},
-		{"ttl", 2, 1, 1, 1, respTTL},
-		{"pttl", 2, 1, 1, 1, respTTL},
-		{"persist", 2, 1, 1, 1, respPersist},
-		{"type", 2, 1, 1, 1, respType},
-		// Strings.
-		{"get", 2, 1, 1, 1, respGet},
-		{"set", -3, 1, 1, 1, respSet},
-		{"incr", 2, 1, 1, 1, respIncr},
-		{"decr", 2, 1, 1, 1, respIncr},
-		{"incrby", 3, 1, 1, 1, respIncr},
-		{"decrby", 3, 1, 1, 1, respIncr},
-		{"mget", -2, 1, -1, 1, respMGet},
-		{"mset", -3, 1, -1, 2, respMSet},
-		{"strlen", 2, 1, 1, 1, respStrlen},
-		{"append", 3, 1, 1, 1, respAppend},
-		// Sorted sets.
-		{"zadd", -4, 1, 1, 1, respZAdd},
-		{"zrem", -3, 1, 1, 1, respZRem},
-		{"zscore", 3, 1, 1, 1, respZScore},
-		{"zcard", 2, 1, 1, 1, respZCard},
-		{"zrange", -4, 1, 1, 1, respZRange},
-		{"zrevrange", -4, 1, 1, 1, respZRange},
-		{"zrank", 3, 1, 1, 1, respZRank},
-		{"zrevrank", 3, 1, 1, 1, respZRank},
-		{"zcount", 4, 1, 1, 1, respZCount},
-		{"zincrby", 4, 1, 1, 1, respZIncrBy},
-		// Hashes and their fields' TTLs (chapter 15).
-		{"hset", -4, 1, 1, 1, respHSet},
-		{"hget", 3, 1, 1, 1, respHash},
-		{"hdel", -3, 1, 1, 1, respHash},
-		{"hlen", 2, 1, 1, 1, respHash},
-		{"hexists", 3, 1, 1, 1, respHash},
-		{"hgetall", 2, 1, 1, 1, respHGetAll},
-		{"hmget", -3, 1, 1, 1, respHMGet},
-		{"hincrby", 4, 1, 1, 1, respHIncrBy},
-		{"hkeys", 2, 1, 1, 1, respHKeysVals},
-		{"hvals", 2, 1, 1, 1, respHKeysVals},
-		{"hexpire", -6, 1, 1, 1, respHash},
-		{"hpexpire", -6, 1, 1, 1, respHash},
-		{"hexpireat", -6, 1, 1, 1, respHash},
-		{"hpexpireat", -6, 1, 1, 1, respHash},
-		{"hpersist", -5, 1, 1, 1, respHash},
-		{"httl", -5, 1, 1, 1, respHash},
-		{"hpttl", -5, 1, 1, 1, respHash},
-		{"hexpiretime", -5, 1, 1, 1, respHash},
-		{"hpexpiretime", -5, 1, 1, 1, respHash},
-		{"hsetex", -6, 1, 1, 1, respHash},
-		{"hgetex", -5, 1, 1, 1, respHash},
-	} {
-		respCommands[c.name] = &c
-	}
-}
-
-// respCommandNames returns the names of the commands, sorted.
-func respCommandNames() []string {
-	names := make([]string, 0, len(respCommands))
-	for name := range respCommands {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// respLookup finds the command named name, in any case, or returns nil.
-func respLookup(name []byte) *respCommand {
-	var lower [16]byte // command names are short: no allocation
-	if len(name) > len(lower) {
-		return nil
-	}
-	for i, c := range name {
-		lower[i] = asciiLower(c)
-	}
-	return respCommands[string(lower[:len(name)])]
-}
-
 // respDo runs one request of a RESP connection, writing its reply to the
 // connection's respWriter.
 func respDo(conn *conn, st *respState, args [][]byte) {
 	w := &st.w
-	c := respLookup(args[0])
+	chargeBytes(argBytes(args)) // parsed, and copied by many commands
+	c, unknown := respResolve(args)
 	switch {
 	case c == nil:
-		w.err(unknownCommand(args))
+		w.err(unknown)
 		st.multiFailed()
-	case c.arity > 0 && len(args) != c.arity || c.arity < 0 && len(args) < -c.arity:
-		if c.name == "exec" {
-			respExecAbort(st, w, errArity(c.name)[len("ERR "):]) // as Redis
+	case !arityOK(c.arity, len(args)):
+		if c.refused != nil {
+			c.refused(st, w, errArity(c.name))
 			break
 		}
 		w.err(errArity(c.name))
 		st.multiFailed()
-	case st.inMulti && c.name != "exec" && c.name != "discard" && c.name != "multi" && c.name != "quit" && c.name != "watch":
+	case st.inMulti && c.flags&flagNoQueue == 0:
 		// Inside MULTI, commands are queued for EXEC (see resp_multi.go);
-		// those that end or nest a transaction, and QUIT, run now.
+		// those that end or nest a transaction, WATCH and QUIT run now.
 		st.queueCommand(w, c, args)
 	default:
-		c.fn(st, w, args)
-		if c.name == "quit" {
+		start := len(w.buf)
+		c.run(st, w, args)
+		chargeBytes(max(0, len(w.buf)-start)) // the reply's bytes
+		if c.flags&flagQuit != 0 {
 			stopReading(conn) // once the OK is sent
 		}
 	}

@@ -8,8 +8,9 @@ import (
 
 // FuzzRESPCommands runs arbitrary requests, one after another on one key
 // space, through the RESP commands: none may panic, every one gets exactly
-// one well-formed reply, and a reply is never over kRESPMaxReply (an
-// EXEC's, kRESPMaxExecReply).
+// one well-formed reply, a reply is never over kRESPMaxReply (an
+// EXEC's, kRESPMaxExecReply), and no command run by EXEC does more work
+// than EXEC weighed for it.
 func FuzzRESPCommands(f *testing.F) {
 	for _, seed := range []string{
 		"ZADD z 1 a 2 b\r\nZRANGE z 0 -1 WITHSCORES\r\nZRANGE z (1 +inf BYSCORE LIMIT 0 -1\r\n",
@@ -20,6 +21,7 @@ func FuzzRESPCommands(f *testing.F) {
 		"WATCH a z\r\nSET a b\r\nMULTI\r\nZADD z 1 m\r\nGET\r\nEXEC\r\nWATCH z\r\nMULTI\r\nDEL z\r\nEXEC x\r\nUNWATCH\r\n",
 		"WATCH a\nSET a 0\nMULTI\nEXEC \n",                      // EXEC answers the null array
 		"HELLO 3\r\nINFO keyspace\r\nMULTI\r\nINFO\r\nEXEC\r\n", // INFO's verbatim string
+		"MULTI\r\nCLIENT SETNAME x\r\nCONFIG GET *\r\nCOMMAND COUNT\r\nEXEC\r\nCLIENT nosuch\r\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -29,6 +31,14 @@ func FuzzRESPCommands(f *testing.F) {
 		defer st.release() // its queue and watched keys
 		c := newConn(-1)
 		c.framing = st
+		execDone = func(weighed, did []int) {
+			for i := range weighed {
+				if did[i] > weighed[i] {
+					t.Fatalf("EXEC's command %d of %d did %d units of work, weighed at %d", i+1, len(weighed)-1, did[i], weighed[i])
+				}
+			}
+		}
+		defer func() { execDone = nil }()
 		var args [][]byte
 		for len(data) > 0 {
 			cmd, n, err := resp.ParseRequest(data, args)

@@ -134,97 +134,88 @@ func (st *respState) setName(w *respWriter, name []byte) bool {
 	return true
 }
 
-// respSubcommand reports whether args name the subcommand sub with an
-// arity as Redis counts it (the command and subcommand included; -n means
-// at least n). A wrong number of arguments is answered here.
-func respSubcommand(w *respWriter, args [][]byte, sub string, arity int) (match, ok bool) {
-	if !cmdIs(args[1], sub) {
-		return false, false
-	}
-	if arity > 0 && len(args) != arity || arity < 0 && len(args) < -arity {
-		w.err(errArity(respLookup(args[0]).name + "|" + sub))
-		return true, false
-	}
-	return true, true
+// errSubcommand is Redis's error for a subcommand the container command c
+// does not have.
+func errSubcommand(c *command, sub []byte) string {
+	return "ERR unknown subcommand '" + string(sub[:min(len(sub), 128)]) +
+		"'. Try " + strings.ToUpper(c.name) + " HELP."
 }
 
-// errSubcommand is Redis's error for a subcommand it does not have.
-func errSubcommand(args [][]byte) string {
-	return "ERR unknown subcommand '" + string(args[1][:min(len(args[1]), 128)]) +
-		"'. Try " + strings.ToUpper(respLookup(args[0]).name) + " HELP."
-}
-
-// respClient: CLIENT SETNAME, GETNAME, ID, and SETINFO (Redis 7.2's, which
-// clients send and which is accepted and ignored).
-func respClient(st *respState, w *respWriter, args [][]byte) {
-	if m, ok := respSubcommand(w, args, "setname", 3); m {
-		if ok && st.setName(w, args[2]) {
-			w.simple("OK")
-		}
-	} else if m, ok := respSubcommand(w, args, "getname", 2); m {
-		switch {
-		case ok && st.name == "":
-			w.outNil()
-		case ok:
-			w.outStr(st.name)
-		}
-	} else if m, ok := respSubcommand(w, args, "id", 2); m {
-		if ok {
-			w.outInt(st.id)
-		}
-	} else if m, ok := respSubcommand(w, args, "setinfo", 4); m {
-		if ok {
-			w.simple("OK")
-		}
-	} else {
-		w.err(errSubcommand(args))
+// respClientSetName: CLIENT SETNAME name.
+func respClientSetName(st *respState, w *respWriter, args [][]byte) {
+	if st.setName(w, args[2]) {
+		w.simple("OK")
 	}
 }
 
-// respCommandCmd: COMMAND, COMMAND COUNT, COMMAND INFO, COMMAND LIST,
-// COMMAND DOCS. The table describes the commands of respCommands, each by
-// its name, arity and key positions (no flags, categories or key specs),
-// so COMMAND and COMMAND COUNT agree.
-func respCommandCmd(st *respState, w *respWriter, args [][]byte) {
-	if len(args) == 1 {
-		names := respCommandNames()
-		w.outArr(len(names))
-		for _, name := range names {
-			respCommandInfo(w, respCommands[name])
-		}
+// respClientGetName: CLIENT GETNAME, null for no name.
+func respClientGetName(st *respState, w *respWriter, args [][]byte) {
+	if st.name == "" {
+		w.outNil()
 		return
 	}
-	if m, ok := respSubcommand(w, args, "count", 2); m {
-		if ok {
-			w.outInt(int64(len(respCommands)))
-		}
-	} else if m, ok := respSubcommand(w, args, "list", -2); m {
-		if ok {
-			names := respCommandNames()
-			w.outArr(len(names))
-			for _, name := range names {
-				w.outStr(name)
-			}
-		}
-	} else if m, ok := respSubcommand(w, args, "info", -2); m {
-		if ok {
-			w.outArr(len(args) - 2)
-			for _, name := range args[2:] {
-				respCommandInfo(w, respLookup(name))
-			}
-		}
-	} else if m, ok := respSubcommand(w, args, "docs", -2); m {
-		if ok {
-			w.outMap(0) // no documentation, which clients accept
-		}
-	} else {
-		w.err(errSubcommand(args))
+	w.outStr(st.name)
+}
+
+// respClientID: CLIENT ID.
+func respClientID(st *respState, w *respWriter, args [][]byte) { w.outInt(st.id) }
+
+// respClientSetInfo: CLIENT SETINFO (Redis 7.2's), which clients send
+// and which is accepted and ignored.
+func respClientSetInfo(st *respState, w *respWriter, args [][]byte) { w.simple("OK") }
+
+// respCommandCmd: COMMAND, from the command table: each RESP command by
+// its name, arity, flags and key positions (no ACL categories or key
+// specs), so COMMAND and COMMAND COUNT agree.
+func respCommandCmd(st *respState, w *respWriter, args [][]byte) {
+	workDone += kCommandRowWork * len(commands) // the rows walked, and written
+	names := respCommandNames()
+	w.outArr(len(names))
+	for _, name := range names {
+		respCommandInfo(w, commands[name])
 	}
 }
+
+// respCommandCount: COMMAND COUNT.
+func respCommandCount(st *respState, w *respWriter, args [][]byte) {
+	workDone += kCommandRowWork * len(commands)
+	w.outInt(int64(len(respCommandNames())))
+}
+
+// respCommandList: COMMAND LIST (no filter).
+func respCommandList(st *respState, w *respWriter, args [][]byte) {
+	workDone += kCommandRowWork * len(commands)
+	names := respCommandNames()
+	w.outArr(len(names))
+	for _, name := range names {
+		w.outStr(name)
+	}
+}
+
+// respCommandInfoCmd: COMMAND INFO name..., a subcommand's name
+// (container|sub) too.
+func respCommandInfoCmd(st *respState, w *respWriter, args [][]byte) {
+	w.outArr(len(args) - 2)
+	for _, name := range args[2:] {
+		c := respLookup(name)
+		if c == nil {
+			c = lookupSubcommandName(name)
+		}
+		respCommandInfo(w, c)
+	}
+}
+
+// respCommandDocs: COMMAND DOCS: no documentation, which clients accept.
+func respCommandDocs(st *respState, w *respWriter, args [][]byte) { w.outMap(0) }
+
+// kCommandRowWork is what one row of the table counts in the work meter
+// when COMMAND lists it, beside its bytes: its name sorted, its fields and
+// flags written one by one.
+const kCommandRowWork = 8
 
 // respCommandInfo writes one command's entry in COMMAND's reply, in Redis
 // 7's shape, or null for no such command.
-func respCommandInfo(w *respWriter, c *respCommand) {
+func respCommandInfo(w *respWriter, c *command) {
 	if c == nil {
 		w.outNil()
 		return
@@ -232,14 +223,38 @@ func respCommandInfo(w *respWriter, c *respCommand) {
 	w.outArr(10)
 	w.outStr(c.name)
 	w.outInt(int64(c.arity))
-	w.outArr(0) // flags
+	n := 0
+	for _, f := range cmdFlagNames {
+		if c.flags&f.flag != 0 {
+			n++
+		}
+	}
+	w.outSet(n)
+	for _, f := range cmdFlagNames {
+		if c.flags&f.flag != 0 {
+			w.simple(f.name)
+		}
+	}
 	w.outInt(int64(c.first))
 	w.outInt(int64(c.last))
 	w.outInt(int64(c.step))
-	w.outArr(0) // ACL categories
-	w.outArr(0) // tips
+	w.outSet(0) // ACL categories
+	w.outSet(0) // tips
 	w.outArr(0) // key specs
-	w.outArr(0) // subcommands
+	w.outArr(len(c.subs))
+	for _, sub := range c.subs {
+		respCommandInfo(w, sub)
+	}
+}
+
+// outSet starts a set of n elements, as COMMAND's flags are: RESP3 has
+// sets; in RESP2 it is an array.
+func (w *respWriter) outSet(n int) {
+	if w.ver != resp.RESP3 {
+		w.outArr(n)
+	} else if w.room(respHeaderMax) {
+		w.buf = append(strconv.AppendInt(append(w.buf, '~'), int64(n), 10), "\r\n"...)
+	}
 }
 
 // respSelect: SELECT 0. There is one database, as in Redis Cluster; the
@@ -268,9 +283,8 @@ var respConfigParams = [][2]string{{"save", ""}, {"appendonly", "no"}}
 // nothing in a name looked up).
 func configIsPattern(name []byte) bool { return strings.ContainsAny(string(name), "*?[") }
 
-// configGetWork is the most work a queued CONFIG GET may do, counted
-// against kMaxExecWork as respExecWeight counts KEYS's: each pattern's
-// steps against each name (package glob's bound, the pattern's length
+// configGetWork is the most work a CONFIG GET may do, which EXEC weighs
+// before running it (costConfig): each pattern's steps against each name (package glob's bound, the pattern's length
 // times the name's), up to kConfigMatchMaxSteps and the one set that may
 // take the matches past it. A name looked up costs none.
 func configGetWork(args [][]byte) int {
@@ -298,27 +312,14 @@ const kConfigMatchMaxSteps = 1 << 18
 // more than kConfigMatchMaxSteps to match against the parameters' names.
 var errConfigMatchTooCostly = "ERR the pattern would take more than " + strconv.Itoa(kConfigMatchMaxSteps) + " steps to match against the parameters' names: use a shorter pattern"
 
-// respConfig: CONFIG GET parameter... replies the parameters asked for.
-// As in Redis, a name without glob characters is looked up in any case
-// and answered under the name given; a pattern is matched in any case and
-// answered with the parameter's own name. A pattern's matches are
-// bounded (kConfigMatchMaxSteps) and counted as KEYS's are: a set of
+// respConfigGet: CONFIG GET parameter... replies the parameters asked
+// for. As in Redis, a name without glob characters is looked up in any
+// case and answered under the name given; a pattern is matched in any
+// case and answered with the parameter's own name. A pattern's matches
+// are bounded (kConfigMatchMaxSteps) and counted as KEYS's are: a set of
 // 512 KiB is walked once per byte a * tries, and a pipeline of such
 // requests would otherwise hold the event loop uncounted.
-func respConfig(st *respState, w *respWriter, args [][]byte) {
-	m, ok := respSubcommand(w, args, "get", -3)
-	if !m {
-		for _, sub := range []string{"SET", "RESETSTAT", "REWRITE"} {
-			if cmdIs(args[1], sub) {
-				w.err("ERR CONFIG " + sub + " is not supported: this server has no settings to change")
-				return
-			}
-		}
-		w.err(errSubcommand(args))
-	}
-	if !ok {
-		return
-	}
+func respConfigGet(st *respState, w *respWriter, args [][]byte) {
 	// Each pattern is lowered once (the names are in lower case), not once
 	// per parameter.
 	patterns := make([]string, len(args)-2)
@@ -364,4 +365,11 @@ params:
 		w.outStr(p[0])
 		w.outStr(p[1])
 	}
+}
+
+// respConfigUnsupported: CONFIG SET, RESETSTAT and REWRITE, which Redis
+// has and this server refuses.
+func respConfigUnsupported(st *respState, w *respWriter, args [][]byte) {
+	w.err("ERR " + strings.ToUpper(strings.Replace(running.name, "|", " ", 1)) +
+		" is not supported: this server has no settings to change")
 }

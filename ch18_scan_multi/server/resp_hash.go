@@ -10,28 +10,9 @@ import (
 // for RESP3's map and a reply larger than the book's 4 KiB, and so have
 // HMGET, HINCRBY, HKEYS and HVALS, which the book's protocol lacks.
 
-// respHashCommands are the hash commands that run as they are.
-var respHashCommands = map[string]func(cmd []string, w replyWriter){
-	"hget": doHGet, "hdel": doHDel, "hlen": doHLen, "hexists": doHExists,
-	"hexpire": doHExpire, "hpexpire": doHExpire, "hexpireat": doHExpire, "hpexpireat": doHExpire,
-	"hpersist": doHPersist,
-	"httl":     doHTTL, "hpttl": doHTTL, "hexpiretime": doHTTL, "hpexpiretime": doHTTL,
-	"hsetex": doHSetEx, "hgetex": doHGetEx,
-}
-
-// hashArgs copies the arguments into strings, which package hashes takes.
-func hashArgs(args [][]byte) []string {
-	cmd := make([]string, len(args))
-	for i, a := range args {
-		cmd[i] = string(a)
-	}
-	return cmd
-}
-
-// respHash runs one of respHashCommands.
-func respHash(st *respState, w *respWriter, args [][]byte) {
-	cmd := hashArgs(args)
-	respHashCommands[respLookup(args[0]).name](cmd, w)
+// respHash runs fn, a hash command of chapter 15, on the RESP listener.
+func respHash(fn func(cmd []string, w replyWriter)) respHandler {
+	return func(st *respState, w *respWriter, args [][]byte) { fn(hashArgs(args), w) }
 }
 
 // respHSet: HSET key field value [field value ...].
@@ -64,8 +45,8 @@ func respHGetAll(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR response is too big")
 		return
 	}
+	workDone += ent.obj.hash.StoredLen() // the fields GetAll walks, expired ones too
 	pairs := ent.obj.hash.GetAll(now)
-	workDone += len(pairs)
 	hashDone(ent, now)
 	w.outMap(len(pairs))
 	for _, p := range pairs {
@@ -156,7 +137,11 @@ func respHIncrBy(st *respState, w *respWriter, args [][]byte) {
 // respHKeysVals: HKEYS key and HVALS key. Like HGETALL's, a reply that
 // cannot fit in kRESPMaxReply is refused before the walk: each field takes
 // at least 6 bytes ("$0\r\n\r\n").
-func respHKeysVals(st *respState, w *respWriter, args [][]byte) {
+func respHKeysVals(keys bool) respHandler {
+	return func(st *respState, w *respWriter, args [][]byte) { respHKeysOrVals(w, args, keys) }
+}
+
+func respHKeysOrVals(w *respWriter, args [][]byte, keys bool) {
 	ent, ok := respHashRead(w, args[1])
 	if !ok {
 		return
@@ -170,10 +155,9 @@ func respHKeysVals(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR response is too big")
 		return
 	}
+	workDone += ent.obj.hash.StoredLen() // the fields GetAll walks, expired ones too
 	pairs := ent.obj.hash.GetAll(now)
-	workDone += len(pairs)
 	hashDone(ent, now)
-	keys := cmdIs(args[0], "hkeys")
 	w.outArr(len(pairs))
 	for _, p := range pairs {
 		if keys {

@@ -23,34 +23,6 @@ func respType(st *respState, w *respWriter, args [][]byte) {
 	w.simple(typeName(lookupEntry(args[1])))
 }
 
-// typeName is TYPE's answer for ent, which may be nil.
-func typeName(ent *entry) string {
-	switch {
-	case ent == nil:
-		return "none"
-	case ent.typ() == tZSet:
-		return "zset"
-	case ent.typ() == tHash:
-		return "hash"
-	}
-	return "string"
-}
-
-// gStats holds the counters INFO reports. Each is a plain integer that
-// the event loop bumps where the event happens: no lock (there is one
-// thread), no allocation.
-var gStats struct {
-	connsReceived int64 // connections accepted, on either listener
-	connsOpen     int64 // connections open now
-	commands      int64 // requests answered, on either listener
-	expiredKeys   int64 // keys removed because their TTL was due
-	// Samples of commands for instantaneous_ops_per_sec (see opsPerSec).
-	opsAt    time.Time
-	opsCount int64
-	opsRates [kOpsSamples]float64
-	opsNext  int
-}
-
 // serverStart is when the server started, for uptime_in_seconds; runID
 // tells one run of it from another, as Redis's run_id does.
 var (
@@ -139,6 +111,7 @@ func respInfo(st *respState, w *respWriter, args [][]byte) {
 	var b strings.Builder
 	for _, s := range infoSections {
 		if want[s] {
+			workDone += kInfoSectionWork
 			if b.Len() > 0 {
 				b.WriteString("\r\n")
 			}
@@ -159,6 +132,11 @@ func respInfo(st *respState, w *respWriter, args [][]byte) {
 	}
 	w.outStr(text)
 }
+
+// kInfoSectionWork is what writing one section of INFO counts in the
+// work meter, beside its bytes: its fields are formatted one by one, and
+// some take a system call (getrusage, getrlimit, getsockname).
+const kInfoSectionWork = 24
 
 // infoSection writes one section of INFO, its header first.
 func infoSection(b *strings.Builder, name string) {

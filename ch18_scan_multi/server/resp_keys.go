@@ -159,14 +159,16 @@ func errExpireTime(cmd string) string {
 	return "ERR invalid expire time in '" + cmd + "' command"
 }
 
-// respExpire: EXPIRE key seconds [NX|XX|GT|LT], PEXPIRE key ms [...]. As
-// in Redis, a time not in the future deletes the key, and the options
-// compare with the key's current expiry (none counts as infinite).
-func respExpire(st *respState, w *respWriter, args [][]byte) {
-	name := "expire"
-	if cmdIs(args[0], "pexpire") {
-		name = "pexpire"
-	}
+// respExpireIn returns EXPIRE key seconds [NX|XX|GT|LT] (unitMs 1000) or
+// PEXPIRE key ms [...] (unitMs 1). As in Redis, a time not in the future
+// deletes the key, and the options compare with the key's current expiry
+// (none counts as infinite).
+func respExpireIn(unitMs int64) respHandler {
+	return func(st *respState, w *respWriter, args [][]byte) { respExpire(w, args, unitMs) }
+}
+
+func respExpire(w *respWriter, args [][]byte, unitMs int64) {
+	name := running.name
 	var nx, xx, gt, lt bool
 	for _, opt := range args[3:] {
 		switch {
@@ -196,13 +198,11 @@ func respExpire(st *respState, w *respWriter, args [][]byte) {
 		w.err(errNotInt)
 		return
 	}
-	if name == "expire" {
-		if when > math.MaxInt64/1000 || when < math.MinInt64/1000 {
-			w.err(errExpireTime(name))
-			return
-		}
-		when *= 1000
+	if when > math.MaxInt64/unitMs || when < math.MinInt64/unitMs {
+		w.err(errExpireTime(name))
+		return
 	}
+	when *= unitMs
 	nowMs := int64(getUnixMs())
 	if when > math.MaxInt64-nowMs {
 		w.err(errExpireTime(name))
@@ -228,9 +228,14 @@ func respExpire(st *respState, w *respWriter, args [][]byte) {
 	w.outInt(1)
 }
 
-// respTTL: TTL key and PTTL key: the time left, -1 if the key has no
-// TTL, -2 if there is no such key; TTL rounds to seconds as Redis does.
-func respTTL(st *respState, w *respWriter, args [][]byte) {
+// respTTLIn returns TTL key (unitMs 1000) or PTTL key (1): the time left,
+// -1 if the key has no TTL, -2 if there is no such key; TTL rounds to
+// seconds as Redis does.
+func respTTLIn(unitMs int64) respHandler {
+	return func(st *respState, w *respWriter, args [][]byte) { respTTL(w, args, unitMs) }
+}
+
+func respTTL(w *respWriter, args [][]byte, unitMs int64) {
 	ent := lookupEntry(args[1])
 	if ent == nil {
 		w.outInt(-2)
@@ -243,10 +248,7 @@ func respTTL(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	ms := at - nowMs
-	if cmdIs(args[0], "ttl") {
-		ms = (ms + 500) / 1000
-	}
-	w.outInt(ms)
+	w.outInt((ms + unitMs/2) / unitMs)
 }
 
 // respPersist: PERSIST key drops the key's TTL; replies 1 if it had one.

@@ -2,8 +2,8 @@ package server
 
 import (
 	"strconv"
+	"strings"
 
-	"example.com/byor/ch18_scan_multi/keytable"
 	"example.com/byor/ch18_scan_multi/resp"
 )
 
@@ -23,22 +23,7 @@ import (
 //
 //   - WATCH. Optimistic locking: EXEC fails (a null array) if a watched key
 //     was modified since WATCH, by anyone, through either protocol, or by
-//     its expiry. As in Redis, each watched key maps to the connections
-//     watching it (watchers), and every change of a key in the key space
-//     calls touchKey, which marks those connections dirty. touchKey is
-//     called from the key space's few mutation points (insertEntry,
-//     entryDel, entry.setVal, entrySetTTL in commands.go), which every
-//     command of both protocols and the expiry timers go through, plus the
-//     commands that change a sorted set's or a hash's contents in place;
-//     a FLUSHALL marks the watchers of every key it drops (touchFlushed).
-//     A write that changes nothing (DEL of a missing key, SET NX of an
-//     existing one) touches nothing. A connection marked dirty stops
-//     watching the key written at once, so a key watched by many
-//     connections costs each of them once, however often it is written;
-//     its other keys it stops watching at its own EXEC, DISCARD, UNWATCH
-//     or close, counted in its own work: a write costs what the written
-//     key's watchers cost, not every key they watch. With no watcher at
-//     all, touchKey is one length check: the book's hot path pays nothing.
+//     its expiry (see watch.go).
 //
 //   - Bounds against a client who has read this. The commands queued are
 //     bytes the client makes the server hold, and so are its watched keys:
@@ -50,10 +35,11 @@ import (
 //     bound has left; a command whose reply does not fit gets "response is
 //     too big" as its element, as it would alone. And since EXEC runs in
 //     one turn whatever the turn's bounds (kMaxTurnWork, kMaxTurnRequests
-//     count it as one request), its work, the sum of its commands', is
-//     bounded when it is queued: kMaxExecWork, with the commands that walk
-//     a collection whatever their reply (KEYS, HGETALL) counted at their
-//     own bound.
+//     count it as one request), its work is bounded as a whole
+//     (kMaxExecWork): before anything runs, EXEC weighs a bound on each
+//     command's work from the command table's row and the data as it is
+//     (resp_cost.go), and refuses a transaction that could pass it, whole.
+//     As it runs, the work is charged as any request's is.
 
 const (
 	// kMaxQueued bounds the commands one transaction may queue; Redis has
@@ -75,31 +61,15 @@ const (
 	// replies, each capped at kRESPMaxReply as alone.
 	kRESPMaxExecReply = 4 << 20
 	// kMaxExecWork bounds the work one transaction may do, counted as
-	// workDone counts it: its arguments, and the bound of each command
-	// that may walk more than its reply shows (respExecWeight). It is 32
-	// turns' worth (kMaxTurnWork): a transaction stalls the loop longer
-	// than a turn may, but not without bound.
+	// workDone counts it (see work.go). It is 32 turns' worth
+	// (kMaxTurnWork): a transaction stalls the loop longer than a turn
+	// may, but not without bound.
 	kMaxExecWork = 32 * kMaxTurnWork
 )
-
-// respExecWeight is the most work of the commands that may visit far more
-// than their reply shows, counted against kMaxExecWork when queued. Other
-// commands stop once their reply is full (ZRANGE), and EXEC's replies are
-// capped as a whole (kRESPMaxExecReply), or do no more than their
-// arguments say.
-var respExecWeight = map[string]int{
-	"keys":    kKeysMaxScan + kMatchMaxSteps/kMatchStepsPerItem,
-	"hgetall": kRESPMaxReply / 12, // see respHGetAll
-	"hkeys":   kRESPMaxReply / 6,  // see respHKeysVals
-	"hvals":   kRESPMaxReply / 6,
-	"scan":    4*kScanMaxWork + kMatchMaxSteps/kMatchStepsPerItem, // with its walks again at half the count (see scanReply)
-	"append":  kMaxAppend >> 10,                                   // a copy of the value, 1 per KiB (see respAppend)
-}
 
 // The errors of the bounds, in Redis's style.
 var (
 	errTooManyQueued  = "ERR a transaction may queue at most " + strconv.Itoa(kMaxQueued) + " commands: this one was not queued, and EXEC will discard the transaction"
-	errTooMuchWork    = "ERR the transaction would visit more than " + strconv.Itoa(kMaxExecWork) + " keys, members or fields: this command was not queued, and EXEC will discard the transaction"
 	errQueueMemory    = "ERR the server's memory for clients is full (-max-output-mb): command not queued, and EXEC will discard the transaction"
 	errTooManyWatched = "ERR a connection may watch at most " + strconv.Itoa(kMaxWatched) + " keys: none of these was watched"
 	errWatchMemory    = "ERR the server's memory for clients is full (-max-output-mb): keys not watched"
@@ -118,9 +88,8 @@ const kExecElemMin = respHeaderMax + len(errExecTooBig)
 // MULTI, and the keys it watches.
 type txState struct {
 	// queue holds the commands queued, each argument copied out of the
-	// read buffer; queueWork is their work as kMaxExecWork counts it.
-	queue     [][][]byte
-	queueWork int
+	// read buffer.
+	queue [][][]byte
 	// watched maps each watched key to whether it had already expired
 	// (its TTL due, the key not yet reclaimed) when WATCH ran: such a
 	// key's reclaiming is not a change, as in Redis.
@@ -129,87 +98,6 @@ type txState struct {
 	dirty bool
 	// held is what the queue and the watched keys count in inputHeld.
 	held int
-}
-
-// watchers maps each watched key to the connections watching it.
-var watchers = map[string]map[*respState]struct{}{}
-
-// watchersPeak is the most keys watchers has held since it was made.
-var watchersPeak int
-
-// keyWatched reports whether some connection watches key: callers that
-// must do work to tell whether they change a key ask it first.
-func keyWatched[S ~string | ~[]byte](key S) bool {
-	if len(watchers) == 0 {
-		return false
-	}
-	_, ok := watchers[string(key)]
-	return ok
-}
-
-// touchKey notes that key was modified: each connection watching it will
-// fail its EXEC. Called where the key space changes, whichever protocol
-// or timer changes it (see the comment at the top of this file).
-func touchKey[S ~string | ~[]byte](key S) {
-	if len(watchers) == 0 {
-		return // no transaction watches anything: the usual case
-	}
-	if set := watchers[string(key)]; len(set) > 0 {
-		touchWatchers(string(key), set, lookupEntry(key) == nil)
-	}
-}
-
-// touchWatchers marks the connections in set, which watch key, dirty,
-// and takes them out of set: their EXEC will fail whatever else is
-// touched, so a hot key watched by many costs each of them once. Their
-// other watched keys stay in watchers until unwatchAll, which each of
-// them runs, and pays for, when its transaction ends: unwatching them all
-// here made one write cost every key of every watcher (some 10^5 map
-// operations for a key many clients watch with many others). A key gone
-// now that was already due when watched has not changed (Redis 7.0);
-// writing it again will be a change.
-func touchWatchers(key string, set map[*respState]struct{}, gone bool) {
-	for st := range set {
-		if gone && st.tx.watched[key] {
-			continue
-		}
-		st.tx.dirty = true
-		delete(set, st) // its entry in st.tx.watched stays, and what it holds
-	}
-	if len(set) == 0 {
-		delete(watchers, key)
-	}
-}
-
-// touchFlushed marks the connections watching keys that FLUSHALL drops
-// with old. As in Redis, a watched key that did not exist is not touched.
-// It walks the smaller of the two, the keys dropped or the keys watched,
-// so that FLUSHALL costs no more than one walk of either, and a FLUSHALL
-// of an empty key space (say, the second in one transaction) nothing.
-func touchFlushed(old *keytable.Table[entry]) {
-	switch {
-	case len(watchers) == 0 || old.Len() == 0:
-	case old.Len() < len(watchers):
-		workDone += old.Len()
-		old.All(func(ent *entry) {
-			if set := watchers[ent.key()]; len(set) > 0 {
-				touchWatchers(ent.key(), set, true)
-			}
-		})
-	default:
-		workDone += len(watchers)
-		for key, set := range watchers {
-			if old.Lookup(keytable.Hash(key), func(e *entry) bool { return e.key() == key }) != nil {
-				touchWatchers(key, set, true)
-			}
-		}
-	}
-}
-
-// entryDue reports whether the key's TTL is due though its timer has not
-// yet reclaimed it (processTimers reclaims a bounded number per turn).
-func entryDue(ent *entry) bool {
-	return ent.heapIdx != -1 && gData.heap[ent.heapIdx].Val <= getMonotonicUsec()
 }
 
 // respWatch: WATCH key... Keys already watched stay as they are. A WATCH
@@ -270,33 +158,9 @@ func respUnwatch(st *respState, w *respWriter, args [][]byte) {
 	w.simple("OK")
 }
 
-// unwatchAll forgets the keys the connection watches, and gives back what
-// they held. A key whose write made the connection dirty has already
-// dropped it from its watchers (touchWatchers): deleting it again finds
-// nothing, and a set another connection has made since for that key does
-// not hold it either.
-func (st *respState) unwatchAll() {
-	workDone += len(st.tx.watched)
-	for key := range st.tx.watched {
-		set := watchers[key]
-		delete(set, st)
-		if len(set) == 0 {
-			delete(watchers, key)
-		}
-		st.tx.held -= len(key) + kWatchOverhead
-		inputHeld -= len(key) + kWatchOverhead
-	}
-	st.tx.watched = nil
-	if len(watchers) == 0 && watchersPeak > 1024 {
-		// A Go map keeps its buckets when its entries are deleted: start
-		// afresh, so that a peak of watched keys is not held for good.
-		watchers, watchersPeak = map[string]map[*respState]struct{}{}, 0
-	}
-}
-
 // queueCommand queues a command of a transaction, checked already, and
 // answers QUEUED; or answers why it cannot, which dooms the transaction.
-func (st *respState) queueCommand(w *respWriter, c *respCommand, args [][]byte) {
+func (st *respState) queueCommand(w *respWriter, c *command, args [][]byte) {
 	if st.multiRefused {
 		// EXEC will discard the transaction: keep nothing more for it.
 		w.simple("QUEUED")
@@ -307,15 +171,9 @@ func (st *respState) queueCommand(w *respWriter, c *respCommand, args [][]byte) 
 		size += len(a) + kArgOverhead
 		bytes += len(a)
 	}
-	work := len(args) + respExecWeight[c.name]
-	if c.name == "config" {
-		work += configGetWork(args) // its patterns' bound, not a fixed weight
-	}
 	switch {
 	case len(st.tx.queue) >= kMaxQueued:
 		w.err(errTooManyQueued)
-	case st.tx.queueWork+work > kMaxExecWork:
-		w.err(errTooMuchWork)
 	case size > budgetLeft():
 		w.err(errQueueMemory)
 	default:
@@ -327,7 +185,6 @@ func (st *respState) queueCommand(w *respWriter, c *respCommand, args [][]byte) 
 			cmd[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
 		}
 		st.tx.queue = append(st.tx.queue, cmd)
-		st.tx.queueWork += work
 		st.tx.held += size
 		inputHeld += size
 		w.simple("QUEUED")
@@ -375,11 +232,11 @@ func respDiscard(st *respState, w *respWriter, args [][]byte) {
 }
 
 // respExecAbort answers an EXEC that is itself refused (its arguments are
-// wrong), as Redis does: the transaction, if any, is discarded and every
-// key unwatched.
-func respExecAbort(st *respState, w *respWriter, reason string) {
+// wrong: the error err), as Redis does: the transaction, if any, is
+// discarded and every key unwatched.
+func respExecAbort(st *respState, w *respWriter, err string) {
 	st.endMulti()
-	w.err("EXECABORT Transaction discarded because of: " + reason)
+	w.err("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(err, "ERR "))
 }
 
 // outNilArray writes the null array of a failed EXEC: "*-1" in RESP2,
@@ -435,6 +292,25 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 		w.err(errExecMemory)
 		return
 	}
+	// The transaction's work, bounded before anything runs: each
+	// command's, and the bytes of the reply (charged by respDo).
+	var plan execPlan
+	estimate := outerLimit / kWorkBytes
+	var weighed, did []int // for execDone
+	for _, cmd := range queue {
+		workDone += len(cmd)     // the weighing's lookups
+		c, _ := respResolve(cmd) // found when queued
+		e := plan.estimate(c, cmd)
+		estimate += e
+		if execDone != nil {
+			weighed = append(weighed, e)
+		}
+	}
+	if estimate > kMaxExecWork {
+		st.endMulti()
+		w.err(respExecRefusal(estimate))
+		return
+	}
 	w.limit = outerLimit
 	w.outArr(len(queue))
 	for i, cmd := range queue {
@@ -442,13 +318,27 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 		// and so that the elements after it keep their room.
 		w.start = len(w.buf)
 		w.limit = min(kRESPMaxReply, end-(len(queue)-1-i)*kExecElemMin-w.start)
+		before := workDone
 		workDone += len(cmd)
-		respLookup(cmd[0]).fn(st, w, cmd)
+		chargeBytes(argBytes(cmd))
+		c, _ := respResolve(cmd)
+		c.run(st, w, cmd)
 		if w.over {
 			w.truncate(w.start)
 			w.err(errExecTooBig)
 		}
+		if execDone != nil {
+			did = append(did, workDone-before)
+		}
+	}
+	if execDone != nil {
+		// And the reply's bytes, which respDo charges.
+		execDone(append(weighed, outerLimit/kWorkBytes), append(did, (len(w.buf)-outerStart)/kWorkBytes))
 	}
 	w.start, w.limit = outerStart, outerLimit
 	st.endMulti()
 }
+
+// execDone, if set (by tests), is told what each EXEC weighed and did:
+// each command's work, then its reply's bytes.
+var execDone func(weighed, did []int)

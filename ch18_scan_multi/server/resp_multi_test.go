@@ -359,26 +359,35 @@ func TestWatchBounded(t *testing.T) {
 	}
 }
 
-// TestExecWorkBounded: the work a transaction may do is bounded when it
-// is queued: KEYS, which walks the whole key space whatever it matches,
-// counts at its bound, and the KEYS past kMaxExecWork is refused.
+// TestExecWorkBounded: a transaction whose work could pass kMaxExecWork
+// is refused whole when EXEC weighs it, before anything runs: KEYS, which
+// walks the whole key space whatever it matches, weighs the keys and its
+// matching's bound. The SET queued before the KEYS does not run either.
 func TestExecWorkBounded(t *testing.T) {
 	resetTx(t)
 	a := newTxClient(t)
+	perKeys := costKeys(&execPlan{}, nil) + 2
+	n := kMaxExecWork/perKeys + 1
 	a.expect(okReply, "MULTI")
-	n := 0
-	for ; n < 100; n++ {
-		if got := a.do("KEYS", "*"); got != queued {
-			if got != "-"+errTooMuchWork+"\r\n" {
-				t.Fatalf("KEYS number %d: %q", n+1, got)
-			}
-			break
-		}
+	a.expect(queued, "SET", "x", "v")
+	for range n {
+		a.expect(queued, "KEYS", "*")
 	}
-	if want := kMaxExecWork / (respExecWeight["keys"] + 2); n != want {
-		t.Fatalf("%d KEYS queued, want %d", n, want)
+	if got := a.do("EXEC"); !strings.HasPrefix(got, "-EXECABORT Transaction discarded because of: it could do ") {
+		t.Fatalf("EXEC of %d KEYS: %q", n, got)
 	}
-	a.expect(execAborted, "EXEC")
+	if lookupEntry("x") != nil || a.st.inMulti {
+		t.Fatal("a refused EXEC ran its SET, or left the transaction open")
+	}
+	// Fewer fit.
+	a.expect(okReply, "MULTI")
+	a.expect(queued, "SET", "x", "v")
+	for range n / 2 {
+		a.expect(queued, "KEYS", "*")
+	}
+	if got := a.do("EXEC"); !strings.HasPrefix(got, fmt.Sprintf("*%d\r\n+OK\r\n", n/2+1)) {
+		t.Fatalf("EXEC of %d KEYS: %.60q", n/2, got)
+	}
 }
 
 // TestExecReplyBounded: EXEC's reply, which holds all its commands',

@@ -11,7 +11,7 @@ import (
 //
 // Its buffer grows by its own rule (room), never by append's: a reply is
 // cut off as soon as it would pass kRESPMaxReply, so the most a reply can
-// make a connection's write buffer hold is known exactly (respWbufNeed),
+// make a connection's write buffer hold is known exactly (respState.wbufNeed),
 // and a reply cut off is replaced by "ERR response is too big".
 type respWriter struct {
 	buf []byte

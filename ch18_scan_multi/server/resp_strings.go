@@ -121,23 +121,25 @@ func respString(w *respWriter, key []byte) (*entry, bool) {
 	return ent, true
 }
 
-// respIncr: INCR, DECR, INCRBY and DECRBY key [by]. The value must be an
-// integer as Redis reads one (respInt: no spaces, no leading zeros), a
-// missing key counts as 0, and the key keeps its TTL. A result past the
-// int64 range is refused, and nothing changes.
-func respIncr(st *respState, w *respWriter, args [][]byte) {
+// respIncrBy returns INCR and DECR key (sign +1 or -1), or with byArg
+// INCRBY and DECRBY key by. The value must be an integer as Redis reads
+// one (respInt: no spaces, no leading zeros), a missing key counts as 0,
+// and the key keeps its TTL. A result past the int64 range is refused,
+// and nothing changes.
+func respIncrBy(sign int64, byArg bool) respHandler {
+	return func(st *respState, w *respWriter, args [][]byte) { respIncr(w, args, sign, byArg) }
+}
+
+func respIncr(w *respWriter, args [][]byte, sign int64, byArg bool) {
 	by := int64(1)
-	if len(args) == 3 {
+	if byArg {
 		var ok bool
 		if by, ok = respInt(args[2]); !ok {
 			w.err(errNotInt)
 			return
 		}
 	}
-	switch {
-	case cmdIs(args[0], "decr"):
-		by = -1
-	case cmdIs(args[0], "decrby"):
+	if sign < 0 {
 		if by == math.MinInt64 {
 			w.err("ERR decrement would overflow") // -by does not exist
 			return
@@ -237,7 +239,7 @@ func respAppend(st *respState, w *respWriter, args [][]byte) {
 	default:
 		ent.kv += string(args[2])
 		touchKey(args[1])
-		workDone += len(ent.kv) >> 10 // a copy of it all: 1 per KiB
+		chargeBytes(len(ent.kv)) // a copy of it all
 		w.outInt(int64(len(ent.val())))
 	}
 }

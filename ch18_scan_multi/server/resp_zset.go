@@ -182,11 +182,14 @@ func respZCard(st *respState, w *respWriter, args [][]byte) {
 // (all with a negative count), which is the book's zquery. REV walks from
 // the other end, and by score takes the range as max min. ZREVRANGE is
 // ZRANGE by rank with REV. BYLEX is not supported.
-func respZRange(st *respState, w *respWriter, args [][]byte) {
+func respZRangeOf(zrev bool) respHandler {
+	return func(st *respState, w *respWriter, args [][]byte) { respZRange(w, args, zrev) }
+}
+
+func respZRange(w *respWriter, args [][]byte, zrev bool) {
 	var byScore, withScores bool
 	// As in Redis, REV and BYSCORE may each be given once, and never to
-	// ZREVRANGE, whose direction and kind of range are its name's.
-	zrev := cmdIs(args[0], "zrevrange")
+	// ZREVRANGE (zrev), whose direction and kind of range are its name's.
 	rev := zrev
 	offset, count := int64(0), int64(-1)
 	for i := 4; i < len(args); i++ {
@@ -352,7 +355,11 @@ func zLast(z *zset.ZSet) *zset.ZNode {
 // respZRank: ZRANK and ZREVRANK key member: the member's place counting
 // from 0, from the lowest score or from the highest; null if there is no
 // such member. Redis 7.0 has no WITHSCORE.
-func respZRank(st *respState, w *respWriter, args [][]byte) {
+func respZRankOf(rev bool) respHandler {
+	return func(st *respState, w *respWriter, args [][]byte) { respZRank(w, args, rev) }
+}
+
+func respZRank(w *respWriter, args [][]byte, rev bool) {
 	ent, ok := respZSet(w, args[1])
 	if !ok {
 		return
@@ -366,7 +373,7 @@ func respZRank(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	rank := ent.obj.zset.Rank(node)
-	if cmdIs(args[0], "zrevrank") {
+	if rev {
 		rank = int64(ent.obj.zset.Len()) - 1 - rank
 	}
 	w.outInt(rank)
