@@ -117,9 +117,10 @@ func TestHash(t *testing.T) {
 
 // deleteAll fills a table with n keys and deletes them all in the order
 // given by order (called again whenever the table starts a resize, as a
-// client may list the keys again, and when the table takes a new salt); it
-// returns the slots the deletes' walks looked at, resizes included, and
-// how many new salts the table took.
+// client may list the keys again, and when the table takes a new salt), a
+// Step after each as the server takes; it returns the slots the deletes'
+// walks looked at, resizes included, and how many new salts the table
+// took.
 func deleteAll(t *testing.T, n int, order func(h *Table[item]) []string) (int, int) {
 	t.Helper()
 	h := newItems(Hash[string])
@@ -127,18 +128,17 @@ func deleteAll(t *testing.T, n int, order func(h *Table[item]) []string) (int, i
 		k := fmt.Sprintf("key:%d", i)
 		h.Insert(Hash(k), &item{k, i})
 	}
-	for h.old.tags != nil { // finish growing: count only the deletes
-		get(h, Hash[string], "")
-	}
+	finish(h) // count only the deletes
 	start, epoch := h.probes(), h.epoch
 	for h.Len() > 0 {
 		keys := order(h)
-		resizing, salted := h.old.tags != nil, h.epoch
+		resizing, salted := h.resizing(), h.epoch
 		for _, k := range keys {
 			if del(h, Hash[string], k) == nil {
 				t.Fatalf("Delete(%q) found nothing", k)
 			}
-			if !resizing && h.old.tags != nil || h.epoch != salted {
+			h.Step(StepWork) // as the server does after each request
+			if !resizing && h.resizing() || h.epoch != salted {
 				break // a new table: list again
 			}
 		}
@@ -151,7 +151,12 @@ func deleteAll(t *testing.T, n int, order func(h *Table[item]) []string) (int, i
 func tableOrder(h *Table[item]) []string {
 	var keys []string
 	for c := uint64(0); ; {
-		c, _ = h.Scan(c, 100, func(it *item) { keys = append(keys, it.key) })
+		c, _ = h.Scan(c, 100, 1<<30, func(g []*item) bool {
+			for _, it := range g {
+				keys = append(keys, it.key)
+			}
+			return true
+		})
 		if c == 0 {
 			return keys
 		}
