@@ -253,3 +253,45 @@ func keptKeys(h *Table[item]) map[string]int {
 	h.All(func(it *item) { m[it.key] = it.val })
 	return m
 }
+
+// TestChangeOfSaltInSteps: deleting every key in Scan's order, listed
+// once, crowds the smaller array of a shrink, and the table takes a new
+// salt; its entries then move to the new array in steps, as in a resize,
+// while the deletes go on. No delete, with the Step a server takes after
+// it, walks or moves more than a few hundred slots: rebuilding the table
+// at once, as it did, walked every slot of it in the one delete that
+// noticed (100,000 keys: the 53,000 left, in one delete).
+func TestChangeOfSaltInSteps(t *testing.T) {
+	const n = 100000
+	h := newItems(Hash[string])
+	for i := range n {
+		k := fmt.Sprintf("key:%d", i)
+		h.Insert(Hash(k), &item{k, i})
+	}
+	finish(h)
+	h.Step(0) // the inserts' work: not this test's
+	keys, epoch := tableOrder(h), h.epoch
+	worstWalk, worstStep, migrating := 0, 0, 0
+	for _, k := range keys {
+		before, moved := h.probes(), h.moved
+		if del(h, Hash[string], k) == nil {
+			t.Fatalf("Delete(%q) found nothing", k)
+		}
+		if h.moved != moved {
+			t.Fatalf("a delete moved %d slots", h.moved-moved)
+		}
+		w := h.Step(StepWork)
+		worstWalk, worstStep = max(worstWalk, h.probes()-before), max(worstStep, w)
+		if h.migrating() {
+			migrating++
+		}
+	}
+	t.Logf("%d keys deleted in Scan's order: %d new salts, %d deletes while the entries moved; the longest delete and step walked %d slots, the costliest step %d units",
+		n, h.epoch-epoch, migrating, worstWalk, worstStep)
+	if h.epoch == epoch || migrating == 0 {
+		t.Fatal("the deletes took no new salt: the test does not exercise it")
+	}
+	if worstWalk > 4*StepWork || worstStep > 2*StepWork {
+		t.Errorf("one delete and its step walked %d slots, one step did %d units", worstWalk, worstStep)
+	}
+}

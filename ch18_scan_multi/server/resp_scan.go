@@ -62,7 +62,9 @@ var gScanKeys []*entry
 // (before filtering them), or done ten times count units of work, or
 // kScanMaxWork. Its work counts every key the table hashes on the way by
 // its bytes (keytable's Scan weighs them with keyWeight), and ends the
-// walk early once the budget is spent, so long keys make short walks.
+// walk early once the budget is spent, or once it has hashed about as
+// many bytes of keys as the reply has room for: long keys make short
+// walks.
 // Matching with keep is work too: extra returns it, and past the budget
 // the walk ends before the next place. The work goes in workDone. A key
 // whose TTL has passed, though its timer has not removed it yet, is
@@ -97,8 +99,12 @@ func scanKeys(cursor uint64, count int, keep func(*entry) bool, extra func() int
 		return true
 	}
 	for {
+		// A call's walk may hash no more bytes of keys than the reply has
+		// room for: the keys past those would only be hashed again by the
+		// next call.
 		var w int
-		cursor, w = gData.db.Scan(cursor, count, budget-work, take)
+		room := max(0, limit-size) / kKeyBytesPerItem
+		cursor, w = gData.db.Scan(cursor, count, min(budget-work, room), take)
 		work += w
 		if cursor == 0 || full || seen >= count || work+extra() >= budget {
 			break
