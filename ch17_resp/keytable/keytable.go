@@ -65,12 +65,12 @@ const (
 const (
 	// kMinSlots is the size of the first table.
 	kMinSlots = 8
-	// kInsertMoves is how many slots of the old array every insert looks
+	// kInsertMoves is how many slots of the old table every insert looks
 	// at while a resize is under way, moving the entries it finds to the
-	// new one. Inserts are what fill the new array, so they are what must
-	// empty the old one in time: startResizing sizes the new array so that
+	// new one. Inserts are what fill the new table, so they are what must
+	// empty the old one in time: startResizing sizes the new table so that
 	// the inserts can never fill it first (see newSizeFor). Lookups and
-	// deletes move nothing, and stay a find in each array.
+	// deletes move nothing, and stay a find in each table.
 	kInsertMoves = 16
 )
 
@@ -280,13 +280,14 @@ func (h *Table[T]) Delete(hcode uint64, match func(*T) bool) *T {
 }
 
 // Step moves a resize under way along by about budget units of work (the
-// slot it ends on may take it past), and returns the work resizes have done since the last
-// Step: its own and the inserts' in between. A unit is a slot of the old
-// table looked at; an entry moved adds the slots its put looks at in the
-// new one and its weight (see New). A server calls Step once per request
-// and counts what it returns as that request's work: a resize is then paid
-// for a bounded share at a time, by the requests that happen to follow
-// it, and a table that only answers lookups still finishes its resizes.
+// slot it ends on may take it past), and returns the work resizes have
+// done since the last Step: its own and the inserts' in between. A unit
+// is a slot of the old table looked at; an entry moved adds the slots its
+// put looks at in the new one and its weight (see New). A server calls
+// Step once per request and counts what it returns as that request's
+// work: a resize is then paid for a bounded share at a time, by the
+// requests that happen to follow it, and a table that only answers
+// lookups still finishes its resizes. Step(0) only returns the work.
 func (h *Table[T]) Step(budget int) int {
 	for own := 0; h.old.tags != nil && own < budget; {
 		w := h.moveSlots(1)

@@ -122,7 +122,7 @@ const (
 	// quarters. A put may also take a slot marked deleted, which ends its
 	// walk as an empty one would, so walks see at most the live entries,
 	// never more than three quarters of the slots. A false alarm only
-	// costs a rebuild, and a restart of the scans under way.
+	// costs the moves of a resize, and a restart of the scans under way.
 	//
 	// Keys chosen in one stretch of the hash's range (or left there by
 	// ordered deletes) fill their stretch of the array to a load of 1 or
@@ -140,9 +140,9 @@ const (
 	// miss walks both arrays, 17 at worst. The mean of a thousand walks
 	// stays close to that; what passes 32 is a key set that crowds, or a
 	// few keys looked up again and again that happen to sit in one of the
-	// long runs a large table has by chance: that false alarm costs a
-	// rebuild and a restart of the scans under way, and leaves those keys
-	// somewhere else at random, in a table half full.
+	// long runs a large table has by chance: that false alarm costs the
+	// moves of a resize and a restart of the scans under way, and leaves
+	// those keys somewhere else at random, in a table half full.
 	kFindWindow = 1024
 	kFindWalk   = 32
 )
@@ -403,7 +403,7 @@ func (h *Table[T]) delete(hcode uint64, match func(*T) bool) *T {
 // Step once per request and counts what it returns as that request's
 // work: a resize is then paid for a bounded share at a time, by the
 // requests that happen to follow it, and a table that only answers
-// lookups still finishes its resizes.
+// lookups still finishes its resizes. Step(0) only returns the work.
 func (h *Table[T]) Step(budget int) int {
 	h.work += h.moveWork(budget)
 	work := h.work
