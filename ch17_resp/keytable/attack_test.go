@@ -117,8 +117,8 @@ func TestHash(t *testing.T) {
 
 // deleteAll fills a table with n keys and deletes them all in the order
 // given by order (called again whenever the table starts a resize, as a
-// client may list the keys again); it returns the slots the deletes' walks
-// looked at, resizes included.
+// client may list the keys again), a Step after each as the server takes;
+// it returns the slots the deletes' walks looked at, resizes included.
 func deleteAll(t *testing.T, n int, order func(h *Table[item]) []string) int {
 	t.Helper()
 	h := newItems(Hash[string])
@@ -126,18 +126,17 @@ func deleteAll(t *testing.T, n int, order func(h *Table[item]) []string) int {
 		k := fmt.Sprintf("key:%d", i)
 		h.Insert(Hash(k), &item{k, i})
 	}
-	for h.old.tags != nil { // finish growing: count only the deletes
-		get(h, Hash[string], "")
-	}
+	finish(h) // count only the deletes
 	start := h.probes()
 	for h.Len() > 0 {
 		keys := order(h)
-		resizing := h.old.tags != nil
+		resizing := h.resizing()
 		for _, k := range keys {
 			if del(h, Hash[string], k) == nil {
 				t.Fatalf("Delete(%q) found nothing", k)
 			}
-			if !resizing && h.old.tags != nil {
+			h.Step(StepWork) // as the server does after each request
+			if !resizing && h.resizing() {
 				break // a new table: list again
 			}
 		}

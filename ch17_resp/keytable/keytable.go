@@ -1,6 +1,11 @@
 // Package keytable is the hashtable of chapter 16's key space: open
 // addressing with linear probing, and a resize that, like the book's,
-// moves entries a few at a time so that no single request pays for it.
+// moves entries a few at a time so that no single request pays for it:
+// a few slots at every insert, and a step of bounded work once per
+// request (Step), which returns its work for the server to count.
+// Lookups move nothing: the book's table moved entries at every lookup
+// too, so a request of thousands of lookups during a resize paid for
+// much of it, and its work was counted nowhere.
 //
 // The book's table (package hashtable, still used by sorted sets and
 // hashes) chains nodes in buckets and allows eight nodes per bucket on
@@ -60,10 +65,19 @@ const (
 const (
 	// kMinSlots is the size of the first table.
 	kMinSlots = 8
-	// kResizingWork bounds how many slots of the old table one operation
-	// looks at, moving the entries it finds to the new one.
-	kResizingWork = 128
+	// kInsertMoves is how many slots of the old table every insert looks
+	// at while a resize is under way, moving the entries it finds to the
+	// new one. Inserts are what fill the new table, so they are what must
+	// empty the old one in time: startResizing sizes the new table so that
+	// the inserts can never fill it first (see newSizeFor). Lookups and
+	// deletes move nothing, and stay a find in each table.
+	kInsertMoves = 16
 )
+
+// StepWork is the work a server gives Step once per request: enough that
+// a resize ends after some thousands of requests even when none inserts,
+// little enough beside what a request costs anyway.
+const StepWork = 256
 
 // tab is one table: tags and entries, both of the same length.
 type tab[T any] struct {
@@ -153,9 +167,10 @@ func (t *tab[T]) after(i int) int {
 }
 
 // put stores ent, whose key has hash code hcode, in the first free slot
-// of its walk. Reusing a deleted slot is safe here because the caller has
-// made sure the key is absent.
-func (t *tab[T]) put(hcode uint64, ent *T) {
+// of its walk, and returns how many slots the walk looked at. Reusing a
+// deleted slot is safe here because the caller has made sure the key is
+// absent.
+func (t *tab[T]) put(hcode uint64, ent *T) int {
 	m := t.mix(hcode)
 	i, n := t.home(m), 1
 	for ; t.tags[i] > tagDeleted; n++ {
@@ -168,6 +183,7 @@ func (t *tab[T]) put(hcode uint64, ent *T) {
 	t.tags[i] = tagOf(m)
 	t.ents[i] = ent
 	t.live++
+	return n
 }
 
 // remove marks slot i deleted and returns its entry.
@@ -188,27 +204,35 @@ func (t *tab[T]) remove(i int) *T {
 //
 // While a resize is under way the entries are spread over two tables, the
 // new one and the old one being emptied into it, and a lookup consults
-// both.
+// both. The old one is emptied a few slots at every insert (kInsertMoves)
+// and by Step, which the caller runs once per request with a budget: no
+// request pays for a whole resize, nor for more than it is charged.
 type Table[T any] struct {
-	hash func(*T) uint64
-	cur  tab[T] // every insertion goes here
-	old  tab[T] // being emptied into cur; zero when no resize is under way
-	next int    // the first slot of old not yet moved
-	gone int    // probes of the tables dropped so far: for the tests
+	hash   func(*T) uint64
+	weight func(*T) int // what hashing an entry's key costs; nil: nothing
+	cur    tab[T]       // every insertion goes here
+	old    tab[T]       // being emptied into cur; zero when no resize is under way
+	next   int          // the first slot of old not yet moved
+	work   int          // work of the resizes since the last Step, which returns it
+	moved  int          // slots of old tables looked at by resizes: for the tests
+	gone   int          // probes of the tables dropped so far: for the tests
 }
 
-// New returns an empty table whose entries hash with hash.
-func New[T any](hash func(*T) uint64) *Table[T] {
-	return &Table[T]{hash: hash}
+// New returns an empty table whose entries hash with hash. weight, if not
+// nil, is the work of hashing an entry's key, in the caller's units beyond
+// the one every slot a resize looks at costs (a server counts the key's
+// bytes, since hashing a long key costs more than a short one); see Step.
+func New[T any](hash func(*T) uint64, weight func(*T) int) *Table[T] {
+	return &Table[T]{hash: hash, weight: weight}
 }
 
 // Len returns the number of entries.
 func (h *Table[T]) Len() int { return h.cur.live + h.old.live }
 
 // Lookup returns the entry with hash code hcode that match accepts, or nil.
-// match is only called for entries whose tag equals the key's.
+// match is only called for entries whose tag equals the key's. It moves
+// nothing: a request of many lookups (MGET) costs its lookups.
 func (h *Table[T]) Lookup(hcode uint64, match func(*T) bool) *T {
-	h.helpResizing()
 	if i := h.cur.find(hcode, match); i >= 0 {
 		return h.cur.ents[i]
 	}
@@ -219,15 +243,16 @@ func (h *Table[T]) Lookup(hcode uint64, match func(*T) bool) *T {
 }
 
 // Insert adds ent, whose key has hash code hcode. The key must not be in
-// the table already: callers look it up first.
+// the table already: callers look it up first. While a resize is under
+// way it first moves kInsertMoves slots of it, counted for Step to report.
 func (h *Table[T]) Insert(hcode uint64, ent *T) {
 	if h.cur.tags == nil {
 		h.cur = newTab[T](kMinSlots)
 	}
-	h.helpResizing()
+	h.work += h.moveSlots(kInsertMoves)
 	if h.cur.full() {
 		if h.old.tags != nil {
-			h.rebuild()
+			h.rebuild() // never, with newSizeFor: a guard
 		} else {
 			h.startResizing()
 		}
@@ -238,7 +263,6 @@ func (h *Table[T]) Insert(hcode uint64, ent *T) {
 // Delete removes the entry with hash code hcode that match accepts and
 // returns it, or returns nil if there is none.
 func (h *Table[T]) Delete(hcode uint64, match func(*T) bool) *T {
-	h.helpResizing()
 	if i := h.cur.find(hcode, match); i >= 0 {
 		ent := h.cur.remove(i)
 		// Deleted marks lengthen every walk that crosses them; when they
@@ -253,6 +277,26 @@ func (h *Table[T]) Delete(hcode uint64, match func(*T) bool) *T {
 		return h.old.remove(i)
 	}
 	return nil
+}
+
+// Step moves a resize under way along by about budget units of work (the
+// slot it ends on may take it past), and returns the work resizes have
+// done since the last Step: its own and the inserts' in between. A unit
+// is a slot of the old table looked at; an entry moved adds the slots its
+// put looks at in the new one and its weight (see New). A server calls
+// Step once per request and counts what it returns as that request's
+// work: a resize is then paid for a bounded share at a time, by the
+// requests that happen to follow it, and a table that only answers
+// lookups still finishes its resizes. Step(0) only returns the work.
+func (h *Table[T]) Step(budget int) int {
+	for own := 0; h.old.tags != nil && own < budget; {
+		w := h.moveSlots(1)
+		own += w
+		h.work += w
+	}
+	work := h.work
+	h.work = 0
+	return work
 }
 
 // full reports whether one more entry would leave less than a quarter of
@@ -271,59 +315,90 @@ func sizeFor(n int) int {
 	return max(kMinSlots, 2*(n+1))
 }
 
+// newSizeFor returns the size of the new table of a resize from a table of
+// n slots holding live entries: sizeFor(live), unless the inserts that
+// empty the old table, kInsertMoves slots each, could fill that before
+// they are done. Then it is as large as the moved entries and those
+// inserts need, which bounds how far one resize shrinks a table (to about
+// a twelfth of its slots; the next resize shrinks it again). A growing
+// table never needs more: it is at least half full when it resizes, so
+// its n slots take 2*live/kInsertMoves inserts to empty, fewer than the
+// half of live that sizeFor leaves room for.
+func newSizeFor(live, n int) int {
+	inserts := (n+kInsertMoves-1)/kInsertMoves + 1
+	return max(sizeFor(live), (4*(live+inserts)+2)/3+1)
+}
+
 // startResizing makes cur the old table, to be emptied a little at every
-// operation, and puts a new table in its place, sized for the entries
-// there are: larger after inserts, the same or smaller after deletions.
+// insert and Step, and puts a new table in its place, sized for the
+// entries there are: larger after inserts, the same or smaller after
+// deletions (see newSizeFor).
 func (h *Table[T]) startResizing() {
-	n := sizeFor(h.cur.live)
+	n := newSizeFor(h.cur.live, len(h.cur.tags))
 	h.old = h.cur
 	h.cur = newTab[T](n)
 	h.next = 0
 }
 
-// rebuild moves every entry of both tables into a new one at once. It is
-// the rare case where the new table fills up before the old one is empty:
-// a resize started by deletions leaves a small new table and a large, sparse
-// old one, and inserts may then fill the new table faster than the walk
-// through the old one ends. It costs one pause, and keeps the rule that no
-// table is ever more than three quarters full.
+// rebuild moves every entry of both tables into a new one at once, and
+// counts the work for Step. It would be needed if inserts filled the new
+// table before they had emptied the old one; newSizeFor sizes the new
+// table so that they cannot (TestShrinkThenInsert tries the worst case),
+// and this keeps the rule that no table is ever more than three quarters
+// full if that reasoning were ever wrong.
 func (h *Table[T]) rebuild() {
 	t := newTab[T](sizeFor(h.Len()))
-	for _, from := range []*tab[T]{&h.cur, &h.old} {
+	for _, from := range h.arrays() {
 		for i, tag := range from.tags {
+			h.work++
 			if tag > tagDeleted {
 				ent := from.ents[i]
-				t.put(h.hash(ent), ent)
+				h.work += t.put(h.hash(ent), ent) + h.weigh(ent)
 			}
 		}
 	}
+	h.moved += len(h.old.tags) - h.next
 	h.gone += h.cur.probes + h.old.probes
 	h.cur, h.old, h.next = t, tab[T]{}, 0
 }
 
-// helpResizing moves the entries of a bounded number of old's slots to cur,
-// and drops old once every slot has been seen. A moved slot is marked
+// moveSlots looks at the next n slots of old (fewer if it ends first),
+// moving the entries it finds to cur, drops old once every slot has been
+// seen, and returns the work done (see Step). A moved slot is marked
 // deleted, not emptied, so that walks through old stay intact meanwhile.
-func (h *Table[T]) helpResizing() {
+func (h *Table[T]) moveSlots(n int) int {
 	if h.old.tags == nil {
-		return
+		return 0
 	}
-	end := min(h.next+kResizingWork, len(h.old.tags))
+	end := min(h.next+n, len(h.old.tags))
+	work := end - h.next
 	for i := h.next; i < end; i++ {
 		if h.old.tags[i] > tagDeleted {
-			if h.cur.full() {
-				h.rebuild()
-				return
-			}
 			ent := h.old.remove(i)
-			h.cur.put(h.hash(ent), ent)
+			work += h.cur.put(h.hash(ent), ent) + h.weigh(ent)
 		}
 	}
+	h.moved += end - h.next
 	h.next = end
 	if h.next == len(h.old.tags) {
 		h.gone += h.old.probes
 		h.old = tab[T]{}
 	}
+	return work
+}
+
+// resizing reports whether a resize is under way.
+func (h *Table[T]) resizing() bool { return h.old.tags != nil }
+
+// arrays returns the tables that hold entries: cur, then old.
+func (h *Table[T]) arrays() []*tab[T] { return []*tab[T]{&h.cur, &h.old} }
+
+// weigh returns the weight of ent (see New).
+func (h *Table[T]) weigh(ent *T) int {
+	if h.weight == nil {
+		return 0
+	}
+	return h.weight(ent)
 }
 
 // Clear removes every entry at once, for a caller that empties the whole
@@ -340,10 +415,10 @@ func (h *Table[T]) Clear() {
 func (h *Table[T]) probes() int { return h.gone + h.cur.probes + h.old.probes }
 
 // All calls fn for every entry, in no particular order: the order of the
-// slots, in the new table and then the old one. It does not advance a
-// resize, so no entry moves during the walk; fn must not insert or delete.
+// slots, in the new table and then the old one. Like Lookup, it does not
+// advance a resize, so no entry moves during the walk; fn must not insert or delete.
 func (h *Table[T]) All(fn func(*T)) {
-	for _, t := range []*tab[T]{&h.cur, &h.old} {
+	for _, t := range h.arrays() {
 		for i, tag := range t.tags {
 			if tag > tagDeleted {
 				fn(t.ents[i])

@@ -24,7 +24,14 @@ func strHash(s string) uint64 {
 }
 
 func newItems(hash func(string) uint64) *Table[item] {
-	return New(func(it *item) uint64 { return hash(it.key) })
+	return New(func(it *item) uint64 { return hash(it.key) }, nil)
+}
+
+// finish ends the resize under way, if any.
+func finish(h *Table[item]) {
+	for h.resizing() {
+		h.Step(1 << 30)
+	}
 }
 
 func get(h *Table[item], hash func(string) uint64, key string) *item {
@@ -62,7 +69,7 @@ func check(t *testing.T, h *Table[item], hash func(string) uint64, want map[stri
 			t.Fatalf("Lookup(%q) = %v, want value %d", k, it, v)
 		}
 	}
-	for _, tb := range []*tab[item]{&h.cur, &h.old} {
+	for _, tb := range h.arrays() {
 		if tb.tags != nil && (tb.live+tb.deleted)*4 > len(tb.tags)*3 {
 			t.Fatalf("a table of %d slots holds %d entries and %d deleted marks", len(tb.tags), tb.live, tb.deleted)
 		}
@@ -76,7 +83,7 @@ func TestSize(t *testing.T) {
 	for i := range 100000 {
 		k := fmt.Sprint(i)
 		h.Insert(strHash(k), &item{k, i})
-		if h.old.tags != nil || i < 100 {
+		if h.resizing() || i < 100 {
 			continue
 		}
 		if load := float64(h.Len()) / float64(len(h.cur.tags)); load < 0.49 || load > 0.75 {
@@ -137,7 +144,7 @@ func TestResizeUnderLoad(t *testing.T) {
 			}
 			delete(want, dk)
 		}
-		sawResize = sawResize || h.old.tags != nil
+		sawResize = sawResize || h.resizing()
 		if i%97 == 0 {
 			check(t, h, strHash, want)
 		}
@@ -184,38 +191,76 @@ func TestDeletionsShrink(t *testing.T) {
 		}
 		del(h, strHash, k)
 	}
-	for i := range 10000 { // lookups help the resize along
-		get(h, strHash, fmt.Sprint(i))
+	for range 10000 { // steps, a request's each, move the resize along
+		h.Step(StepWork)
 	}
 	check(t, h, strHash, want)
-	if h.old.tags != nil || len(h.cur.tags) >= big {
-		t.Errorf("after deleting 99%% of %d slots: %d slots, old table %v", big, len(h.cur.tags), h.old.tags != nil)
+	if h.resizing() || len(h.cur.tags) >= big {
+		t.Errorf("after deleting 99%% of %d slots: %d slots, old table %v", big, len(h.cur.tags), h.resizing())
 	}
 }
 
-// TestRebuild drives the rare case: a resize started by deletions leaves
-// a large, sparse old table, and inserts fill the small new one first.
-func TestRebuild(t *testing.T) {
+// TestShrinkThenInsert: a resize started by deletions leaves a large,
+// sparse old table, and only inserts follow. Their moves, kInsertMoves
+// slots each, must empty the old table before they fill the new one,
+// which newSizeFor makes large enough: no insert finds the new table full
+// and moves all the rest at once, no table is ever more than three
+// quarters full (check), and the old one is gone after len/kInsertMoves
+// inserts. The sparsest such table: a resize mostly done, during which the
+// keys moved to the new table are deleted (no resize starts while one is
+// under way), leaves that one full of deleted marks and nearly empty.
+func TestShrinkThenInsert(t *testing.T) {
 	h := newItems(strHash)
 	for i := range 100000 {
 		k := fmt.Sprint(i)
 		h.Insert(strHash(k), &item{k, i})
 	}
+	finish(h)
 	want := map[string]int{}
 	for i := range 100000 {
-		k := fmt.Sprint(i)
-		if i < 10 {
-			want[k] = i
-			continue
+		want[fmt.Sprint(i)] = i
+	}
+	for i := 0; !h.resizing(); i++ {
+		del(h, strHash, fmt.Sprint(i))
+		delete(want, fmt.Sprint(i))
+	}
+	for range len(h.arrays()[1].tags) * 7 / 8 / StepWork {
+		h.Step(StepWork)
+	}
+	for k := range want {
+		if len(want) == 10 {
+			break
 		}
 		del(h, strHash, k)
+		delete(want, k)
 	}
-	for i := range 200 {
+	finish(h)
+	for k := range want {
+		del(h, strHash, k) // the deleted marks start a resize
+		delete(want, k)
+		break
+	}
+	if !h.resizing() {
+		t.Fatal("the deletes started no resize")
+	}
+	oldSlots := len(h.arrays()[1].tags)
+	for i := 0; h.resizing(); i++ {
+		if i > oldSlots/kInsertMoves+1 {
+			t.Fatalf("%d inserts, %d slots each, and the old table of %d slots is not empty", i, kInsertMoves, oldSlots)
+		}
 		k := fmt.Sprintf("new%d", i)
+		moved := h.moved
 		h.Insert(strHash(k), &item{k, i})
+		if h.moved-moved > kInsertMoves {
+			t.Fatalf("insert %d filled the new table and moved the %d slots left of the old one at once", i, h.moved-moved)
+		}
 		want[k] = i
+		if i%1000 == 0 {
+			check(t, h, strHash, want)
+		}
 	}
 	check(t, h, strHash, want)
+	t.Logf("an old table of %d slots, a new one of %d for %d entries", oldSlots, len(h.cur.tags), h.Len())
 }
 
 // TestAgainstMap runs random operations on the table and on a map and

@@ -352,6 +352,7 @@ func tryOneRequest(conn *conn) bool {
 	start := len(conn.wbuf)
 	out := doRequest(cmd, conn.wbuf[:start+4])
 	clear(cmd) // keep no pointers into this connection's buffer
+	workDone += stepKeySpace()
 	if len(out)-start > proto.KMaxMsg {
 		// 4+len(reply) > KMaxMsg: too big for one message. An error
 		// replaces it, in wbuf's own array (a reply that outgrew wbuf was

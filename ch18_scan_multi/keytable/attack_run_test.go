@@ -44,13 +44,11 @@ func attackRun(t *testing.T, find func(h *Table[item], k string)) {
 	h := newItems(Hash[string])
 	// Ordinary keys, until a resize has started past 60,000 of them;
 	// then lookups finish it, so cur is a new array about half full.
-	for i := 0; i < 60000 || h.old.tags == nil; i++ {
+	for i := 0; i < 60000 || !h.resizing(); i++ {
 		k := fmt.Sprintf("bank:%d", i)
 		h.Insert(Hash(k), &item{k, i})
 	}
-	for h.old.tags != nil {
-		get(h, Hash[string], "absent")
-	}
+	finish(h)
 	honest := absentWalk(h, func(string) bool { return true })
 	cur := &h.cur
 	n := len(cur.tags)
@@ -95,27 +93,38 @@ func attackRun(t *testing.T, find func(h *Table[item], k string)) {
 			crafted = append(crafted, k)
 		}
 	}
-	// lookUp finds the crafted keys, m times in turn, and returns the
-	// slots a find walked on average.
+	// lookUp finds the crafted keys, m times in turn, each a request with
+	// the Step the server takes after it, and returns the slots a find
+	// walked on average.
 	next := 0
 	lookUp := func(m int) float64 {
 		before := h.probes()
 		for range m {
 			find(h, crafted[next%len(crafted)])
 			next++
+			h.Step(StepWork)
 		}
 		return float64(h.probes()-before) / float64(m)
 	}
 	// The first lookup walks the run: no window can end before it has.
 	first := lookUp(1)
-	// A window ends within the next kFindWindow lookups; the ones after
-	// it are measured.
+	// A window ends within the next kFindWindow lookups with a new salt;
+	// the entries then move to the new array as in a resize, a Step at a
+	// time, while the finds walk the old one too. The ones after the move
+	// are measured.
 	lookUp(kFindWindow)
+	steps := 0
+	for ; h.resizing(); steps++ {
+		lookUp(1)
+	}
 	after := lookUp(kFindWindow)
-	t.Logf("%d keys, %d slots; %d keys kept in a stretch of %d slots, put walks %d for %d puts (bound %d); longest run %d slots; an absent key homed at its start walks %.0f slots, %.1f at random; %d new salts, then %.1f slots a lookup over the next %d",
-		h.Len(), n, kept, width, putWalk, puts, kPutWalk*puts+kPutWalkSlack, runLen, first, honest, h.epoch-epoch, after, kFindWindow)
+	t.Logf("%d keys, %d slots; %d keys kept in a stretch of %d slots, put walks %d for %d puts (bound %d); longest run %d slots; an absent key homed at its start walks %.0f slots, %.1f at random; %d new salts, moved in %d more requests, then %.1f slots a lookup over the next %d",
+		h.Len(), n, kept, width, putWalk, puts, kPutWalk*puts+kPutWalkSlack, runLen, first, honest, h.epoch-epoch, steps, after, kFindWindow)
 	if first < 64*honest {
 		t.Fatalf("a lookup at the crowded stretch walks %.0f slots, a random one %.1f: the attack did not crowd the table", first, honest)
+	}
+	if steps > 3*n/StepWork {
+		t.Errorf("the change of salt took %d requests, for %d slots", steps, n)
 	}
 	if after > kFindWalk {
 		t.Errorf("after %d lookups along the run, one still walks %.0f slots on average, %.0f times a random one's, after %d new salts", kFindWindow, after, after/honest, h.epoch-epoch)

@@ -117,9 +117,10 @@ func TestHash(t *testing.T) {
 
 // deleteAll fills a table with n keys and deletes them all in the order
 // given by order (called again whenever the table starts a resize, as a
-// client may list the keys again, and when the table takes a new salt); it
-// returns the slots the deletes' walks looked at, resizes included, and
-// how many new salts the table took.
+// client may list the keys again, and when the table takes a new salt), a
+// Step after each as the server takes; it returns the slots the deletes'
+// walks looked at, resizes included, and how many new salts the table
+// took.
 func deleteAll(t *testing.T, n int, order func(h *Table[item]) []string) (int, int) {
 	t.Helper()
 	h := newItems(Hash[string])
@@ -127,18 +128,17 @@ func deleteAll(t *testing.T, n int, order func(h *Table[item]) []string) (int, i
 		k := fmt.Sprintf("key:%d", i)
 		h.Insert(Hash(k), &item{k, i})
 	}
-	for h.old.tags != nil { // finish growing: count only the deletes
-		get(h, Hash[string], "")
-	}
+	finish(h) // count only the deletes
 	start, epoch := h.probes(), h.epoch
 	for h.Len() > 0 {
 		keys := order(h)
-		resizing, salted := h.old.tags != nil, h.epoch
+		resizing, salted := h.resizing(), h.epoch
 		for _, k := range keys {
 			if del(h, Hash[string], k) == nil {
 				t.Fatalf("Delete(%q) found nothing", k)
 			}
-			if !resizing && h.old.tags != nil || h.epoch != salted {
+			h.Step(StepWork) // as the server does after each request
+			if !resizing && h.resizing() || h.epoch != salted {
 				break // a new table: list again
 			}
 		}
@@ -151,7 +151,12 @@ func deleteAll(t *testing.T, n int, order func(h *Table[item]) []string) (int, i
 func tableOrder(h *Table[item]) []string {
 	var keys []string
 	for c := uint64(0); ; {
-		c, _ = h.Scan(c, 100, func(it *item) { keys = append(keys, it.key) })
+		c, _ = h.Scan(c, 100, 1<<30, func(g []*item) bool {
+			for _, it := range g {
+				keys = append(keys, it.key)
+			}
+			return true
+		})
 		if c == 0 {
 			return keys
 		}
@@ -247,4 +252,46 @@ func keptKeys(h *Table[item]) map[string]int {
 	m := map[string]int{}
 	h.All(func(it *item) { m[it.key] = it.val })
 	return m
+}
+
+// TestChangeOfSaltInSteps: deleting every key in Scan's order, listed
+// once, crowds the smaller array of a shrink, and the table takes a new
+// salt; its entries then move to the new array in steps, as in a resize,
+// while the deletes go on. No delete, with the Step a server takes after
+// it, walks or moves more than a few hundred slots: rebuilding the table
+// at once, as it did, walked every slot of it in the one delete that
+// noticed (100,000 keys: the 53,000 left, in one delete).
+func TestChangeOfSaltInSteps(t *testing.T) {
+	const n = 100000
+	h := newItems(Hash[string])
+	for i := range n {
+		k := fmt.Sprintf("key:%d", i)
+		h.Insert(Hash(k), &item{k, i})
+	}
+	finish(h)
+	h.Step(0) // the inserts' work: not this test's
+	keys, epoch := tableOrder(h), h.epoch
+	worstWalk, worstStep, migrating := 0, 0, 0
+	for _, k := range keys {
+		before, moved := h.probes(), h.moved
+		if del(h, Hash[string], k) == nil {
+			t.Fatalf("Delete(%q) found nothing", k)
+		}
+		if h.moved != moved {
+			t.Fatalf("a delete moved %d slots", h.moved-moved)
+		}
+		w := h.Step(StepWork)
+		worstWalk, worstStep = max(worstWalk, h.probes()-before), max(worstStep, w)
+		if h.migrating() {
+			migrating++
+		}
+	}
+	t.Logf("%d keys deleted in Scan's order: %d new salts, %d deletes while the entries moved; the longest delete and step walked %d slots, the costliest step %d units",
+		n, h.epoch-epoch, migrating, worstWalk, worstStep)
+	if h.epoch == epoch || migrating == 0 {
+		t.Fatal("the deletes took no new salt: the test does not exercise it")
+	}
+	if worstWalk > 4*StepWork || worstStep > 2*StepWork {
+		t.Errorf("one delete and its step walked %d slots, one step did %d units", worstWalk, worstStep)
+	}
 }

@@ -1,6 +1,11 @@
 // Package keytable is the hashtable of chapter 16's key space: open
 // addressing with linear probing, and a resize that, like the book's,
-// moves entries a few at a time so that no single request pays for it.
+// moves entries a few at a time so that no single request pays for it:
+// a few slots at every insert, and a step of bounded work once per
+// request (Step), which returns its work for the server to count.
+// Lookups move nothing: the book's table moved entries at every lookup
+// too, so a request of thousands of lookups during a resize paid for
+// much of it, and its work was counted nowhere.
 //
 // The book's table (package hashtable, still used by sorted sets and
 // hashes) chains nodes in buckets and allows eight nodes per bucket on
@@ -37,11 +42,14 @@
 // it: quadratic. So the table adds up the walks of the puts into its
 // current array (inserts, and moves during a resize), and once they pass
 // what a random key set practically never makes them walk (see kPutWalk),
-// it rebuilds everything at once with a new salt: the keys are spread
-// again, whatever order they were chosen in. The pause, O(n), comes at
-// most once per O(n) of the client's requests: to crowd the keys again it
-// must learn the new order and choose its keys all over. The epoch counts
-// the salts, and Scan's cursors carry it (see Scan).
+// it takes a new salt: a new array mixing with it, into which every entry
+// moves as in a resize, a bounded share at a time (see resalt). The keys
+// are spread again, whatever order they were chosen in, and no request
+// pays for more than its share of the move (rebuilding the table at once
+// held one request 0.2 s at 300,000 keys and 3 s at 3,000,000). The moves
+// come at most once per O(n) of the client's requests: to crowd the keys
+// again it must learn the new order and choose its keys all over. The
+// epoch counts the salts, and Scan's cursors carry it (see Scan).
 //
 // The puts' bound leaves slack, though: ordinary puts walk less than
 // kPutWalk, and what they leave unspent pays for one long run built
@@ -58,8 +66,10 @@
 package keytable
 
 import (
+	"cmp"
 	"hash/maphash"
 	"math/rand/v2"
+	"slices"
 )
 
 // seed keys Hash: chosen when the process starts, unknown outside it.
@@ -89,9 +99,13 @@ const (
 const (
 	// kMinSlots is the size of the first table.
 	kMinSlots = 8
-	// kResizingWork bounds how many slots of the old table one operation
-	// looks at, moving the entries it finds to the new one.
-	kResizingWork = 128
+	// kInsertMoves is how many slots of the old arrays every insert looks
+	// at while a resize is under way, moving the entries it finds to the
+	// new one. Inserts are what fill the new array, so they are what must
+	// empty the old ones in time: a resize sizes the new array so that the
+	// inserts can never fill it first (see newSizeFor). Lookups and
+	// deletes move nothing, and stay a find in each array.
+	kInsertMoves = 16
 	// kPutWalk and kPutWalkSlack bound the walks of the puts into one
 	// array (see crowded): past kPutWalk slots per put on average, plus
 	// kPutWalkSlack, the table takes a new salt.
@@ -108,7 +122,7 @@ const (
 	// quarters. A put may also take a slot marked deleted, which ends its
 	// walk as an empty one would, so walks see at most the live entries,
 	// never more than three quarters of the slots. A false alarm only
-	// costs a rebuild, and a restart of the scans under way.
+	// costs the moves of a resize, and a restart of the scans under way.
 	//
 	// Keys chosen in one stretch of the hash's range (or left there by
 	// ordered deletes) fill their stretch of the array to a load of 1 or
@@ -126,12 +140,17 @@ const (
 	// miss walks both arrays, 17 at worst. The mean of a thousand walks
 	// stays close to that; what passes 32 is a key set that crowds, or a
 	// few keys looked up again and again that happen to sit in one of the
-	// long runs a large table has by chance: that false alarm costs a
-	// rebuild and a restart of the scans under way, and leaves those keys
-	// somewhere else at random, in a table half full.
+	// long runs a large table has by chance: that false alarm costs the
+	// moves of a resize and a restart of the scans under way, and leaves
+	// those keys somewhere else at random, in a table half full.
 	kFindWindow = 1024
 	kFindWalk   = 32
 )
+
+// StepWork is the work a server gives Step once per request: enough that
+// a resize ends after some thousands of requests even when none inserts,
+// little enough beside what a request costs anyway.
+const StepWork = 256
 
 // tab is one table: tags and entries, both of the same length.
 type tab[T any] struct {
@@ -259,63 +278,87 @@ func (t *tab[T]) remove(i int) *T {
 // key. Hash must return the hash code of an entry's key: a resize uses it
 // to place the entries again.
 //
-// While a resize is under way the entries are spread over two tables, the
-// new one and the old one being emptied into it, and a lookup consults
-// both.
+// While a resize is under way the entries are spread over the new array
+// and the old one being emptied into it (two old ones, if a new salt was
+// taken in the middle of a resize), and a lookup consults each. The old
+// ones are emptied a few slots at every insert (kInsertMoves) and by
+// Step, which the caller runs once per request with a budget: no request
+// pays for a whole resize, nor for more than it is charged.
 type Table[T any] struct {
-	hash func(*T) uint64
-	cur  tab[T] // every insertion goes here
-	old  tab[T] // being emptied into cur; zero when no resize is under way
-	next int    // the first slot of old not yet moved
-	gone int    // probes of the tables dropped so far: for the tests
+	hash   func(*T) uint64
+	weight func(*T) int // what hashing an entry's key costs; nil: nothing
+	cur    tab[T]       // every insertion goes here
+	// olds are being emptied into cur, the first one from slot next on;
+	// none when no resize is under way.
+	olds  []*tab[T]
+	next  int
+	work  int // work of the resizes since the last Step, which returns it
+	moved int // slots of old arrays looked at by resizes: for the tests
+	gone  int // probes of the arrays dropped so far: for the tests
 	// salt is every new array's, and epoch counts its changes (mod 2^32,
-	// as Scan's cursors carry it).
+	// as Scan's cursors carry it, skipping 0).
 	salt  uint64
 	epoch uint32
 	// finds counts the finds of the current window, and findWalk the slots
 	// they looked at (see weighFind).
 	finds, findWalk int
+	// found and group are Scan's, kept for the next call.
+	found []placed[T]
+	group []*T
 }
 
-// New returns an empty table whose entries hash with hash.
-func New[T any](hash func(*T) uint64) *Table[T] {
-	return &Table[T]{hash: hash, salt: rand.Uint64()}
+// New returns an empty table whose entries hash with hash. weight, if not
+// nil, is the work of hashing an entry's key, in the caller's units beyond
+// the one every slot looked at costs (a server counts the key's bytes,
+// since hashing a long key costs more than a short one); see Step and
+// Scan.
+func New[T any](hash func(*T) uint64, weight func(*T) int) *Table[T] {
+	return &Table[T]{hash: hash, weight: weight, salt: rand.Uint64()}
 }
 
 // Len returns the number of entries.
-func (h *Table[T]) Len() int { return h.cur.live + h.old.live }
+func (h *Table[T]) Len() int {
+	n := h.cur.live
+	for _, t := range h.olds {
+		n += t.live
+	}
+	return n
+}
 
 // Lookup returns the entry with hash code hcode that match accepts, or nil.
-// match is only called for entries whose tag equals the key's.
+// match is only called for entries whose tag equals the key's. It moves
+// nothing: a request of many lookups (MGET) costs its lookups.
 func (h *Table[T]) Lookup(hcode uint64, match func(*T) bool) *T {
-	h.helpResizing()
 	before := h.probes()
 	ent := h.lookup(hcode, match)
 	h.weighFind(h.probes() - before)
 	return ent
 }
 
-// lookup is Lookup's find, in both tables.
+// lookup is Lookup's find, in every array.
 func (h *Table[T]) lookup(hcode uint64, match func(*T) bool) *T {
 	if i := h.cur.find(hcode, match); i >= 0 {
 		return h.cur.ents[i]
 	}
-	if i := h.old.find(hcode, match); i >= 0 {
-		return h.old.ents[i]
+	for _, t := range h.olds {
+		if i := t.find(hcode, match); i >= 0 {
+			return t.ents[i]
+		}
 	}
 	return nil
 }
 
 // Insert adds ent, whose key has hash code hcode. The key must not be in
-// the table already: callers look it up first.
+// the table already: callers look it up first. While a resize is under
+// way it first moves kInsertMoves slots of it, counted for Step to report.
 func (h *Table[T]) Insert(hcode uint64, ent *T) {
 	if h.cur.tags == nil {
 		h.cur = newTab[T](kMinSlots, h.salt)
 	}
-	h.helpResizing()
+	h.work += h.moveSlots(kInsertMoves)
 	if h.cur.full() {
-		if h.old.tags != nil {
-			h.rebuild(false)
+		if h.resizing() {
+			h.rebuild() // never, with newSizeFor: a guard
 		} else {
 			h.startResizing()
 		}
@@ -326,7 +369,6 @@ func (h *Table[T]) Insert(hcode uint64, ent *T) {
 // Delete removes the entry with hash code hcode that match accepts and
 // returns it, or returns nil if there is none.
 func (h *Table[T]) Delete(hcode uint64, match func(*T) bool) *T {
-	h.helpResizing()
 	before := h.probes()
 	ent := h.delete(hcode, match)
 	h.weighFind(h.probes() - before)
@@ -340,15 +382,43 @@ func (h *Table[T]) delete(hcode uint64, match func(*T) bool) *T {
 		// Deleted marks lengthen every walk that crosses them; when they
 		// fill a quarter of the table, a resize (to the same size, or a
 		// smaller one) sweeps them away.
-		if h.cur.deleted*4 > len(h.cur.tags) && h.old.tags == nil {
+		if h.cur.deleted*4 > len(h.cur.tags) && !h.resizing() {
 			h.startResizing()
 		}
 		return ent
 	}
-	if i := h.old.find(hcode, match); i >= 0 {
-		return h.old.remove(i)
+	for _, t := range h.olds {
+		if i := t.find(hcode, match); i >= 0 {
+			return t.remove(i)
+		}
 	}
 	return nil
+}
+
+// Step moves a resize under way along by about budget units of work (the
+// slot it ends on may take it past), and returns the work resizes have
+// done since the last Step: its own and the inserts' in between. A unit
+// is a slot of an old array looked at; an entry moved adds the slots its
+// put looks at in the new one and its weight (see New). A server calls
+// Step once per request and counts what it returns as that request's
+// work: a resize is then paid for a bounded share at a time, by the
+// requests that happen to follow it, and a table that only answers
+// lookups still finishes its resizes. Step(0) only returns the work.
+func (h *Table[T]) Step(budget int) int {
+	h.work += h.moveWork(budget)
+	work := h.work
+	h.work = 0
+	return work
+}
+
+// moveWork moves a resize along by about budget units of work, and
+// returns the work.
+func (h *Table[T]) moveWork(budget int) int {
+	own := 0
+	for h.resizing() && own < budget {
+		own += h.moveSlots(1)
+	}
+	return own
 }
 
 // full reports whether one more entry would leave less than a quarter of
@@ -367,133 +437,217 @@ func sizeFor(n int) int {
 	return max(kMinSlots, 2*(n+1))
 }
 
-// startResizing makes cur the old table, to be emptied a little at every
-// operation, and puts a new table in its place, sized for the entries
-// there are: larger after inserts, the same or smaller after deletions.
+// newSizeFor returns the size of the new array of a resize from arrays of
+// n slots (those not yet looked at) holding live entries: sizeFor(live),
+// unless the inserts that empty the old arrays, kInsertMoves slots each,
+// could fill that before they are done. Then it is as large as the moved
+// entries and those inserts need, which bounds how far one resize shrinks
+// a table (to about a twelfth of its slots; the next resize shrinks it
+// again). A growing table never needs more: it is at least half full when
+// it resizes, so its n slots take 2*live/kInsertMoves inserts to empty,
+// fewer than the half of live that sizeFor leaves room for.
+func newSizeFor(live, n int) int {
+	inserts := (n+kInsertMoves-1)/kInsertMoves + 1
+	return max(sizeFor(live), (4*(live+inserts)+2)/3+1)
+}
+
+// startResizing makes cur the old array, to be emptied a little at every
+// insert and Step, and puts a new one in its place, with the same salt,
+// sized for the entries there are: larger after inserts, the same or
+// smaller after deletions (see newSizeFor).
 func (h *Table[T]) startResizing() {
-	n := sizeFor(h.cur.live)
-	h.old = h.cur
+	n := newSizeFor(h.cur.live, len(h.cur.tags))
+	old := h.cur
+	h.olds = []*tab[T]{&old}
 	h.cur = newTab[T](n, h.salt)
 	h.next = 0
 }
 
-// rebuild moves every entry of both tables into a new one at once. It is
-// the rare case where the new table fills up before the old one is empty:
-// a resize started by deletions leaves a small new table and a large, sparse
-// old one, and inserts may then fill the new table faster than the walk
-// through the old one ends. It costs one pause, and keeps the rule that no
-// table is ever more than three quarters full.
+// resalt takes a new salt (see the package doc): cur joins the old arrays
+// (after the one a resize under way is emptying, if any), and a new array
+// mixing with the new salt takes their entries, moved in bounded steps as
+// in any resize: the change of salt costs no request more than a resize
+// does. The epoch moves on at once. While the old arrays are emptied the
+// entries are under two salts, in no one order, and Scan walks nothing:
+// it moves the change along instead, and hands out a cursor of the new
+// epoch, which starts the walk once the change is done (see Scan).
 //
-// With resalt it is also how the table takes a new salt (see the package
-// doc): the new table mixes with it, and the epoch moves on. A rebuild that
-// keeps the salt keeps the keys' order, and if they crowd the new table
-// it starts over with a new salt. If they crowd under a new salt too,
-// their hash codes themselves are alike, which no salt separates: the
-// table is marked stuck rather than rebuilt again and again.
-func (h *Table[T]) rebuild(resalt bool) {
-	if resalt {
-		h.salt, h.epoch = rand.Uint64(), h.epoch+1
+// If the entries crowd the new array too, their hash codes themselves are
+// alike, which no salt separates: the array is marked stuck rather than
+// given salt after salt (see putCur).
+func (h *Table[T]) resalt() {
+	h.salt = rand.Uint64()
+	if h.epoch++; h.epoch == 0 {
+		h.epoch = 1 // 0 would make a new scan's cursor 0, which means done
 	}
-	t := newTab[T](sizeFor(h.Len()), h.salt)
-	for _, from := range []*tab[T]{&h.cur, &h.old} {
-		for i, tag := range from.tags {
-			if tag > tagDeleted {
-				ent := from.ents[i]
-				if t.put(h.hash(ent), ent); t.crowded() {
-					if !resalt {
-						h.gone += t.probes
-						h.rebuild(true)
-						return
-					}
-					t.stuck = true
-				}
-			}
-		}
+	old := h.cur
+	h.olds = append(h.olds, &old)
+	n := len(h.olds[0].tags) - h.next
+	for _, t := range h.olds[1:] {
+		n += len(t.tags)
 	}
-	h.gone += h.cur.probes + h.old.probes
-	h.cur, h.old, h.next = t, tab[T]{}, 0
+	h.cur = newTab[T](newSizeFor(h.Len(), n), h.salt)
+	h.finds, h.findWalk = 0, 0
 }
 
-// putCur puts an entry in cur, and rebuilds the table with a new salt if
-// the walks of the puts into cur show the keys crowded (see the package
-// doc). It reports whether it rebuilt.
-func (h *Table[T]) putCur(hcode uint64, ent *T) bool {
-	if h.cur.put(hcode, ent); h.cur.crowded() {
-		h.rebuild(true)
-		return true
+// migrating reports whether a change of salt is under way: old arrays
+// whose salt is not cur's.
+func (h *Table[T]) migrating() bool {
+	return h.resizing() && h.olds[0].salt != h.cur.salt
+}
+
+// rebuild moves every entry of every array into a new one at once, and
+// counts the work for Step. It would be needed if inserts filled the new
+// array before they had emptied the old ones; newSizeFor sizes the new
+// array so that they cannot (TestShrinkThenInsert tries the worst case),
+// and this keeps the rule that no array is ever more than three quarters
+// full if that reasoning were ever wrong.
+func (h *Table[T]) rebuild() {
+	t := newTab[T](sizeFor(h.Len()), h.salt)
+	for _, from := range h.arrays() {
+		for i, tag := range from.tags {
+			h.work++
+			if tag > tagDeleted {
+				ent := from.ents[i]
+				h.work += t.put(h.hash(ent), ent) + h.weigh(ent)
+			}
+		}
+		h.gone += from.probes
 	}
-	return false
+	for i, o := range h.olds {
+		h.moved += len(o.tags)
+		if i == 0 {
+			h.moved -= h.next
+		}
+	}
+	h.cur, h.olds, h.next = t, nil, 0
+}
+
+// putCur puts an entry in cur, and takes a new salt if the walks of the
+// puts into cur show the keys crowded (see the package doc), or marks cur
+// stuck if it has a new salt already. It returns the slots the put looked
+// at, and whether it took a new salt.
+func (h *Table[T]) putCur(hcode uint64, ent *T) (int, bool) {
+	walk := h.cur.put(hcode, ent)
+	if !h.cur.crowded() {
+		return walk, false
+	}
+	if h.migrating() {
+		h.cur.stuck = true
+		return walk, false
+	}
+	h.resalt()
+	return walk, true
 }
 
 // weighFind counts a find (of a Lookup or a Delete, once it is done with
 // the slot it found) that looked at walk slots. At the end of each window
 // of kFindWindow finds it takes a new salt if they walked more than
-// kFindWalk slots on average (see the package doc), unless cur is stuck:
-// then no salt would spread the keys, and rebuilding would only cost.
+// kFindWalk slots on average (see the package doc), unless cur is stuck
+// (no salt would spread the keys, and changing it would only cost). While
+// a change of salt is under way finds are not weighed: they walk the old
+// arrays it is emptying, and the next window starts once it is done.
 func (h *Table[T]) weighFind(walk int) {
+	if h.migrating() {
+		h.finds, h.findWalk = 0, 0 // the next window starts after the move
+		return
+	}
 	h.finds++
 	h.findWalk += walk
 	if h.finds < kFindWindow {
 		return
 	}
-	if h.findWalk > kFindWindow*kFindWalk && !h.cur.stuck {
-		h.rebuild(true)
+	if h.findWalk > kFindWindow*kFindWalk && !h.cur.stuck && !h.migrating() {
+		h.resalt()
 	}
 	h.finds, h.findWalk = 0, 0
 }
 
-// helpResizing moves the entries of a bounded number of old's slots to cur,
-// and drops old once every slot has been seen. A moved slot is marked
-// deleted, not emptied, so that walks through old stay intact meanwhile.
-func (h *Table[T]) helpResizing() {
-	if h.old.tags == nil {
-		return
-	}
-	end := min(h.next+kResizingWork, len(h.old.tags))
-	for i := h.next; i < end; i++ {
-		if h.old.tags[i] > tagDeleted {
-			if h.cur.full() {
-				h.rebuild(false)
-				return
-			}
-			ent := h.old.remove(i)
-			if h.putCur(h.hash(ent), ent) {
-				return
+// moveSlots looks at the next n slots of the old arrays (fewer if they
+// end first), moving the entries it finds to cur, drops each old array
+// once every slot of it has been seen, and returns the work done (see
+// Step). A moved slot is marked deleted, not emptied, so that walks
+// through the old array stay intact meanwhile. A move may take a new salt
+// (see putCur): cur then joins the old arrays, after the one being
+// emptied, which goes on.
+func (h *Table[T]) moveSlots(n int) int {
+	work := 0
+	for ; n > 0 && h.resizing(); n-- {
+		old := h.olds[0]
+		i := h.next
+		h.next++
+		h.moved++
+		work++
+		if old.tags[i] > tagDeleted {
+			ent := old.remove(i)
+			walk, _ := h.putCur(h.hash(ent), ent)
+			work += walk + h.weigh(ent)
+		}
+		if h.next == len(old.tags) {
+			h.gone += old.probes
+			h.olds, h.next = h.olds[1:], 0
+			if len(h.olds) == 0 {
+				h.olds = nil
 			}
 		}
 	}
-	h.next = end
-	if h.next == len(h.old.tags) {
-		h.gone += h.old.probes
-		h.old = tab[T]{}
+	return work
+}
+
+// resizing reports whether a resize is under way.
+func (h *Table[T]) resizing() bool { return len(h.olds) > 0 }
+
+// arrays returns the arrays that hold entries: cur, then the old ones.
+func (h *Table[T]) arrays() []*tab[T] { return append([]*tab[T]{&h.cur}, h.olds...) }
+
+// weigh returns the weight of ent (see New).
+func (h *Table[T]) weigh(ent *T) int {
+	if h.weight == nil {
+		return 0
 	}
+	return h.weight(ent)
 }
 
 // Clear removes every entry at once, for a caller that empties the whole
 // key space, which would otherwise look each entry up to delete it. The
 // caller disposes of the entries first (All lists them).
 func (h *Table[T]) Clear() {
-	h.gone += h.cur.probes + h.old.probes
-	h.cur, h.old, h.next = tab[T]{}, tab[T]{}, 0
+	for _, t := range h.arrays() {
+		h.gone += t.probes
+	}
+	h.cur, h.olds, h.next = tab[T]{}, nil, 0
 }
 
 // probes returns how many slots walks have looked at since the table was
 // made: the work of lookups, inserts, deletes and resizes, which the tests
 // count where a clock would depend on the machine. Lookup and Delete weigh
 // their finds with it.
-func (h *Table[T]) probes() int { return h.gone + h.cur.probes + h.old.probes }
+func (h *Table[T]) probes() int {
+	n := h.gone + h.cur.probes
+	for _, t := range h.olds {
+		n += t.probes
+	}
+	return n
+}
 
 // All calls fn for every entry, in no particular order: the order of the
-// slots, in the new table and then the old one. It does not advance a
-// resize, so no entry moves during the walk; fn must not insert or delete.
+// slots, in the new array and then the old ones. Like Lookup, it does not
+// advance a resize, so no entry moves during the walk; fn must not insert
+// or delete.
 func (h *Table[T]) All(fn func(*T)) {
-	for _, t := range []*tab[T]{&h.cur, &h.old} {
+	for _, t := range h.arrays() {
 		for i, tag := range t.tags {
 			if tag > tagDeleted {
 				fn(t.ents[i])
 			}
 		}
 	}
+}
+
+// placed is an entry Scan found, with its place in the hash's range.
+type placed[T any] struct {
+	place uint32
+	ent   *T
 }
 
 // Scan calls fn for the entries of one stretch of the hash's range, the
@@ -520,6 +674,15 @@ func (h *Table[T]) All(fn func(*T)) {
 // salt; otherwise it changes only on the rare false alarm kFindWalk
 // describes, and exactly once holds.
 //
+// While the entries move to the array of a new salt (see resalt), they
+// are under two salts, and no stretch of either order can be walked
+// without walking every array whole. So Scan walks nothing then: it moves
+// the change along by budget, as Step does, and returns the cursor that
+// starts the new epoch's walk (not 0: the epoch is never 0 then) and no
+// entries. The next calls go on with the change until it is done, and
+// then walk. The key space's entries move once per change, however many
+// scans wait, and a scan waits for at most what one resize takes.
+//
 // With one, a scan still ends unless it is much slower than that client.
 // After each new salt the client must learn the new order and fill a
 // stretch of an array from half full to full: whatever the stretch's
@@ -529,15 +692,34 @@ func (h *Table[T]) All(fn func(*T)) {
 // in turn, each turn bounded, so a scan whose calls see count keys while
 // the other client's requests insert fewer in the same turns ends.
 //
-// The stretch covers count slots of the larger table, so the calls take
-// about Len/count steps, each of them a bounded walk; work is the number of
-// slots looked at, in both tables while a resize is under way. Like All,
-// Scan does not advance a resize, and fn must not insert or delete. Any
-// cursor is safe: each is an epoch and a place.
-func (h *Table[T]) Scan(cursor uint64, count int, fn func(*T)) (next uint64, work int) {
-	big := &h.cur
-	if len(h.old.tags) > len(big.tags) {
-		big = &h.old
+// The stretch covers count slots of the larger array, so the calls take
+// about Len/count steps. Work is the slots looked at, in every array,
+// plus the weight of each entry whose key is hashed (every entry in the
+// slots walked, whether in the stretch or not: its place is its hash's).
+// Once the work passes budget the walk ends early, and the stretch is cut
+// short at the last empty slot it saw: there the entries of every place
+// before it have been seen (see scanTab). The walk passes budget by one
+// entry's weight, and by a run of slots at the start of the stretch if
+// it has to walk that to find an empty slot.
+//
+// fn is then called with the entries of the stretch, in the order of
+// their places, those of one place together (almost always one entry;
+// keys whose hash codes are alike share it): it returns false to end the
+// call before them, which makes their place the next cursor. It should
+// take the first group, whatever its size, else the call returns its own
+// cursor. Like All, Scan does not advance a resize (but the change of
+// salt above), and fn must not insert or delete. Any cursor is safe: each
+// is an epoch and a place.
+func (h *Table[T]) Scan(cursor uint64, count, budget int, fn func([]*T) bool) (next uint64, work int) {
+	if h.migrating() {
+		return uint64(h.epoch) << 32, h.moveWork(budget)
+	}
+	big, small := &h.cur, (*tab[T])(nil)
+	if h.resizing() {
+		small = h.olds[0] // one old array, with cur's salt
+		if len(small.tags) > len(big.tags) {
+			big, small = small, big
+		}
 	}
 	n := uint64(len(big.tags))
 	if n == 0 {
@@ -546,43 +728,85 @@ func (h *Table[T]) Scan(cursor uint64, count int, fn func(*T)) (next uint64, wor
 	if uint32(cursor>>32) != h.epoch {
 		cursor = 0 // another epoch's place: start over
 	}
-	cursor &= 1<<32 - 1
-	// The stretch ends where slot home(cursor)+count of the larger table
+	lo := cursor & (1<<32 - 1)
+	// The stretch ends where slot home(lo)+count of the larger array
 	// starts: the first place p with p*n >= slot*2^32 (see home).
-	next = 1 << 32
-	if end := cursor*n>>32 + uint64(max(count, 1)); end < n {
-		next = (end<<32 + n - 1) / n
+	hi := uint64(1 << 32)
+	if end := lo*n>>32 + uint64(max(count, 1)); end < n {
+		hi = (end<<32 + n - 1) / n
 	}
-	work = h.cur.scan(cursor, next, h.hash, fn) + h.old.scan(cursor, next, h.hash, fn)
+	var w int
+	hi, work = h.scanTab(big, lo, hi, budget)
+	if small != nil {
+		hi, w = h.scanTab(small, lo, hi, budget-work)
+		work += w
+	}
+	next = hi
+	slices.SortFunc(h.found, func(a, b placed[T]) int { return cmp.Compare(a.place, b.place) })
+	for i := 0; i < len(h.found); {
+		p := h.found[i].place
+		if uint64(p) >= hi {
+			break
+		}
+		h.group = h.group[:0]
+		for ; i < len(h.found) && h.found[i].place == p; i++ {
+			h.group = append(h.group, h.found[i].ent)
+		}
+		if !fn(h.group) {
+			next = uint64(p)
+			break
+		}
+	}
+	clear(h.found) // keep no entry alive
+	clear(h.group)
+	h.found, h.group = h.found[:0], h.group[:0]
 	if next == 1<<32 {
 		return 0, work
 	}
-	// next > 0, so a cursor of epoch 0 is never 0 before the walk is done.
+	// next > 0 (or the cursor's own place, if fn took nothing), so a
+	// cursor of epoch 0 is never 0 before the walk is done.
 	return uint64(h.epoch)<<32 | next, work
 }
 
-// scan calls fn for the entries whose place (the top 32 bits of the mixed
-// hash) is in [lo, hi), and returns the number of slots it looked at.
-// Their homes are the slots from home(lo) to home(hi-1), and each sits
-// between its home and the first empty slot after it: so the walk goes
-// from home(lo) to the first empty slot at or past home(hi-1), around the
-// end of the table if it must, and no further than once around. The slots
-// of the entries a resize moved are marked deleted, not empty, so walks
-// through the old table stay whole.
-func (t *tab[T]) scan(lo, hi uint64, hash func(*T) uint64, fn func(*T)) int {
+// scanTab adds to h.found the entries of t whose place (the top 32 bits
+// of the mixed hash) is in [lo, hi), and returns where the stretch ended
+// (hi, or less if its work passed budget) and the work. Their homes are
+// the slots from home(lo) to home(hi-1), and each sits between its home
+// and the first empty slot after it: so the walk goes from home(lo) to the
+// first empty slot at or past home(hi-1), around the end of the array if
+// it must, and no further than once around. The slots of the entries a
+// resize moved are marked deleted, not empty, so walks through the old
+// array stay whole.
+//
+// Past its budget the walk stops, and cuts the stretch short at the last
+// empty slot e it saw: every entry homed before e sits before it, and has
+// been seen; those are the entries whose place is below e's first place,
+// which is where the stretch now ends. Entries seen past e have their
+// places past that, and wait for the next call. Without such a slot yet,
+// the walk goes on to the first one: a run of slots at the stretch's
+// start (none, when the stretch starts where the last call's was cut).
+func (h *Table[T]) scanTab(t *tab[T], lo, hi uint64, budget int) (end uint64, work int) {
 	n := len(t.tags)
 	if n == 0 {
-		return 0
+		return hi, 0
 	}
 	first := t.home(lo << 32)
 	span := t.home((hi-1)<<32) - first // slots before the last home
-	i, k := first, 0
+	i, k, cut := first, 0, -1
 	for ; k < n && (k <= span || t.tags[i] != tagEmpty); i, k = t.after(i), k+1 {
-		if t.tags[i] > tagDeleted {
-			if p := t.mix(hash(t.ents[i])) >> 32; lo <= p && p < hi {
-				fn(t.ents[i])
+		if cut >= 0 && work+k >= budget {
+			return (uint64(cut)<<32 + uint64(n) - 1) / uint64(n), work + k
+		}
+		switch {
+		case t.tags[i] > tagDeleted:
+			ent := t.ents[i]
+			work += h.weigh(ent)
+			if p := t.mix(h.hash(ent)) >> 32; lo <= p && p < hi {
+				h.found = append(h.found, placed[T]{uint32(p), ent})
 			}
+		case t.tags[i] == tagEmpty && k > 0 && k <= span:
+			cut = i // first+k: no wrap, since homes grow with places
 		}
 	}
-	return k
+	return hi, work + k
 }

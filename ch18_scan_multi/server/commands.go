@@ -52,8 +52,23 @@ func init() { gData.db = newKeySpace() }
 
 // newKeySpace returns an empty key space.
 func newKeySpace() *keytable.Table[entry] {
-	return keytable.New(func(ent *entry) uint64 { return keytable.Hash(ent.key()) })
+	return keytable.New(func(ent *entry) uint64 { return keytable.Hash(ent.key()) }, keyWeight)
 }
+
+// kKeyBytesPerItem is how many bytes of a key count as one item of work
+// when the key table hashes the key again (a resize moves it; SCAN finds
+// its place): a long key costs its bytes, not one slot.
+const kKeyBytesPerItem = 256
+
+// keyWeight is the key table's weight of an entry (see keytable.New).
+func keyWeight(ent *entry) int { return len(ent.key()) / kKeyBytesPerItem }
+
+// stepKeySpace moves a resize of the key space along once per request,
+// by keytable.StepWork's worth, so that a resize ends even when no
+// request inserts; lookups move nothing, and inserts a few slots each. It
+// returns the work the resizes did since the last call (keytable's Step),
+// which the request's turn counts in workDone.
+func stepKeySpace() int { return gData.db.Step(keytable.StepWork) }
 
 // entry is one key and its value. The key space holds pointers to entries
 // and nothing else: no link, no cached hash code.
@@ -125,6 +140,7 @@ func newEntry[S ~string | ~[]byte](key S, val []byte) *entry {
 // insertEntry adds a new entry, whose key is not in the key space yet.
 func insertEntry(ent *entry) {
 	gData.db.Insert(keytable.Hash(ent.key()), ent)
+	workDone += gData.db.Step(0) // the slots of a resize it moved
 	touchKey(ent.key())
 }
 

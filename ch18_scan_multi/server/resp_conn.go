@@ -228,6 +228,7 @@ func (st *respState) oneRequest(conn *conn) bool {
 	limit := st.w.limit
 	respDo(conn, st, cmd)
 	clear(cmd) // keep no pointers into this connection's buffer
+	workDone += stepKeySpace()
 	if st.w.over {
 		// The error goes in the buffer's own array, which has room for it;
 		// one the reply outgrew is dropped.

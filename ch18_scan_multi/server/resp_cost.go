@@ -69,10 +69,22 @@ func (p *execPlan) add(m *map[string]int, key []byte, n int) {
 func (p *execPlan) estimate(c *command, cmd [][]byte) int {
 	work := len(cmd) + argBytes(cmd)/kWorkBytes // charged as it runs (respExec)
 	if c.cost != nil {
+		keys := p.newKeys
 		work += c.cost(p, cmd)
+		work += (p.newKeys - keys) * kInsertWork
 	}
 	return work
 }
+
+// kInsertWork is what inserting a key may cost besides itself while the
+// key table resizes: the key table moves kInsertMoves (16) slots of the
+// old array with every insert, each a slot looked at and, for an entry
+// moved, the slots its put walks and its key's bytes hashed again
+// (insertEntry charges them to the command). Four units a slot is what
+// the moves of short keys take with room to spare; the moves of long keys
+// cost more, but only as often as the inserts that made the table grow
+// paid for them.
+const kInsertWork = 4 * 16
 
 // dropBound bounds the items tearing down the value at key visits, if a
 // command replaces or deletes it (entryDel): a large one goes to the

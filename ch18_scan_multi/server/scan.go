@@ -17,6 +17,9 @@ import (
 // epoch starts the scan over, so a key present throughout is then returned
 // at least once, perhaps twice, which is what Redis promises. Cursor 0
 // starts a scan, and 0 comes back when it is done, whatever the epoch.
+// While the table moves its keys to the array of a new salt, a step at a
+// time, they are in no one order: a SCAN then returns no keys and the
+// cursor that starts the new epoch's walk, and its work moves them along.
 //
 // Such a client does not keep a scan from ending unless the scan is far
 // slower than it: each new salt costs it about as many keys inserted, and
@@ -33,9 +36,11 @@ const (
 	// kScanMaxCount caps COUNT: one step of the walk covers COUNT slots,
 	// and a client may ask for any number.
 	kScanMaxCount = 1 << 14
-	// kScanMaxWork bounds the slots one SCAN looks at, as kKeysMaxScan
-	// bounds KEYS; it is the per-turn bound, kMaxTurnWork, which one
-	// request may pass by at most its own bound.
+	// kScanMaxWork bounds the work of one SCAN, as kKeysMaxScan bounds
+	// KEYS: the slots it looks at, the keys it hashes (kKeyBytesPerItem
+	// bytes an item), and its matching (kMatchStepsPerItem steps an item).
+	// It is the per-turn bound, kMaxTurnWork, which one request may pass
+	// by at most its own bound.
 	kScanMaxWork = kMaxTurnWork
 )
 
@@ -44,66 +49,91 @@ const (
 var gScanKeys []*entry
 
 // scanKeys walks the key space from cursor and puts the keys keep accepts
-// in gScanKeys; it returns the next cursor and the bytes of the keys.
+// in gScanKeys; it returns the next cursor, and whether the keys' reply
+// fits in limit bytes, at most over bytes of framing a key (and three
+// more for the arrays and the cursor). The walk never goes back: the
+// table hands the keys over in the order of their places, a place's keys
+// together, and the walk ends before the first place whose keys would
+// not fit, which is then the next cursor. So a reply over the limit is
+// one place's keys alone, the first of the walk (almost always one key).
 //
 // As in Redis, COUNT is how much to look at, not how many keys to return:
 // the walk takes steps of count slots until it has seen count keys
-// (before filtering them), or looked at ten times count slots, or at
-// kScanMaxWork. A key whose TTL has passed, though its timer has not
-// removed it yet, is skipped, as Redis skips it.
-func scanKeys(cursor uint64, count int, keep func(*entry) bool) (next uint64, size int) {
+// (before filtering them), or done ten times count units of work, or
+// kScanMaxWork. Its work counts every key the table hashes on the way by
+// its bytes (keytable's Scan weighs them with keyWeight), and ends the
+// walk early once the budget is spent, or once it has hashed about as
+// many bytes of keys as the reply has room for: long keys make short
+// walks.
+// Matching with keep is work too: extra returns it, and past the budget
+// the walk ends before the next place. The work goes in workDone. A key
+// whose TTL has passed, though its timer has not removed it yet, is
+// skipped, as Redis skips it.
+func scanKeys(cursor uint64, count int, keep func(*entry) bool, extra func() int, limit, over int) (next uint64, fits bool) {
 	gScanKeys = gScanKeys[:0]
 	nowUs := getMonotonicUsec()
-	seen, work := 0, 0
-	for {
-		var w int
-		cursor, w = gData.db.Scan(cursor, count, func(ent *entry) {
+	budget := min(10*count, kScanMaxWork)
+	seen, work, size, groups, full := 0, 0, 3*over, 0, false
+	take := func(g []*entry) bool {
+		if groups > 0 && (full || work+extra() >= budget) {
+			return false
+		}
+		before, add := len(gScanKeys), 0
+		for _, ent := range g {
 			seen++
 			if ent.heapIdx != -1 && gData.heap[ent.heapIdx].Val <= nowUs {
-				return
+				continue
 			}
 			if keep(ent) {
 				gScanKeys = append(gScanKeys, ent)
-				size += len(ent.key())
+				add += len(ent.key()) + over
 			}
-		})
+		}
+		if groups > 0 && size+add > limit {
+			clear(gScanKeys[before:])
+			gScanKeys, full = gScanKeys[:before], true
+			return false
+		}
+		groups++
+		size += add
+		return true
+	}
+	for {
+		// A call's walk may hash no more bytes of keys than the reply has
+		// room for: the keys past those would only be hashed again by the
+		// next call.
+		var w int
+		room := max(0, limit-size) / kKeyBytesPerItem
+		cursor, w = gData.db.Scan(cursor, count, min(budget-work, room), take)
 		work += w
-		if cursor == 0 || seen >= count || work >= min(10*count, kScanMaxWork) {
+		if cursor == 0 || full || seen >= count || work+extra() >= budget {
 			break
 		}
 	}
 	workDone += work
-	return cursor, size
+	return cursor, size <= limit
 }
 
 // scanReply walks from cursor and writes the reply: the next cursor
-// (written by cursorOut) and the keys. A reply that would not fit in max
-// limit bytes, at most over bytes of framing per key, is walked again with half
-// the count, down to 1: the walk changed nothing, and the shorter stretch
-// is as good a step as any. It reports whether the reply fits. If keep
-// gave up (refused, when not nil, says so after the walk), it writes
-// nothing and reports false.
-func scanReply(w replyWriter, cursor uint64, count int, keep func(*entry) bool, refused func() bool, limit, over int, cursorOut func(uint64)) bool {
-	count = min(count, kScanMaxCount)
-	for {
-		next, size := scanKeys(cursor, count, keep)
-		if refused != nil && refused() {
-			clear(gScanKeys)
-			return false
-		}
-		fits := size+over*(len(gScanKeys)+3) <= limit // 3: the arrays, the cursor
-		if fits || count == 1 {
-			w.outArr(2)
-			cursorOut(next)
-			w.outArr(len(gScanKeys))
-			for _, ent := range gScanKeys {
-				w.outStr(ent.key())
-			}
-			clear(gScanKeys)
-			return fits
-		}
-		count /= 2
+// (written by cursorOut) and the keys, which fit in limit bytes, at most
+// over bytes of framing per key, unless one place's keys alone do not
+// (see scanKeys). It reports whether the reply fits. If keep gave up
+// (refused, when not nil, says so after the walk), it writes nothing and
+// reports false.
+func scanReply(w replyWriter, cursor uint64, count int, keep func(*entry) bool, extra func() int, refused func() bool, limit, over int, cursorOut func(uint64)) bool {
+	next, fits := scanKeys(cursor, min(count, kScanMaxCount), keep, extra, limit, over)
+	if refused != nil && refused() {
+		clear(gScanKeys)
+		return false
 	}
+	w.outArr(2)
+	cursorOut(next)
+	w.outArr(len(gScanKeys))
+	for _, ent := range gScanKeys {
+		w.outStr(ent.key())
+	}
+	clear(gScanKeys)
+	return fits
 }
 
 // scanCursor parses a cursor as Redis 7.0 does (C's strtoul on the whole
@@ -191,13 +221,14 @@ func respScan(st *respState, w *respWriter, args [][]byte) {
 		return ok
 	}
 	refused := func() bool { return steps > kMatchMaxSteps }
+	extra := func() int { return steps / kMatchStepsPerItem }
 	// The reply may take what is left of the writer's limit, at most 25
 	// bytes of framing per key ("$<length>\r\n...\r\n") and the cursor.
 	left := w.limit - (len(w.buf) - w.start)
-	scanReply(w, cursor, count, keep, refused, left, respHeaderMax, func(next uint64) {
+	scanReply(w, cursor, count, keep, extra, refused, left, respHeaderMax, func(next uint64) {
 		w.outStr(strconv.FormatUint(next, 10))
 	})
-	workDone += steps / kMatchStepsPerItem
+	workDone += extra()
 	if refused() {
 		w.err(errMatchTooCostly)
 	}
@@ -241,7 +272,8 @@ func doScan(cmd [][]byte, w replyWriter) {
 	// the integer take 19, 4 more than 3 keys' worth.
 	at := w.size()
 	keep := func(*entry) bool { return true }
-	if !scanReply(w, uint64(cursor), int(min(count, kScanMaxCount)), keep, nil, kMaxReply-4, 5, func(next uint64) {
+	none := func() int { return 0 }
+	if !scanReply(w, uint64(cursor), int(min(count, kScanMaxCount)), keep, none, nil, kMaxReply-4, 5, func(next uint64) {
 		w.outInt(int64(next))
 	}) {
 		w.truncate(at)
