@@ -42,10 +42,12 @@ import (
 //     both count in the one bound over all connections' memory
 //     (-max-output-mb, budgetLeft), are limited in number (kMaxQueued,
 //     kMaxWatched), and are given back at EXEC, DISCARD, UNWATCH or when
-//     the connection closes. EXEC's reply, which can hold many commands'
-//     replies, has a cap of its own (kRESPMaxExecReply) within what the
-//     bound has left; a command whose reply does not fit gets "response is
-//     too big" as its element, as it would alone. And since EXEC runs in
+//     the connection closes; past the budget, the connection holding the
+//     most is closed, or this one's command refused if it is that one.
+//     EXEC's reply, which can hold many commands' replies, grows as any
+//     reply does (doubling, so it is built in time linear in its size),
+//     within the budget; a command whose reply does not fit gets
+//     errExecTooBig as its element. And since EXEC runs in
 //     one turn whatever the turn's bounds (kMaxTurnWork, kMaxTurnRequests
 //     count it as one request), its work, the sum of its commands', is
 //     bounded when it is queued: kMaxExecWork, with the commands that walk
@@ -68,9 +70,6 @@ const (
 	// what Go's maps take for it: its entry in the connection's map, and
 	// in watchers an entry and, for its first watcher, a map of its own.
 	kWatchOverhead = 192
-	// kRESPMaxExecReply caps EXEC's reply, which holds its commands'
-	// replies, each capped at kRESPMaxReply as alone.
-	kRESPMaxExecReply = 4 << 20
 	// kMaxExecWork bounds the work one transaction may do, counted as
 	// workDone counts it: its arguments, and the bound of each command
 	// that may walk more than its reply shows (respExecWeight). It is 32
@@ -81,14 +80,13 @@ const (
 
 // respExecWeight is the most work of the commands that may visit far more
 // than their reply shows, counted against kMaxExecWork when queued. Other
-// commands stop once their reply is full (ZRANGE), and EXEC's replies are
-// capped as a whole (kRESPMaxExecReply), or do no more than their
-// arguments say.
+// commands stop once their reply is full (ZRANGE), or do no more than
+// their arguments say.
 var respExecWeight = map[string]int{
 	"keys":    kKeysMaxScan + kMatchMaxSteps/kMatchStepsPerItem,
-	"hgetall": kRESPMaxReply / 12, // see respHGetAll
-	"hkeys":   kRESPMaxReply / 6,  // see respHKeysVals
-	"hvals":   kRESPMaxReply / 6,
+	"hgetall": (512 << 10) / 12, // a hash of tens of thousands of fields
+	"hkeys":   (512 << 10) / 6,
+	"hvals":   (512 << 10) / 6,
 	"scan":    4*kScanMaxWork + kMatchMaxSteps/kMatchStepsPerItem, // with its walks again at half the count (see scanReply)
 	"append":  kMaxAppend >> 10,                                   // a copy of the value, 1 per KiB (see respAppend)
 }
@@ -104,8 +102,8 @@ var (
 )
 
 // errExecTooBig replaces, in EXEC's reply, the reply of a command that
-// did not fit.
-const errExecTooBig = "ERR response is too big"
+// did not fit in the budget.
+const errExecTooBig = "ERR response is too big for the server's memory for replies now (-max-output-mb)"
 
 // kExecElemMin is the room kept in EXEC's reply for each command's
 // element: enough for errExecTooBig.
@@ -226,7 +224,7 @@ func respWatch(st *respState, w *respWriter, args [][]byte) {
 	case len(st.tx.watched)+n > kMaxWatched:
 		w.err(errTooManyWatched)
 		return
-	case size > budgetLeft():
+	case !budgetMake(st.conn, size):
 		w.err(errWatchMemory)
 		return
 	}
@@ -299,7 +297,7 @@ func (st *respState) queueCommand(w *respWriter, c *respCommand, args [][]byte) 
 		w.err(errTooManyQueued)
 	case st.tx.queueWork+work > kMaxExecWork:
 		w.err(errTooMuchWork)
-	case size > budgetLeft():
+	case !budgetMake(st.conn, size):
 		w.err(errQueueMemory)
 	default:
 		// One array for the arguments' bytes, one for their slices.
@@ -406,30 +404,28 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 	queue := st.tx.queue
 	st.unwatchAll() // it has passed: its own writes below cannot fail it
 
-	// The reply may take up to kRESPMaxExecReply, within what the bound
-	// on all connections' memory has left, with room kept for every
-	// command's element: if that room is not there, nothing runs.
-	outerStart, outerLimit := w.start, min(kRESPMaxExecReply, cap(w.buf)-w.start+max(0, budgetLeft()))
-	end := outerStart + outerLimit
-	if outerLimit < respHeaderMax+len(queue)*kExecElemMin {
+	// The reply grows as any reply does, within the budget, with room
+	// kept for every command's element: if that room is not there,
+	// nothing runs. Each element is a reply of its own, and one that does
+	// not fit, with the room of the elements after it kept (w.reserve),
+	// is replaced by errExecTooBig in the room kept for it.
+	if !w.room(respHeaderMax + len(queue)*kExecElemMin) {
 		st.endMulti()
+		w.truncate(len(w.buf))
 		w.err(errExecMemory)
 		return
 	}
-	w.limit = outerLimit
 	w.outArr(len(queue))
 	for i, cmd := range queue {
-		// Each element is a reply of its own, capped as one is alone,
-		// and so that the elements after it keep their room.
-		w.start = len(w.buf)
-		w.limit = min(kRESPMaxReply, end-(len(queue)-1-i)*kExecElemMin-w.start)
+		start := len(w.buf)
+		w.reserve = (len(queue) - 1 - i) * kExecElemMin
 		workDone += len(cmd)
 		respLookup(cmd[0]).fn(st, w, cmd)
 		if w.over {
-			w.truncate(w.start)
+			w.truncate(start)
 			w.err(errExecTooBig)
 		}
 	}
-	w.start, w.limit = outerStart, outerLimit
+	w.reserve = 0
 	st.endMulti()
 }
