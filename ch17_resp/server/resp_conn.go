@@ -68,6 +68,19 @@ func respRegister(poller sock.Poller) error {
 // user keeps its connection however long the user thinks.
 var respTimeoutMs uint64
 
+// respConfigSet sets what CONFIG GET reports for the parameter name (see
+// respConfigParams), adding it if it is not there: the settings the flags
+// give (timeout, maxclients) and Redis's sizes this server takes.
+func respConfigSet(name, value string) {
+	for i := range respConfigParams {
+		if respConfigParams[i][0] == name {
+			respConfigParams[i][1] = value
+			return
+		}
+	}
+	respConfigParams = append(respConfigParams, [2]string{name, value})
+}
+
 // respIdle holds the RESP connections, ordered by last activity as
 // gData.idleList holds the book's, for their own timeout.
 var respIdle dlist.DList[conn]

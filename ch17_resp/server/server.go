@@ -11,11 +11,13 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"example.com/byor/ch17_resp/resp"
 	"example.com/byor/ch17_resp/sock"
 	"example.com/byor/ch17_resp/threadpool"
 )
@@ -91,6 +93,9 @@ func Main(args []string) int {
 		return 2
 	}
 	respTimeoutMs = uint64(*timeout) * 1000
+	respConfigSet("timeout", strconv.Itoa(*timeout))
+	respConfigSet("maxclients", strconv.Itoa(maxClients))
+	respConfigSet("proto-max-bulk-len", strconv.Itoa(resp.MaxBulkLen))
 	logConns = *logConnsFlag
 	// The garbage collector lets the heap grow by this percentage of the
 	// live data before it collects again. Go's default, 100, lets a server
