@@ -105,3 +105,54 @@ func TestRESPNamesBudgeted(t *testing.T) {
 		t.Fatalf("inputHeld %d after the named connection closed", inputHeld)
 	}
 }
+
+// TestRESPHogClosed: a client holding most of the budget in a request it
+// never finishes is the one closed when another client's request needs
+// room, not the other: the other's request of 100 KB, past the 16 KiB of
+// a read buffer, is answered.
+func TestRESPHogClosed(t *testing.T) {
+	saveBudget(t)
+	hogSrv, hogCli := testPair(t, unix.SOCK_STREAM)
+	hog := newTestRESPConn(t, hogSrv)
+	maxOutputTotal = 1 << 20
+	sendPartial(t, hog, hogCli, 500_000) // most of a SET of 500 KB
+	held := hog.memory()
+	if hog.state != stateReq || held < 500_000 || outputHeld+inputHeld != held {
+		t.Fatalf("the hog's partial request: state %d, %d bytes held, %d counted", hog.state, held, outputHeld+inputHeld)
+	}
+	// A second connection (on a poller of its own: the test runs one at a
+	// time), the hog's memory still counted.
+	srv, cli := testPair(t, unix.SOCK_STREAM)
+	c := newTestRESPConn(t, srv)
+	outputHeld, inputHeld = 0, held
+	maxOutputTotal = held + 64<<10 // room for buffers of the usual size, not for the request
+	connPut(&gData.fd2conn, hog)
+	connPut(&gData.fd2conn, c)
+	val := strings.Repeat("x", 100_000)
+	req := []byte(fmt.Sprintf("*3\r\n$3\r\nSET\r\n$1\r\nv\r\n$%d\r\n%s\r\n", len(val), val))
+	for len(req) > 0 {
+		if c.state != stateReq {
+			t.Fatalf("the other client's connection ended (%d bytes of its request unsent)", len(req))
+		}
+		n, err := unix.Write(cli, req)
+		if err != nil && err != unix.EAGAIN {
+			t.Fatal(err)
+		}
+		req = req[max(n, 0):]
+		for c.state == stateReq && loopOnce(t, c) {
+		}
+	}
+	buf := make([]byte, 16)
+	for i := 0; i < 100 && c.pending() > 0; i++ {
+		loopOnce(t, c)
+	}
+	if n, _ := unix.Read(cli, buf); string(buf[:max(n, 0)]) != "+OK\r\n" {
+		t.Fatalf("the other client's SET of 100 KB: %q", buf[:max(n, 0)])
+	}
+	if gData.fd2conn[hogSrv] != nil {
+		t.Fatal("the hog is still open")
+	}
+	if outputHeld+inputHeld != c.memory() {
+		t.Fatalf("the count is %d, the connection left holds %d", outputHeld+inputHeld, c.memory())
+	}
+}
