@@ -147,9 +147,13 @@ func threadCPU() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// pipeConn returns a connection for pipeServe.
+// pipeConn returns a connection for pipeServe, holding its buffers as a
+// busy connection does.
 func pipeConn() *conn {
-	return newConn(-1)
+	conn := newConn(-1)
+	conn.testReadBuf()
+	wbufReserve(conn)
+	return conn
 }
 
 // testReadBuf returns the connection's read buffer, which it takes if it
