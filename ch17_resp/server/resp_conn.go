@@ -137,6 +137,11 @@ type respState struct {
 // strings of up to 512 MB, and requests of up to 1 GB).
 const kRESPBufSize = 16 << 10
 
+// kRESPArgsKept is the most argument slots kept from one request to the
+// next: a request of a million arguments takes 24 MB of them, given back
+// once it is answered.
+const kRESPArgsKept = 1 << 16
+
 // respNextID numbers RESP connections for CLIENT ID.
 var respNextID int64
 
@@ -296,6 +301,9 @@ func (st *respState) oneRequest(conn *conn) bool {
 		st.shrink()
 	}
 	conn.wbuf, st.w.buf = st.w.buf, nil
+	if cap(gData.args) > kRESPArgsKept {
+		gData.args = nil // a peak of arguments is not held for good
+	}
 	conn.progress = true
 	return true
 }
