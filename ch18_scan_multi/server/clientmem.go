@@ -33,8 +33,8 @@ var maxOutputTotal = 1 << 30
 
 // outputHeld is what the connections' write buffers hold in all, and
 // inputHeld what they hold besides (their read buffers, and on the RESP
-// listener client names, queued transactions and watched keys): together they
-// stay within maxOutputTotal.
+// listener client names, queued transactions and watched keys): together
+// they stay within maxOutputTotal.
 var (
 	outputHeld int
 	inputHeld  int
