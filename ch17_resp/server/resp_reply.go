@@ -164,6 +164,11 @@ func (w *respWriter) endArr(at, n int) {
 
 func (w *respWriter) size() int { return len(w.buf) }
 
+// maxReply is what the budget has left, counted in the book's sizes: RESP
+// frames a value in at most 5 times the book's 5 bytes (a bulk string's
+// "$<length>\r\n...\r\n"), so a fifth.
+func (w *respWriter) maxReply() int { return w.left() / 5 }
+
 func (w *respWriter) truncate(at int) {
 	w.buf = w.buf[:at]
 	w.over = false

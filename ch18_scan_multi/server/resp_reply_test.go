@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -22,4 +23,26 @@ func TestRESPReplyGrowsGeometrically(t *testing.T) {
 		t.Fatalf("a reply of %d bytes copied %d bytes as it grew", len(got), copied)
 	}
 	t.Logf("a reply of %d bytes, %d copied as it grew", len(got), copied)
+}
+
+// TestRESPFieldTTLRepliesPastTheBookMessage: chapter 15's field-TTL
+// commands refuse a reply past the book's 4 KiB message on the book's
+// listener; on RESP they answer any the budget holds: HTTL and HPERSIST
+// of 1000 fields.
+func TestRESPFieldTTLRepliesPastTheBookMessage(t *testing.T) {
+	resetData(t)
+	args := []string{"FIELDS", "1000"}
+	for i := range 1000 {
+		run("hset", "h", fmt.Sprint("f", i), "v")
+		args = append(args, fmt.Sprint("f", i))
+	}
+	want := "*1000\r\n" + strings.Repeat(":-1\r\n", 1000)
+	for _, cmd := range []string{"HTTL", "HPERSIST"} {
+		if got := respRun(t, append([]string{cmd, "h"}, args...)...); got != want {
+			t.Errorf("%s of 1000 fields: %.60q", cmd, got)
+		}
+	}
+	if got := run(append([]string{"httl", "h"}, args...)...); got != errTooBig {
+		t.Errorf("the book's httl of 1000 fields: %q, want the too-big error", got)
+	}
 }
