@@ -29,9 +29,9 @@ var diffCommands = flag.Int("redisdiff.n", 50000, "random commands TestRedisDiff
 // follows. The only differences allowed are the README's: the order of
 // KEYS and HGETALL (sorted here before comparing), and how long a TTL is
 // (a positive TTL or PTTL compares as "positive"). The README's limits
-// (KEYS refused over 262,144 keys, inline commands stopped at 8192
-// arguments, the bound on all clients' memory) are left out: the random
-// commands work on a few dozen small keys and never reach them. Run more with
+// (KEYS refused over 262,144 keys, the bound on all clients' memory) are
+// left out: the random commands work on a few dozen keys, small but for
+// one value of up to 4 MB, and never reach them. Run more with
 //
 //	go test -run TestRedisDifferential -redisdiff.n 100000 example.com/byor/ch17_resp
 func TestRedisDifferential(t *testing.T) {
@@ -255,8 +255,23 @@ func (g *cmdGen) ttl() string {
 		"9223372036854775807", "9223372036854775", "-9223372036854775808", "9223372036854")
 }
 
+// bigValue is where the values of up to 4 MB come from: a slice of it.
+var bigValue = strings.Repeat("0123456789abcdef", (4<<20)/16)
+
 func (g *cmdGen) next() []string {
 	r := g.rng
+	if r.IntN(200) == 0 {
+		// A big value, of up to 4 MB, on a key of its own: Redis takes
+		// bulk strings of up to 512 MB, and so does this server.
+		switch r.IntN(3) {
+		case 0:
+			return []string{"SET", "big", bigValue[:r.IntN(len(bigValue)+1)]}
+		case 1:
+			return []string{"GET", "big"}
+		default:
+			return []string{"EXISTS", "big"}
+		}
+	}
 	switch r.IntN(25) {
 	case 0:
 		return []string{"GET", g.key()}

@@ -66,23 +66,6 @@ func connMsg(w io.Writer, format string, args ...any) {
 	}
 }
 
-// maxOutputTotal bounds the write buffers grown past kWBufSize, summed
-// over all connections (the -max-output-mb flag): without it, a thousand
-// clients that pipeline and read slowly hold a gigabyte of replies. Once
-// it is reached, a connection whose buffer is full is served as one at
-// kMaxOutput is: it is not read until it takes its replies. Nothing is
-// dropped.
-var maxOutputTotal = 64 << 20
-
-// outputGrown is how many bytes of write buffer the connections hold past
-// kWBufSize each, in all; it stays within maxOutputTotal.
-var outputGrown int
-
-// grown returns how far a write buffer of capacity c exceeds the usual size.
-func grown(c int) int {
-	return max(0, c-kWBufSize)
-}
-
 // conn is one client connection. A nonblocking read or write can stop
 // anywhere, so the bytes received but not yet handled, and the bytes of the
 // replies not yet sent, wait here until the socket is ready again.
@@ -94,11 +77,12 @@ type conn struct {
 	// rbuf[rbufStart:rbufEnd] holds received bytes not yet handled.
 	// Handling a request only moves rbufStart past it; the bytes left
 	// are moved to the front once, just before the next read.
+	// rbuf is nil until the first read, then kRBufSize bytes long.
 	rbufStart int
 	rbufEnd   int
-	rbuf      [4 + proto.KMaxMsg]byte
+	rbuf      []byte
 	// wbuf[wbufSent:] holds the replies still to send. The buffer is
-	// reused from one batch to the next.
+	// reused from one batch to the next; it is nil until the first reply.
 	wbuf     []byte
 	wbufSent int
 	// When the connection last made progress, and its place in
@@ -107,12 +91,16 @@ type conn struct {
 	idleStart uint64
 	idleList  dlist.DList[conn]
 	progress  bool
+	// Its place in bufList while it holds buffers (see clientmem.go).
+	bufList   dlist.DList[conn]
+	inBufList bool
 }
 
 // newConn makes the state of a new connection on fd, ready to read.
 func newConn(fd int) *conn {
-	conn := &conn{fd: fd, state: stateReq, wbuf: make([]byte, 0, kWBufSize)}
+	conn := &conn{fd: fd, state: stateReq}
 	conn.idleList.Owner = conn
+	conn.bufList.Owner = conn
 	return conn
 }
 
@@ -123,13 +111,20 @@ func (conn *conn) pending() int {
 
 // canAnswer reports whether the connection may answer one more request:
 // it is still serving, a reply of any size keeps it within kMaxOutput, and
-// any growth of its buffer that takes keeps all within maxOutputTotal.
+// any growth of its buffer that takes keeps all within maxOutputTotal. A
+// connection with no replies unsent may always answer: it takes its usual
+// buffer, by closing the connection holding the most if the budget is
+// full (see budgetMake); one with a backlog waits for its client to read
+// rather than grow it past what the budget has left.
 func (conn *conn) canAnswer() bool {
 	if conn.state != stateReq || conn.pending()+4+proto.KMaxMsg > kMaxOutput {
 		return false
 	}
+	if conn.pending() == 0 {
+		return true
+	}
 	size := wbufNeed(conn)
-	return size <= cap(conn.wbuf) || outputGrown+grown(size)-grown(cap(conn.wbuf)) <= maxOutputTotal
+	return size <= cap(conn.wbuf) || size-cap(conn.wbuf) <= budgetLeft()
 }
 
 // connectionIO advances a connection whose socket epoll reported ready
@@ -159,11 +154,21 @@ func connectionIO(conn *conn, events sock.Events) {
 		conn.idleStart = getMonotonicUsec()
 		conn.idleList.Detach()
 		gData.idleList.InsertBefore(&conn.idleList)
+		bufActive(conn)
 	}
 }
 
 // tryFillBuffer reads what the socket has into rbuf.
 func tryFillBuffer(conn *conn) {
+	if conn.rbuf == nil {
+		if !budgetMake(conn, kRBufSize) {
+			connMsg(os.Stderr, "the memory for clients is full")
+			conn.state = stateEnd
+			return
+		}
+		inputHeld += kRBufSize
+		conn.rbuf = make([]byte, kRBufSize)
+	}
 	// Make room: move the bytes not yet handled (by now at most part of
 	// one request) to the front. Doing it once per read, rather than after
 	// every request, spares a read that brought many pipelined requests
@@ -283,7 +288,11 @@ func tryOneRequest(conn *conn) bool {
 	// Run it, serializing the reply straight into wbuf after 4 bytes kept
 	// for its length. wbuf has room for any reply that can be sent, so
 	// this does not allocate.
-	wbufReserve(conn)
+	if !wbufReserve(conn) {
+		connMsg(os.Stderr, "the memory for clients is full")
+		stopReading(conn)
+		return false
+	}
 	start := len(conn.wbuf)
 	out := doRequest(cmd, conn.wbuf[:start+4])
 	clear(cmd) // keep no pointers into this connection's buffer
@@ -322,20 +331,26 @@ func wbufNeed(conn *conn) int {
 }
 
 // wbufReserve makes room in wbuf for one more reply of the largest size
-// that can be sent. Unsent replies move to the front first; only a
-// backlog that still leaves no room grows the buffer (see wbufNeed).
-func wbufReserve(conn *conn) {
+// that can be sent, and reports whether the budget allowed it. Unsent
+// replies move to the front first; only a backlog that still leaves no
+// room grows the buffer (see wbufNeed), and a connection's first reply
+// takes a buffer of the usual size.
+func wbufReserve(conn *conn) bool {
 	const room = 4 + proto.KMaxMsg
 	if cap(conn.wbuf)-len(conn.wbuf) >= room {
-		return
+		return true
 	}
 	buf := conn.wbuf[:0]
 	if size := wbufNeed(conn); size > cap(conn.wbuf) {
-		outputGrown += grown(size) - grown(cap(conn.wbuf))
+		if !budgetMake(conn, size-cap(conn.wbuf)) {
+			return false
+		}
+		outputHeld += size - cap(conn.wbuf)
 		buf = make([]byte, 0, size)
 	}
 	conn.wbuf = append(buf, conn.wbuf[conn.wbufSent:]...) // copy handles the overlap
 	conn.wbufSent = 0
+	return true
 }
 
 // tryFlushBuffer writes what it can of the unsent replies and reports
@@ -358,7 +373,7 @@ func tryFlushBuffer(conn *conn) bool {
 	conn.wbufSent = 0
 	conn.wbuf = conn.wbuf[:0]
 	if cap(conn.wbuf) > kWBufSize {
-		outputGrown -= grown(cap(conn.wbuf))
+		outputHeld -= cap(conn.wbuf) - kWBufSize
 		conn.wbuf = make([]byte, 0, kWBufSize)
 	}
 	if conn.state == stateClose {

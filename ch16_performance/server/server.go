@@ -32,9 +32,10 @@ func Main(args []string) int {
 	gcPercent := fs.Int("gc-percent", 25, "let the heap grow this `percent` past the live data between garbage collections (as GOGC; Go's default is 100)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to `file` until the server exits (for go tool pprof)")
 	logConnsFlag := fs.Bool("log-conns", false, "log a line for every connection that ends (hangs up, breaks the protocol, is idle too long)")
-	maxOutputMB := fs.Int("max-output-mb", maxOutputTotal>>20, "let replies waiting for slow readers grow the connections' buffers by at most this many `MiB` in all")
+	maxOutputMB := fs.Int("max-output-mb", maxOutputTotal>>20, "let the connections hold at most this many `MiB` in all (buffers, replies waiting for slow readers); past it the one holding the most is closed")
+	maxClientsFlag := fs.Int("maxclients", maxClients, "serve at most `n` connections at once (fewer if the descriptor limit is lower); more are closed at once")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-idle-timeout duration] [-gc-percent n] [-max-output-mb n] [-log-conns] [-cpuprofile file]")
+		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-idle-timeout duration] [-gc-percent n] [-max-output-mb n] [-maxclients n] [-log-conns] [-cpuprofile file]")
 		fs.PrintDefaults()
 	}
 	defer logFlush(time.Second)
@@ -63,12 +64,18 @@ func Main(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	if *maxOutputMB < 0 || *maxOutputMB > 1<<20 {
-		msg("server: -max-output-mb must be between 0 and 1048576")
+	if *maxOutputMB < 1 || *maxOutputMB > 1<<20 {
+		msg("server: -max-output-mb must be between 1 and 1048576")
 		fs.Usage()
 		return 2
 	}
 	maxOutputTotal = *maxOutputMB << 20
+	if *maxClientsFlag < 1 {
+		msg("server: -maxclients must be at least 1")
+		fs.Usage()
+		return 2
+	}
+	maxClients = clampMaxClients(*maxClientsFlag)
 	logConns = *logConnsFlag
 	// The garbage collector lets the heap grow by this percentage of the
 	// live data before it collects again. Go's default, 100, lets a server
@@ -193,6 +200,9 @@ func serve(fd int) error {
 				continue
 			}
 			conn := gData.fd2conn[ev.Fd]
+			if conn == nil {
+				continue // closed earlier in this batch, for the memory it held (see budgetMake)
+			}
 			connectionIO(conn, ev.Events)
 			if conn.state == stateEnd {
 				// The client hung up or broke the protocol.
@@ -270,7 +280,11 @@ func connPut(fd2conn *[]*conn, conn *conn) {
 // (Forget costs nothing then; only the poll() fallback needs it.)
 func connDone(conn *conn) {
 	gData.fd2conn[conn.fd] = nil
-	outputGrown -= grown(cap(conn.wbuf))
+	outputHeld -= cap(conn.wbuf)
+	inputHeld -= cap(conn.rbuf)
+	conn.rbuf, conn.wbuf = nil, nil
+	bufForget(conn)
+	connsOpen--
 	gData.poller.Forget(conn.fd)
 	unix.Close(conn.fd)
 	conn.idleList.Detach()
@@ -284,6 +298,10 @@ func acceptNewConn(fd int) {
 // startConn starts a newly accepted connection reading requests. It came
 // from accept4 already nonblocking (see acceptAll).
 func startConn(connfd int) {
+	if connsOpen >= maxClients {
+		refuseConn(connfd, false)
+		return
+	}
 	// Send replies as soon as they are written. With Nagle's algorithm on,
 	// the kernel holds back a small segment while an earlier one is
 	// unacknowledged, and the client, which has nothing to send until it
@@ -305,4 +323,5 @@ func startConn(connfd int) {
 	conn.idleStart = getMonotonicUsec()
 	gData.idleList.InsertBefore(&conn.idleList)
 	connPut(&gData.fd2conn, conn)
+	connsOpen++
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"os"
 	"time"
+
+	"example.com/byor/ch16_performance/dlist"
 )
 
 // idleTimeoutMs is how long a connection may stay silent before the server
@@ -36,11 +38,7 @@ const kMaxWorks = 2000
 // nearest TTL.
 func nextTimerMs() int {
 	nowUs := getMonotonicUsec()
-	nextUs := uint64(math.MaxUint64)
-	if !gData.idleList.Empty() {
-		next := gData.idleList.Next().Owner
-		nextUs = next.idleStart + idleTimeoutMs*1000
-	}
+	nextUs := idleDueUs(&gData.idleList, idleTimeoutMs)
 	if len(gData.heap) > 0 && gData.heap[0].Val < nextUs {
 		nextUs = gData.heap[0].Val
 	}
@@ -58,6 +56,9 @@ func nextTimerMs() int {
 	if gAccept.pausedUntil != 0 {
 		nextUs = min(nextUs, gAccept.pausedUntil) // resume accepting
 	}
+	if bufUs := nextBufTimerUs(); bufUs != 0 {
+		nextUs = min(nextUs, bufUs) // give back an idle connection's buffers
+	}
 	if nextUs == math.MaxUint64 {
 		return 10000 // no timers; any timeout will do
 	}
@@ -67,21 +68,32 @@ func nextTimerMs() int {
 	return int(min((nextUs-nowUs)/1000, math.MaxInt32))
 }
 
+// idleDueUs returns when the first connection of list, a list ordered by
+// last activity, has been idle for timeoutMs; math.MaxUint64 if none.
+func idleDueUs(list *dlist.DList[conn], timeoutMs uint64) uint64 {
+	if list.Empty() {
+		return math.MaxUint64
+	}
+	return list.Next().Owner.idleStart + timeoutMs*1000
+}
+
+// closeIdle closes the connections of list idle for timeoutMs by nowUs.
+func closeIdle(list *dlist.DList[conn], timeoutMs, nowUs uint64) {
+	for idleDueUs(list, timeoutMs) < nowUs {
+		next := list.Next().Owner
+		connMsg(os.Stdout, "removing idle connection: %d", next.fd)
+		connDone(next)
+	}
+}
+
 // processTimers closes every connection whose idle timer is due, and
 // removes keys whose TTL is due, at most kMaxWorks of them.
 func processTimers() {
 	// epoll_wait counts in whole milliseconds and may wake up to 1 ms early,
 	// so a timer less than 1 ms away counts as due.
 	nowUs := getMonotonicUsec() + 1000
-	for !gData.idleList.Empty() {
-		next := gData.idleList.Next().Owner
-		nextUs := next.idleStart + idleTimeoutMs*1000
-		if nextUs >= nowUs {
-			break
-		}
-		connMsg(os.Stdout, "removing idle connection: %d", next.fd)
-		connDone(next)
-	}
+	closeIdle(&gData.idleList, idleTimeoutMs, nowUs)
+	giveBackIdle(nowUs)
 
 	nworks := 0
 	for ; nworks < kMaxWorks && len(gData.heap) > 0 && gData.heap[0].Val < nowUs; nworks++ {

@@ -14,6 +14,8 @@ func resetData(tb testing.TB) {
 	gData.db = newKeySpace()
 	gData.fd2conn = nil
 	gData.idleList.Init()
+	bufList.Init()
+	outputHeld, inputHeld = 0, 0
 	gData.heap = nil
 	gData.fieldHeap = nil
 	tp := threadpool.New(4)

@@ -13,19 +13,19 @@ import (
 	"errors"
 )
 
-// The limits on one request. Redis's own are far larger (512 MB per bulk
-// string, a 1 GB query buffer); these keep what one connection can make
-// the server hold small, and are well above what clients send in practice.
+// The limits on one request, Redis 7.0's. What a request as a whole may
+// make the server hold is not the parser's to bound: the server counts
+// the buffer a request arrives in within its budget of memory.
 const (
-	// MaxBulkLen is the longest bulk string accepted in a request.
-	MaxBulkLen = 512 << 10
-	// MaxArgs is the most arguments (command name included) in a request.
-	MaxArgs = 8192
+	// MaxBulkLen is the longest bulk string accepted in a request: Redis's
+	// proto-max-bulk-len, 512 MB.
+	MaxBulkLen = 512 << 20
+	// MaxArgs is the most arguments (command name included) in an array
+	// request: Redis takes any count that fits in a C int.
+	MaxArgs = 1<<31 - 1
 	// MaxInline is the longest inline command line, as in Redis (64 KiB).
 	// It also bounds each header line ("*3", "$5") of an array request.
 	MaxInline = 64 << 10
-	// MaxRequest bounds one whole request, all its bulk strings together.
-	MaxRequest = 1 << 20
 )
 
 // ErrIncomplete says the request at the front of the buffer is not all
@@ -56,8 +56,8 @@ func protoErr(msg string) error { return &ProtocolError{Msg: msg} }
 // ErrIncomplete the count is how long data must be, at least, before the
 // request can be whole: a bulk string's announced end, or one byte more.
 // A caller reading the request in pieces need not parse it again before
-// then (a 512 KiB value arriving 1 KiB at a time would be parsed from its
-// start 512 times).
+// then (a 1 MB value arriving 16 KiB at a time would be parsed from its
+// start 64 times).
 func ParseRequest(data []byte, args [][]byte) ([][]byte, int, error) {
 	return ParseRequestFrom(data, args, nil)
 }
@@ -138,9 +138,6 @@ func parseRequest(data []byte, args [][]byte, p *Progress) ([][]byte, int, error
 			return args, 0, protoErr("invalid bulk length")
 		}
 		end := next + int(n)
-		if end > MaxRequest {
-			return args, 0, protoErr("request too big")
-		}
 		if end+2 > len(data) {
 			return args, end + 2, ErrIncomplete
 		}
@@ -175,7 +172,7 @@ func checkFrom(data []byte, p *Progress) (need int, incomplete bool) {
 		if err == ErrIncomplete {
 			return len(data) + 1, true
 		}
-		if err != nil || n < 0 || n > MaxBulkLen || next+int(n) > MaxRequest {
+		if err != nil || n < 0 || n > MaxBulkLen {
 			return 0, false
 		}
 		end := next + int(n)
@@ -275,10 +272,6 @@ func parseInline(data []byte, args [][]byte) ([][]byte, int, error) {
 	args, ok := splitArgs(line, args)
 	if !ok {
 		return args[:0], 0, protoErr("unbalanced quotes in request")
-	}
-	if len(args) > MaxArgs {
-		// The array's limit: a 64 KiB line holds up to 32,767 arguments.
-		return args[:0], 0, protoErr("too many arguments in inline request")
 	}
 	return args, eol + 1, nil
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -14,6 +15,48 @@ import (
 // the listening socket, still readable, wakes the loop at once, accept
 // fails again, and the server spins at 100% CPU writing the same error.
 const kAcceptBackoffMs = 100
+
+// maxClients is the most connections served at once: Redis's maxclients,
+// 10,000 unless the -maxclients flag says otherwise, and fewer if the
+// descriptor limit is lower (see clampMaxClients). A connection over it is
+// closed at once (refuseConn).
+var maxClients = 10000
+
+// kReservedFds is how many descriptors clampMaxClients keeps for the
+// server's own (listeners, epoll, log files), as Redis keeps 32.
+const kReservedFds = 32
+
+// connsOpen is how many connections are open; connsRefused counts those
+// closed at once for maxClients.
+var connsOpen, connsRefused int
+
+// clampMaxClients returns n, or fewer if the process may not open n
+// descriptors besides kReservedFds. (Go raises the soft limit to the hard
+// one when a program starts.)
+func clampMaxClients(n int) int {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		return n
+	}
+	if fds := int64(lim.Cur) - kReservedFds; fds < int64(n) { // lim.Cur is an int64 on macOS and FreeBSD
+		return int(max(fds, 1))
+	}
+	return n
+}
+
+// refuseConn closes a connection accepted over maxClients; on the RESP
+// listener it first says why, in Redis's words. The book's protocol has
+// no message a server sends unasked, so there the client finds the
+// connection closed.
+func refuseConn(connfd int, resp bool) {
+	connsRefused++
+	if resp {
+		// A new socket's buffer has room for this: the write does not block.
+		unix.Write(connfd, []byte("-ERR max number of clients reached\r\n"))
+	}
+	connMsg(os.Stderr, "refusing a connection: %d open, the most (-maxclients)", connsOpen)
+	unix.Close(connfd)
+}
 
 // kAcceptLogEveryUs is the least time between two log lines about failed
 // accepts; the failures in between are counted in the next line.

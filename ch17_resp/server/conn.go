@@ -59,7 +59,7 @@ const (
 	// over a big set answers "response is too big" in 26 bytes after
 	// visiting 40,000 members.
 	// A turn ends once it passes this; one request may pass it alone, by
-	// at most its own bound (kRESPMaxReply, kKeysMaxScan).
+	// at most its own bound (the budget for its reply, kKeysMaxScan).
 	kMaxTurnWork = 1 << 16
 )
 
@@ -81,34 +81,6 @@ func connMsg(w io.Writer, format string, args ...any) {
 	}
 }
 
-// maxOutputTotal bounds the write buffers grown past kWBufSize, summed
-// over all connections (the -max-output-mb flag): without it, a thousand
-// clients that pipeline and read slowly hold a gigabyte of replies. Once
-// it is reached, a connection whose buffer is full is served as one at
-// kMaxOutput is: it is not read until it takes its replies. Nothing is
-// dropped.
-var maxOutputTotal = 64 << 20
-
-// outputGrown is how many bytes of write buffer the connections hold past
-// kWBufSize each, in all; it stays within maxOutputTotal.
-var outputGrown int
-
-// inputHeld is what the connections hold besides their write buffers:
-// RESP read buffers grown past kRESPBufSize for requests that arrive in
-// pieces, and client names. It shares maxOutputTotal with outputGrown, so
-// that one bound covers everything clients can make the server hold.
-var inputHeld int
-
-// budgetLeft is how much more the connections may hold in all.
-func budgetLeft() int {
-	return maxOutputTotal - outputGrown - inputHeld
-}
-
-// grown returns how far a write buffer of capacity c exceeds the usual size.
-func grown(c int) int {
-	return max(0, c-kWBufSize)
-}
-
 // conn is one client connection. A nonblocking read or write can stop
 // anywhere, so the bytes received but not yet handled, and the bytes of the
 // replies not yet sent, wait here until the socket is ready again.
@@ -120,11 +92,12 @@ type conn struct {
 	// rbuf[rbufStart:rbufEnd] holds received bytes not yet handled.
 	// Handling a request only moves rbufStart past it; the bytes left
 	// are moved to the front once, just before the next read.
+	// rbuf is nil until the first read, then kRBufSize bytes long.
 	rbufStart int
 	rbufEnd   int
-	rbuf      [4 + proto.KMaxMsg]byte
+	rbuf      []byte
 	// wbuf[wbufSent:] holds the replies still to send. The buffer is
-	// reused from one batch to the next.
+	// reused from one batch to the next; it is nil until the first reply.
 	wbuf     []byte
 	wbufSent int
 	// When the connection last made progress, and its place in
@@ -133,6 +106,9 @@ type conn struct {
 	idleStart uint64
 	idleList  dlist.DList[conn]
 	progress  bool
+	// Its place in bufList while it holds buffers (see clientmem.go).
+	bufList   dlist.DList[conn]
+	inBufList bool
 	// How the connection's bytes become requests: the book's framing, or
 	// Redis's protocol on the RESP listener (see resp_conn.go).
 	framing framing
@@ -156,6 +132,10 @@ type framing interface {
 	inputEmpty(conn *conn) bool
 	// wbufNeed is the capacity wbuf may need to answer one more request.
 	wbufNeed(conn *conn) int
+	// held is what the framing holds, counted in inputHeld, and giveBack
+	// frees what of it holds nothing (see clientmem.go).
+	held() int
+	giveBack()
 }
 
 // bookFraming is the book's protocol: the functions below.
@@ -166,11 +146,14 @@ func (bookFraming) requestReady(conn *conn) bool { return requestReady(conn) }
 func (bookFraming) oneRequest(conn *conn) bool   { return tryOneRequest(conn) }
 func (bookFraming) inputEmpty(conn *conn) bool   { return conn.rbufStart == conn.rbufEnd }
 func (bookFraming) wbufNeed(conn *conn) int      { return wbufNeed(conn) }
+func (bookFraming) held() int                    { return 0 }
+func (bookFraming) giveBack()                    {}
 
 // newConn makes the state of a new connection on fd, ready to read.
 func newConn(fd int) *conn {
-	conn := &conn{fd: fd, state: stateReq, wbuf: make([]byte, 0, kWBufSize), framing: bookFraming{}}
+	conn := &conn{fd: fd, state: stateReq, framing: bookFraming{}}
 	conn.idleList.Owner = conn
+	conn.bufList.Owner = conn
 	return conn
 }
 
@@ -181,10 +164,13 @@ func (conn *conn) pending() int {
 
 // canAnswer reports whether the connection may answer one more request:
 // it is still serving, a reply of any size keeps it within kMaxOutput, and
-// any growth of its buffer that takes keeps all within maxOutputTotal.
-// A RESP reply may be far larger (kRESPMaxReply): a connection with none
-// unsent may take one, which is refused if it would grow the buffer past
-// what the bound has left (see respState.oneRequest).
+// any growth of its buffer that takes keeps all within maxOutputTotal. A
+// connection with no replies unsent may always answer: it takes its usual
+// buffer, by closing the connection holding the most if the budget is
+// full (see budgetMake); one with a backlog waits for its client to read
+// rather than grow it past what the budget has left. (A RESP reply may be
+// far larger than the book's: it grows the buffer as it is written, within
+// the budget; see respWriter.room.)
 func (conn *conn) canAnswer() bool {
 	if conn.state != stateReq || conn.pending()+4+proto.KMaxMsg > kMaxOutput {
 		return false
@@ -193,7 +179,7 @@ func (conn *conn) canAnswer() bool {
 		return true
 	}
 	size := conn.framing.wbufNeed(conn)
-	return size <= cap(conn.wbuf) || grown(size)-grown(cap(conn.wbuf)) <= budgetLeft()
+	return size <= cap(conn.wbuf) || size-cap(conn.wbuf) <= budgetLeft()
 }
 
 // connectionIO advances a connection whose socket epoll reported ready
@@ -222,12 +208,22 @@ func connectionIO(conn *conn, events sock.Events) {
 	if conn.progress || conn.framing.inputEmpty(conn) {
 		conn.idleStart = getMonotonicUsec()
 		conn.idleList.Detach()
-		gData.idleList.InsertBefore(&conn.idleList)
+		idleListOf(conn).InsertBefore(&conn.idleList)
+		bufActive(conn)
 	}
 }
 
 // tryFillBuffer reads what the socket has into rbuf.
 func tryFillBuffer(conn *conn) {
+	if conn.rbuf == nil {
+		if !budgetMake(conn, kRBufSize) {
+			connMsg(os.Stderr, "the memory for clients is full")
+			conn.state = stateEnd
+			return
+		}
+		inputHeld += kRBufSize
+		conn.rbuf = make([]byte, kRBufSize)
+	}
 	// Make room: move the bytes not yet handled (by now at most part of
 	// one request) to the front. Doing it once per read, rather than after
 	// every request, spares a read that brought many pipelined requests
@@ -348,7 +344,11 @@ func tryOneRequest(conn *conn) bool {
 	// Run it, serializing the reply straight into wbuf after 4 bytes kept
 	// for its length. wbuf has room for any reply that can be sent, so
 	// this does not allocate.
-	wbufReserve(conn)
+	if !wbufReserve(conn) {
+		connMsg(os.Stderr, "the memory for clients is full")
+		stopReading(conn)
+		return false
+	}
 	start := len(conn.wbuf)
 	out := doRequest(cmd, conn.wbuf[:start+4])
 	clear(cmd) // keep no pointers into this connection's buffer
@@ -387,20 +387,26 @@ func wbufNeed(conn *conn) int {
 }
 
 // wbufReserve makes room in wbuf for one more reply of the largest size
-// that can be sent. Unsent replies move to the front first; only a
-// backlog that still leaves no room grows the buffer (see wbufNeed).
-func wbufReserve(conn *conn) {
+// that can be sent, and reports whether the budget allowed it. Unsent
+// replies move to the front first; only a backlog that still leaves no
+// room grows the buffer (see wbufNeed), and a connection's first reply
+// takes a buffer of the usual size.
+func wbufReserve(conn *conn) bool {
 	const room = 4 + proto.KMaxMsg
 	if cap(conn.wbuf)-len(conn.wbuf) >= room {
-		return
+		return true
 	}
 	buf := conn.wbuf[:0]
 	if size := wbufNeed(conn); size > cap(conn.wbuf) {
-		outputGrown += grown(size) - grown(cap(conn.wbuf))
+		if !budgetMake(conn, size-cap(conn.wbuf)) {
+			return false
+		}
+		outputHeld += size - cap(conn.wbuf)
 		buf = make([]byte, 0, size)
 	}
 	conn.wbuf = append(buf, conn.wbuf[conn.wbufSent:]...) // copy handles the overlap
 	conn.wbufSent = 0
+	return true
 }
 
 // tryFlushBuffer writes what it can of the unsent replies and reports
@@ -423,7 +429,7 @@ func tryFlushBuffer(conn *conn) bool {
 	conn.wbufSent = 0
 	conn.wbuf = conn.wbuf[:0]
 	if cap(conn.wbuf) > kWBufSize {
-		outputGrown -= grown(cap(conn.wbuf))
+		outputHeld -= cap(conn.wbuf) - kWBufSize
 		conn.wbuf = make([]byte, 0, kWBufSize)
 	}
 	if conn.state == stateClose {

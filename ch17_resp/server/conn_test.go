@@ -145,9 +145,9 @@ func TestReadBufferConsumedByOffset(t *testing.T) {
 	small := testFrame("set", "k", "v")
 	// A request of exactly the largest size: 4+KMaxMsg bytes in all.
 	big := testFrame("set", "big", "")
-	big = testFrame("set", "big", strings.Repeat("x", len(conn.rbuf)-len(big)))
-	if len(big) != len(conn.rbuf) {
-		t.Fatalf("test bug: the big request is %d bytes, want %d", len(big), len(conn.rbuf))
+	big = testFrame("set", "big", strings.Repeat("x", kRBufSize-len(big)))
+	if len(big) != kRBufSize {
+		t.Fatalf("test bug: the big request is %d bytes, want %d", len(big), kRBufSize)
 	}
 
 	// Two small requests and the start of the big one.
@@ -176,7 +176,7 @@ func TestReadBufferConsumedByOffset(t *testing.T) {
 	if conn.rbufStart != len(big) || conn.rbufEnd != len(big) {
 		t.Fatalf("after the big request: rbuf[%d:%d], want rbuf[%d:%d]", conn.rbufStart, conn.rbufEnd, len(big), len(big))
 	}
-	if got := run("get", "big"); len(got) != 5+len(conn.rbuf)-len(testFrame("set", "big", "")) {
+	if got := run("get", "big"); len(got) != 5+kRBufSize-len(testFrame("set", "big", "")) {
 		t.Fatalf("get big after the request: %d bytes", len(got))
 	}
 }
@@ -214,7 +214,7 @@ func testBacklog(t *testing.T, growAtBound bool) {
 	// them fit in two reads of rbuf.
 	n := kMaxOutput/len(reply) + 40
 	requests := bytes.Repeat(testFrame("get", "k"), n)
-	if len(requests) > 2*len(conn.rbuf) {
+	if len(requests) > 2*kRBufSize {
 		t.Fatalf("test bug: %d bytes of requests take more than two reads", len(requests))
 	}
 
@@ -356,7 +356,7 @@ func TestTurnBounded(t *testing.T) {
 	reply := testStrReply(val)
 	n := 4 * kMaxTurn / len(reply) // several turns' worth, in one read
 	requests := bytes.Repeat(testFrame("get", "k"), n)
-	if len(requests) > len(conn.rbuf) {
+	if len(requests) > kRBufSize {
 		t.Fatalf("test bug: %d bytes of requests take more than one read", len(requests))
 	}
 	if w, err := unix.Write(cli, requests); err != nil || w != len(requests) {
@@ -377,7 +377,7 @@ func TestTurnRequestsBounded(t *testing.T) {
 	srv, cli := testPair(t, unix.SOCK_STREAM)
 	conn := newTestConn(t, srv)
 	req := testFrame("get", "k")
-	n := len(conn.rbuf) / len(req) // all in one read
+	n := kRBufSize / len(req) // all in one read
 	if n < 3*kMaxTurnRequests {
 		t.Fatalf("test bug: %d requests fit in one read, want several turns' worth", n)
 	}

@@ -304,7 +304,7 @@ func doHGetAll(cmd []string, w replyWriter) {
 	now := getUnixMs()
 	// Each field takes at least 10 bytes of the reply (two tags and
 	// lengths): refuse a reply that cannot fit before collecting it.
-	if 5+10*ent.obj.hash.Len(now) > kMaxReply {
+	if 5+10*ent.obj.hash.Len(now) > w.maxReply() {
 		hashDone(ent, now)
 		outTooBig(w)
 		return
@@ -327,7 +327,7 @@ func perField(w replyWriter, key string, fields []string, now uint64, each func(
 		return
 	}
 	// The reply's size is known: refuse it before changing anything.
-	if 5+9*len(fields) > kMaxReply {
+	if 5+9*len(fields) > w.maxReply() {
 		outTooBig(w)
 		return
 	}
@@ -464,7 +464,7 @@ func doHGetEx(cmd []string, w replyWriter) {
 		w.outErr(proto.CodeType, "expect hash")
 		return
 	}
-	if hgetexReplySize(ent, o, now) > kMaxReply {
+	if hgetexReplySize(ent, o, now) > w.maxReply() {
 		if ent != nil {
 			hashDone(ent, now) // reading may have reclaimed expired fields
 		}

@@ -19,7 +19,7 @@ func loadedRequest(tb testing.TB, cmd []string) func() {
 	req := append(binary.LittleEndian.AppendUint32(nil, uint32(len(body))), body...)
 	conn := newConn(-1)
 	return func() {
-		conn.rbufStart, conn.rbufEnd = 0, copy(conn.rbuf[:], req)
+		conn.rbufStart, conn.rbufEnd = 0, copy(conn.testReadBuf(), req)
 		if !tryOneRequest(conn) {
 			tb.Fatal("request not handled")
 		}

@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"example.com/byor/ch17_resp/dlist"
 	"example.com/byor/ch17_resp/resp"
 	"example.com/byor/ch17_resp/sock"
 )
@@ -61,13 +62,56 @@ func respRegister(poller sock.Poller) error {
 	return poller.Add(respListenFd, sock.In)
 }
 
+// respTimeoutMs is how long a RESP connection may stay silent before the
+// server closes it: Redis's timeout (the -timeout flag, in seconds), 0 for
+// never, Redis's default. A client such as redis-cli that waits for its
+// user keeps its connection however long the user thinks.
+var respTimeoutMs uint64
+
+// respConfigSet sets what CONFIG GET reports for the parameter name (see
+// respConfigParams), adding it if it is not there: the settings the flags
+// give (timeout, maxclients) and Redis's sizes this server takes.
+func respConfigSet(name, value string) {
+	for i := range respConfigParams {
+		if respConfigParams[i][0] == name {
+			respConfigParams[i][1] = value
+			return
+		}
+	}
+	respConfigParams = append(respConfigParams, [2]string{name, value})
+}
+
+// respIdle holds the RESP connections, ordered by last activity as
+// gData.idleList holds the book's, for their own timeout.
+var respIdle dlist.DList[conn]
+
+// respIdleList returns respIdle, set up on first use.
+func respIdleList() *dlist.DList[conn] {
+	if respIdle.Next() == nil {
+		respIdle.Init()
+	}
+	return &respIdle
+}
+
+// idleListOf returns the list of conn's idle timer: each listener's
+// connections have their own timeout.
+func idleListOf(conn *conn) *dlist.DList[conn] {
+	if _, ok := conn.framing.(*respState); ok {
+		return respIdleList()
+	}
+	return &gData.idleList
+}
+
 // respState is a connection of the RESP listener: its framing (see
 // framing in conn.go) and what Redis keeps per client. Its requests are not
-// length-prefixed, so it reads into a buffer of its own that grows, up to
-// a bound, until a whole request is there; rbuf, sized for the book's
-// 4 KiB messages, is not used.
+// length-prefixed, so it reads into a buffer of its own that grows, within
+// the budget of all connections' memory, until a whole request is there;
+// rbuf, sized for the book's 4 KiB messages, is not used.
 type respState struct {
-	// buf[start:] holds received bytes not yet parsed.
+	// The connection it frames.
+	conn *conn
+	// buf[start:] holds received bytes not yet parsed; buf is nil until
+	// the first read, and while the connection is idle.
 	buf   []byte
 	start int
 	// need is how many bytes buf[start:] must hold before the request
@@ -88,30 +132,32 @@ type respState struct {
 	multiRefused bool
 }
 
-const (
-	// kRESPBufSize is the usual size of a RESP connection's read buffer.
-	kRESPBufSize = 16 << 10
-	// kRESPMaxBuf bounds it: the largest request the parser accepts plus
-	// one header line. A request still incomplete at this size is over the
-	// parser's limits, which the parser reports first.
-	kRESPMaxBuf = resp.MaxRequest + resp.MaxInline + 64
-	// kRESPMaxReply bounds one reply. The book's protocol caps a reply at
-	// 4 KiB; RESP has no cap of its own, but a reply is built whole in the
-	// write buffer, so one (KEYS on a large key space) is capped at this.
-	kRESPMaxReply = 512 << 10
-)
+// kRESPBufSize is the usual size of a RESP connection's read buffer. A
+// request that does not fit grows it, within the budget (Redis takes bulk
+// strings of up to 512 MB, and requests of up to 1 GB).
+const kRESPBufSize = 16 << 10
+
+// kRESPArgsKept is the most argument slots kept from one request to the
+// next: a request of a million arguments takes 24 MB of them, given back
+// once it is answered.
+const kRESPArgsKept = 1 << 16
 
 // respNextID numbers RESP connections for CLIENT ID.
 var respNextID int64
 
-func newRESPState() *respState {
+func newRESPState(conn *conn) *respState {
 	respNextID++
-	return &respState{buf: make([]byte, 0, kRESPBufSize), w: respWriter{ver: resp.RESP2}, id: respNextID}
+	return &respState{conn: conn, w: respWriter{ver: resp.RESP2, conn: conn}, id: respNextID}
 }
 
 // fill is tryFillBuffer for a RESP connection: one read into the free end
-// of its buffer, which is first compacted, and grown (doubling, up to
-// kRESPMaxBuf) only when a partial request already fills it.
+// of its buffer, which is first compacted, taken if the connection has
+// none, and grown only when a partial request already fills it: doubling,
+// or to the request's announced end if that is nearer (never to more than
+// twice what has arrived, whatever a client announces). The buffer is
+// counted in the budget; one that cannot grow within it ends the
+// connection, as Redis's maxmemory-clients does (after the connection
+// holding the most, if it is another, is closed: see budgetMake).
 func (st *respState) fill(conn *conn) {
 	if st.start > 0 {
 		st.buf = st.buf[:copy(st.buf, st.buf[st.start:])]
@@ -121,15 +167,11 @@ func (st *respState) fill(conn *conn) {
 	case len(st.buf) == 0:
 		st.shrink()
 	case len(st.buf) == cap(st.buf):
-		if cap(st.buf) >= kRESPMaxBuf {
-			respProtocolError(conn, "request too big")
-			return
+		size := 2 * cap(st.buf)
+		if st.need > len(st.buf)+1 && st.need < size {
+			size = st.need // a bulk string's announced end, not just "more"
 		}
-		size := min(2*cap(st.buf), kRESPMaxBuf)
-		if size-cap(st.buf) > budgetLeft() {
-			// The connections hold all the memory they may (partial
-			// requests, unsent replies, names): this one is dropped
-			// rather than let grow, as Redis's maxmemory-clients does.
+		if !budgetMake(conn, size-cap(st.buf)) {
 			respRefuse(conn, errClientMemory)
 			return
 		}
@@ -137,6 +179,14 @@ func (st *respState) fill(conn *conn) {
 		grown := make([]byte, len(st.buf), size)
 		copy(grown, st.buf)
 		st.buf = grown
+	}
+	if st.buf == nil {
+		if !budgetMake(conn, kRESPBufSize) {
+			respRefuse(conn, errClientMemory)
+			return
+		}
+		inputHeld += kRESPBufSize
+		st.buf = make([]byte, 0, kRESPBufSize)
 	}
 	n, err := sock.Read(conn.fd, st.buf[len(st.buf):cap(st.buf)])
 	if errors.Is(err, unix.EAGAIN) {
@@ -160,15 +210,15 @@ func (st *respState) fill(conn *conn) {
 }
 
 // errClientMemory ends a connection whose request would need more memory
-// than the bound over all connections has left.
+// than the budget of all connections can hold, this one holding the most.
 const errClientMemory = "ERR the server's memory for clients is full (-max-output-mb): request refused, connection closed"
 
 // errReplyMemory refuses a reply that would grow the write buffer past
-// what the bound over all connections has left.
+// what the budget of all connections can hold, this one holding the most.
 const errReplyMemory = "ERR response is too big for the server's memory for replies now (-max-output-mb): try again later"
 
 // shrink gives back a read buffer grown for a large request, once it
-// holds nothing.
+// holds nothing: the connection keeps one of the usual size.
 func (st *respState) shrink() {
 	if len(st.buf) == 0 && cap(st.buf) > kRESPBufSize {
 		inputHeld -= cap(st.buf) - kRESPBufSize
@@ -176,9 +226,23 @@ func (st *respState) shrink() {
 	}
 }
 
+// held is what the connection holds besides its write buffer: its read
+// buffer, its name, and its transaction (see clientmem.go).
+func (st *respState) held() int {
+	return cap(st.buf) + len(st.name)
+}
+
+// giveBack frees the read buffer if it holds nothing (see clientmem.go).
+func (st *respState) giveBack() {
+	if st.buf != nil && st.start == len(st.buf) {
+		inputHeld -= cap(st.buf)
+		st.buf, st.start, st.need = nil, 0, 0
+	}
+}
+
 // release gives back what a closed connection held in inputHeld.
 func (st *respState) release() {
-	inputHeld -= max(0, cap(st.buf)-kRESPBufSize) + len(st.name)
+	inputHeld -= cap(st.buf) + len(st.name)
 	st.buf, st.name = nil, ""
 }
 
@@ -209,39 +273,38 @@ func (st *respState) oneRequest(conn *conn) bool {
 	// The reply goes in wbuf through the book's path's accounting: the
 	// replies already sent are moved out first (a client reading slowly
 	// would otherwise have them copied along each time a reply grows the
-	// buffer), room is made for a reply of the book's size (wbufReserve),
-	// and a larger reply's growth of the buffer counts in outputGrown, as
-	// canAnswer allowed for (see wbufNeed).
+	// buffer), and room is made for a reply of the book's size
+	// (wbufReserve). A larger reply grows the buffer as it is written,
+	// counted in the budget (see respWriter.room).
 	if conn.wbufSent > 0 {
 		conn.wbuf = append(conn.wbuf[:0], conn.wbuf[conn.wbufSent:]...)
 		conn.wbufSent = 0
 	}
-	wbufReserve(conn)
+	if !wbufReserve(conn) {
+		clear(cmd)
+		respRefuse(conn, errClientMemory)
+		return false
+	}
 	before := conn.wbuf
 	st.w.begin(conn.wbuf)
-	// The reply may grow the buffer by what the bound over all
-	// connections has left, at most.
-	st.w.limit = min(kRESPMaxReply, cap(conn.wbuf)-len(conn.wbuf)+max(0, budgetLeft()))
-	limit := st.w.limit
 	respDo(conn, st, cmd)
 	clear(cmd) // keep no pointers into this connection's buffer
 	workDone += stepKeySpace()
 	if st.w.over {
 		// The error goes in the buffer's own array, which has room for it;
-		// one the reply outgrew is dropped.
+		// one the reply outgrew is dropped, and its growth given back.
+		outputHeld -= cap(st.w.buf) - cap(before)
 		st.w.begin(before)
-		if limit < kRESPMaxReply {
-			st.w.err(errReplyMemory)
-		} else {
-			st.w.err("ERR response is too big")
-		}
+		st.w.err(errReplyMemory)
 	}
 	if st.start == len(st.buf) {
 		st.buf, st.start = st.buf[:0], 0
 		st.shrink()
 	}
 	conn.wbuf, st.w.buf = st.w.buf, nil
-	outputGrown += grown(cap(conn.wbuf)) - grown(cap(before))
+	if cap(gData.args) > kRESPArgsKept {
+		gData.args = nil // a peak of arguments is not held for good
+	}
 	conn.progress = true
 	return true
 }
@@ -281,12 +344,11 @@ func (st *respState) inputEmpty(conn *conn) bool {
 	return st.start == len(st.buf)
 }
 
-// wbufNeed bounds the capacity a RESP connection's write buffer can reach
-// by answering one more request: what wbufReserve makes it, or the unsent
-// replies (moved to the front) and a reply of up to kRESPMaxReply, the
-// most respWriter grows it to.
+// wbufNeed is the capacity a RESP connection's write buffer needs before
+// it answers one more request: what wbufReserve makes it. A larger reply
+// grows it further as it is written, within the budget.
 func (st *respState) wbufNeed(conn *conn) int {
-	return max(wbufNeed(conn), conn.pending()+kRESPMaxReply)
+	return wbufNeed(conn)
 }
 
 // respProtocolError answers a request that cannot be parsed, as Redis
@@ -300,7 +362,10 @@ func respProtocolError(conn *conn, text string) {
 // and ends the connection once they are sent.
 func respRefuse(conn *conn, text string) {
 	connMsg(os.Stderr, "bad RESP request: %s", text)
-	wbufReserve(conn) // room for the error, any growth counted
+	if !wbufReserve(conn) { // room for the error, any growth counted
+		conn.state = stateEnd // no room for the error either: close now
+		return
+	}
 	conn.wbuf = resp.AppendError(conn.wbuf, text)
 	stopReading(conn)
 }

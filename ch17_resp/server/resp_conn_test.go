@@ -13,7 +13,7 @@ import (
 func newTestRESPConn(t *testing.T, fd int) *conn {
 	t.Helper()
 	conn := newTestConn(t, fd)
-	conn.framing = newRESPState()
+	conn.framing = newRESPState(conn)
 	return conn
 }
 
@@ -100,37 +100,37 @@ func respReadAll(t *testing.T, conn *conn, cli int, reply []byte, n int, check f
 
 // newSlowRESPConn is a RESP connection whose client reads nothing until
 // told, with a small send buffer so that the kernel does not absorb the
-// replies; outputGrown is restored after the test.
+// replies; outputHeld is restored after the test.
 func newSlowRESPConn(t *testing.T) (conn *conn, cli int) {
 	srv, cli := testPair(t, unix.SOCK_STREAM)
 	if err := unix.SetsockoptInt(srv, unix.SOL_SOCKET, unix.SO_SNDBUF, 4096); err != nil {
 		t.Fatal(err)
 	}
-	savedGrown, savedTotal := outputGrown, maxOutputTotal
-	t.Cleanup(func() { outputGrown, maxOutputTotal = savedGrown, savedTotal })
+	savedGrown, savedTotal := outputHeld, maxOutputTotal
+	t.Cleanup(func() { outputHeld, maxOutputTotal = savedGrown, savedTotal })
 	return newTestRESPConn(t, srv), cli
 }
 
 // TestRESPOutputAccounted: a RESP client pipelines gets of a large value
-// and reads the replies slowly. The growth of its write buffer is counted
-// in outputGrown (which the bound over all connections relies on) and
-// given back once the replies are sent; the buffer stays within what
-// canAnswer allowed for, and every reply arrives whole and in order.
+// and reads the replies slowly. Its write buffer is counted in outputHeld
+// (which the budget of all connections relies on) and its growth given
+// back once the replies are sent; the buffer stays within what canAnswer
+// allowed for, and every reply arrives whole and in order.
 func TestRESPOutputAccounted(t *testing.T) {
 	// The most the buffer may hold: kMaxOutput of unsent replies, then one
-	// more reply.
-	limit := (&respState{}).wbufNeed(&conn{wbuf: make([]byte, kMaxOutput)})
+	// more reply (100 KB), the buffer doubling to hold it.
+	limit := 2 * (kMaxOutput + 100_100)
 	conn, cli := newSlowRESPConn(t)
 	// Other connections hold some growth already; the bound leaves room.
 	const others = 3 << 20
-	outputGrown, maxOutputTotal = others, others+8<<20
+	outputHeld, maxOutputTotal = others, others+8<<20
 	const n = 60 // 6 MB of replies
 	reply := respFlood(t, cli, n)
 	most := 0 // the most reply bytes seen waiting
 	check := func(when string) {
 		t.Helper()
-		if got, want := outputGrown-others, grown(cap(conn.wbuf)); got != want {
-			t.Fatalf("%s: outputGrown counts %d bytes of growth, the buffer has %d", when, got, want)
+		if got, want := outputHeld-others, cap(conn.wbuf); got != want {
+			t.Fatalf("%s: outputHeld counts %d bytes, the buffer has %d", when, got, want)
 		}
 		if cap(conn.wbuf) > limit {
 			t.Fatalf("%s: the write buffer grew to %d bytes, past %d", when, cap(conn.wbuf), limit)
@@ -147,34 +147,35 @@ func TestRESPOutputAccounted(t *testing.T) {
 	if most < kMaxOutput/2 {
 		t.Fatalf("at most %d bytes of replies waited: the test did not fill the buffer", most)
 	}
-	if outputGrown != others {
-		t.Fatalf("outputGrown = %d after the replies were sent, want %d", outputGrown, others)
+	if outputHeld != others+kWBufSize || cap(conn.wbuf) != kWBufSize {
+		t.Fatalf("outputHeld = %d after the replies were sent, the buffer %d bytes; want %d, %d", outputHeld, cap(conn.wbuf), others+kWBufSize, kWBufSize)
 	}
 }
 
-// TestRESPTotalOutputBounded: with the bound over all connections
-// reached, a RESP connection may not grow its write buffer even for one
+// TestRESPTotalOutputBounded: with the budget of all connections spent
+// but for this connection's usual buffers, and no other connection to
+// close, a RESP connection may not grow its write buffer even for one
 // reply (4000 slow readers held 480 KB each outside the bound that way):
 // a reply larger than the room its buffer has is refused with an error
-// saying why, nothing is counted, and the connection goes on; once the
-// bound has room again, the same request is answered.
+// saying why, nothing more is counted, and the connection goes on; once
+// the budget has room again, the same request is answered.
 func TestRESPTotalOutputBounded(t *testing.T) {
 	conn, cli := newSlowRESPConn(t)
 	const others = 8 << 20
-	outputGrown, maxOutputTotal = others, others
+	outputHeld, inputHeld, maxOutputTotal = others, 0, others+kWBufSize+kRESPBufSize
 	const n = 20
 	reply := respFlood(t, cli, n)
 	refusal := []byte("-" + errReplyMemory + "\r\n")
 	check := func(when string) {
 		t.Helper()
-		if outputGrown != others || cap(conn.wbuf) != kWBufSize {
-			t.Fatalf("%s: outputGrown %d (want %d), the write buffer has %d bytes (want %d)",
-				when, outputGrown, others, cap(conn.wbuf), kWBufSize)
+		if outputHeld != others+cap(conn.wbuf) || cap(conn.wbuf) > kWBufSize {
+			t.Fatalf("%s: outputHeld %d (want %d), the write buffer has %d bytes (want %d)",
+				when, outputHeld, others+kWBufSize, cap(conn.wbuf), kWBufSize)
 		}
 	}
 	respReadAll(t, conn, cli, refusal, n, check)
 
-	outputGrown = 0 // the other connections took their replies
+	outputHeld -= others // the other connections took their replies
 	requests := bytes.Repeat([]byte("*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"), n)
 	if w, err := unix.Write(cli, requests); err != nil || w != len(requests) {
 		t.Fatalf("writing the requests: %d of %d bytes, %v", w, len(requests), err)
@@ -188,10 +189,11 @@ func TestRESPTotalOutputBounded(t *testing.T) {
 func TestRESPProtocolErrorAccounted(t *testing.T) {
 	conn, _ := newSlowRESPConn(t)
 	conn.wbuf = make([]byte, kWBufSize) // full of unsent replies
-	base := outputGrown
+	outputHeld += kWBufSize
+	base := outputHeld
 	respProtocolError(conn, "expected '$', got '+'")
-	if got, want := outputGrown-base, grown(cap(conn.wbuf)); got != want || want == 0 {
-		t.Fatalf("outputGrown counts %d bytes of growth, the buffer has %d", got, want)
+	if got, want := outputHeld-base, cap(conn.wbuf)-kWBufSize; got != want || want == 0 {
+		t.Fatalf("outputHeld counts %d bytes of growth, the buffer has %d", got, want)
 	}
 	if !bytes.HasSuffix(conn.wbuf, []byte("-ERR Protocol error: expected '$', got '+'\r\n")) {
 		t.Fatalf("the error is not at the end of the buffer: %q", conn.wbuf[len(conn.wbuf)-64:])

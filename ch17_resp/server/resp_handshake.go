@@ -125,7 +125,7 @@ func (st *respState) setName(w *respWriter, name []byte) bool {
 	}
 	// A name is held for as long as the connection lasts: it counts in
 	// the bound over all connections' memory.
-	if grow := len(name) - len(st.name); grow > 0 && grow > budgetLeft() {
+	if grow := len(name) - len(st.name); grow > 0 && !budgetMake(st.conn, grow) {
 		w.err(errClientMemory[:strings.Index(errClientMemory, ":")] + ": name refused")
 		return false
 	}

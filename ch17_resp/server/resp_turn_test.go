@@ -17,7 +17,7 @@ import (
 func TestRESPTurnBounded(t *testing.T) {
 	srv, cli := testPair(t, unix.SOCK_STREAM)
 	conn := newTestConn(t, srv)
-	conn.framing = newRESPState()
+	conn.framing = newRESPState(nil)
 	val := strings.Repeat("v", 4000)
 	run("set", "k", val)
 	reply := []byte(fmt.Sprintf("$%d\r\n%s\r\n", len(val), val))

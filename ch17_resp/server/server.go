@@ -11,11 +11,13 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"example.com/byor/ch17_resp/resp"
 	"example.com/byor/ch17_resp/sock"
 	"example.com/byor/ch17_resp/threadpool"
 )
@@ -30,13 +32,15 @@ func Main(args []string) int {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	addr := fs.String("addr", DefaultAddr, "`host:port` to listen on (port 0 picks a free port)")
 	respAddr := fs.String("resp-addr", DefaultRESPAddr, "`host:port` to speak Redis's protocol (RESP) on; \"\" for none")
-	idle := fs.Duration("idle-timeout", 5*time.Second, "close connections idle for this `long`")
+	idle := fs.Duration("idle-timeout", 5*time.Second, "close connections of the book's protocol idle for this `long`")
+	timeout := fs.Int("timeout", 0, "close RESP connections idle for this many `seconds`, as Redis's timeout; 0 for never")
 	gcPercent := fs.Int("gc-percent", 25, "let the heap grow this `percent` past the live data between garbage collections (as GOGC; Go's default is 100)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to `file` until the server exits (for go tool pprof)")
 	logConnsFlag := fs.Bool("log-conns", false, "log a line for every connection that ends (hangs up, breaks the protocol, is idle too long)")
-	maxOutputMB := fs.Int("max-output-mb", maxOutputTotal>>20, "let the connections hold at most this many `MiB` in all past their usual buffers: replies waiting for slow readers, partial requests, client names")
+	maxOutputMB := fs.Int("max-output-mb", maxOutputTotal>>20, "let the connections hold at most this many `MiB` in all (buffers, replies waiting for slow readers, requests arriving, transactions, client names); past it the one holding the most is closed")
+	maxClientsFlag := fs.Int("maxclients", maxClients, "serve at most `n` connections at once (fewer if the descriptor limit is lower); more are refused")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-resp-addr host:port] [-idle-timeout duration] [-gc-percent n] [-max-output-mb n] [-log-conns] [-cpuprofile file]")
+		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-resp-addr host:port] [-idle-timeout duration] [-timeout seconds] [-gc-percent n] [-max-output-mb n] [-maxclients n] [-log-conns] [-cpuprofile file]")
 		fs.PrintDefaults()
 	}
 	defer logFlush(time.Second)
@@ -71,12 +75,27 @@ func Main(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	if *maxOutputMB < 0 || *maxOutputMB > 1<<20 {
-		msg("server: -max-output-mb must be between 0 and 1048576")
+	if *maxOutputMB < 1 || *maxOutputMB > 1<<20 {
+		msg("server: -max-output-mb must be between 1 and 1048576")
 		fs.Usage()
 		return 2
 	}
 	maxOutputTotal = *maxOutputMB << 20
+	if *maxClientsFlag < 1 {
+		msg("server: -maxclients must be at least 1")
+		fs.Usage()
+		return 2
+	}
+	maxClients = clampMaxClients(*maxClientsFlag)
+	if *timeout < 0 || *timeout > 1<<31/1000 {
+		msg("server: -timeout must be between 0 and %d", 1<<31/1000)
+		fs.Usage()
+		return 2
+	}
+	respTimeoutMs = uint64(*timeout) * 1000
+	respConfigSet("timeout", strconv.Itoa(*timeout))
+	respConfigSet("maxclients", strconv.Itoa(maxClients))
+	respConfigSet("proto-max-bulk-len", strconv.Itoa(resp.MaxBulkLen))
 	logConns = *logConnsFlag
 	// The garbage collector lets the heap grow by this percentage of the
 	// live data before it collects again. Go's default, 100, lets a server
@@ -219,6 +238,9 @@ func serve(fd int) error {
 				continue
 			}
 			conn := gData.fd2conn[ev.Fd]
+			if conn == nil {
+				continue // closed earlier in this batch, for the memory it held (see budgetMake)
+			}
 			connectionIO(conn, ev.Events)
 			if conn.state == stateEnd {
 				// The client hung up or broke the protocol.
@@ -299,10 +321,14 @@ func connPut(fd2conn *[]*conn, conn *conn) {
 // (Forget costs nothing then; only the poll() fallback needs it.)
 func connDone(conn *conn) {
 	gData.fd2conn[conn.fd] = nil
-	outputGrown -= grown(cap(conn.wbuf))
+	outputHeld -= cap(conn.wbuf)
+	inputHeld -= cap(conn.rbuf)
+	conn.rbuf, conn.wbuf = nil, nil
 	if st, ok := conn.framing.(*respState); ok {
 		st.release()
 	}
+	bufForget(conn)
+	connsOpen--
 	gData.poller.Forget(conn.fd)
 	unix.Close(conn.fd)
 	conn.idleList.Detach()
@@ -317,6 +343,10 @@ func acceptNewConn(fd int) {
 // from accept4 already nonblocking (see acceptAll); resp says it came from
 // the RESP listener.
 func startConn(connfd int, resp bool) {
+	if connsOpen >= maxClients {
+		refuseConn(connfd, resp)
+		return
+	}
 	// Send replies as soon as they are written. With Nagle's algorithm on,
 	// the kernel holds back a small segment while an earlier one is
 	// unacknowledged, and the client, which has nothing to send until it
@@ -329,7 +359,7 @@ func startConn(connfd int, resp bool) {
 	}
 	conn := newConn(connfd)
 	if resp {
-		conn.framing = newRESPState()
+		conn.framing = newRESPState(conn)
 	}
 	// Register the connection once; connWatch changes its events later.
 	conn.events = connEvents(conn)
@@ -339,6 +369,7 @@ func startConn(connfd int, resp bool) {
 		return
 	}
 	conn.idleStart = getMonotonicUsec()
-	gData.idleList.InsertBefore(&conn.idleList)
+	idleListOf(conn).InsertBefore(&conn.idleList)
 	connPut(&gData.fd2conn, conn)
+	connsOpen++
 }

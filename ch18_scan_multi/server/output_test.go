@@ -11,10 +11,10 @@ import (
 	"example.com/byor/ch18_scan_multi/sock"
 )
 
-// TestTotalOutputBounded: once the write buffers of all connections have
-// grown by maxOutputTotal in all, a connection with a backlog of replies
-// keeps its usual buffer and stops reading requests until it takes its
-// replies, which then all arrive, intact and in order.
+// TestTotalOutputBounded: once the connections hold all of
+// maxOutputTotal, a connection with a backlog of replies keeps its usual
+// buffer and stops reading requests until it takes its replies, which then
+// all arrive, intact and in order.
 func TestTotalOutputBounded(t *testing.T) {
 	srv, cli := testPair(t, unix.SOCK_STREAM)
 	// A small send buffer keeps the kernel from absorbing the replies.
@@ -22,10 +22,10 @@ func TestTotalOutputBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn := newTestConn(t, srv)
-	// Other connections hold all the growth the bound allows.
-	saved := outputGrown
-	outputGrown = maxOutputTotal
-	t.Cleanup(func() { outputGrown = saved })
+	// Other connections hold all the budget but this one's usual buffers.
+	savedOut, savedIn := outputHeld, inputHeld
+	outputHeld, inputHeld = maxOutputTotal-kWBufSize-kRBufSize, 0
+	t.Cleanup(func() { outputHeld, inputHeld = savedOut, savedIn })
 
 	val := strings.Repeat("v", 4000)
 	run("set", "k", val)
@@ -43,8 +43,8 @@ func TestTotalOutputBounded(t *testing.T) {
 	if !requestWaiting(conn) || conn.events&sock.Out == 0 {
 		t.Fatalf("want requests left unanswered and the connection waiting for room to write (events %#x)", conn.events)
 	}
-	if outputGrown != maxOutputTotal {
-		t.Fatalf("outputGrown = %d, want %d", outputGrown, maxOutputTotal)
+	if budgetLeft() != 0 {
+		t.Fatalf("the connections hold %d bytes, want %d", outputHeld+inputHeld, maxOutputTotal)
 	}
 
 	// The client reads: every reply arrives.
@@ -75,7 +75,7 @@ func TestTotalOutputBounded(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if outputGrown != maxOutputTotal {
-		t.Fatalf("outputGrown = %d after the backlog, want %d", outputGrown, maxOutputTotal)
+	if budgetLeft() != 0 {
+		t.Fatalf("the connections hold %d bytes after the backlog, want %d", outputHeld+inputHeld, maxOutputTotal)
 	}
 }

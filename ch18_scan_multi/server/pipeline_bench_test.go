@@ -147,16 +147,30 @@ func threadCPU() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// pipeConn returns a connection for pipeServe.
+// pipeConn returns a connection for pipeServe, holding its buffers as a
+// busy connection does.
 func pipeConn() *conn {
-	return newConn(-1)
+	conn := newConn(-1)
+	conn.testReadBuf()
+	wbufReserve(conn)
+	return conn
+}
+
+// testReadBuf returns the connection's read buffer, which it takes if it
+// has none yet, as its first read would.
+func (conn *conn) testReadBuf() []byte {
+	if conn.rbuf == nil {
+		inputHeld += kRBufSize
+		conn.rbuf = make([]byte, kRBufSize)
+	}
+	return conn.rbuf
 }
 
 // pipeServe handles the requests in with tryOneRequest, as serveRequests
 // does, and appends their replies to out. serveRequests sends all of them
 // with one write; here the append to out stands for that write.
 func pipeServe(conn *conn, in, out []byte) []byte {
-	conn.rbufStart, conn.rbufEnd = 0, copy(conn.rbuf[:], in)
+	conn.rbufStart, conn.rbufEnd = 0, copy(conn.testReadBuf(), in)
 	for tryOneRequest(conn) {
 	}
 	out = append(out, conn.wbuf...)

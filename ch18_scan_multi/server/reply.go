@@ -26,6 +26,11 @@ type replyWriter interface {
 	// drops what was written from at (a size, or a beginArr) on.
 	size() int
 	truncate(at int)
+	// maxReply is the most bytes of the book's serialization a reply
+	// may take, for the commands that refuse one too big before they
+	// change anything: the book's message (kMaxReply), or on RESP what
+	// the budget of memory has left.
+	maxReply() int
 }
 
 // binWriter writes replies in the book's serialization (package proto),
@@ -42,6 +47,7 @@ func (w *binWriter) outArr(n int)                  { w.buf = proto.OutArr(w.buf,
 func (w *binWriter) outErr(code int32, msg string) { w.buf = proto.OutErr(w.buf, code, msg) }
 func (w *binWriter) size() int                     { return len(w.buf) }
 func (w *binWriter) truncate(at int)               { w.buf = w.buf[:at] }
+func (w *binWriter) maxReply() int                 { return kMaxReply }
 
 func (w *binWriter) beginArr() int {
 	at := len(w.buf)

@@ -16,7 +16,7 @@ func TestRESPRequestAllocs(t *testing.T) {
 		run("set", "key:000042", "abc")
 		run("pexpire", "key:000042", "3600000")
 		req := resp.AppendRequest(nil, cmd...)
-		st := newRESPState()
+		st := newRESPState(nil)
 		c := newConn(-1)
 		c.framing = st
 		handle := func() {

@@ -24,8 +24,8 @@ func respHSet(st *respState, w *respWriter, args [][]byte) {
 	doHSet(hashArgs(args), w)
 }
 
-// respHGetAll: HGETALL key, a map in RESP3. A reply over kRESPMaxReply is
-// cut off by the writer and refused.
+// respHGetAll: HGETALL key, a map in RESP3. A reply the budget of all
+// connections' memory cannot hold is cut off by the writer and refused.
 func respHGetAll(st *respState, w *respWriter, args [][]byte) {
 	ent, wrongType := lookupHash(string(args[1]))
 	if wrongType {
@@ -38,11 +38,11 @@ func respHGetAll(st *respState, w *respWriter, args [][]byte) {
 	}
 	now := getUnixMs()
 	// Each field takes at least 12 bytes of the reply ("$0\r\n\r\n" for
-	// its name and its value): past kRESPMaxReply/12 of them the reply
-	// cannot fit, so it is refused before the walk, which over a million
-	// fields would list them all first.
-	if 12*ent.obj.hash.Len(now) > kRESPMaxReply {
-		w.err("ERR response is too big")
+	// its name and its value): a reply that cannot fit in what the budget
+	// has left is refused before the walk, which over a million fields
+	// would list them all first.
+	if 12*ent.obj.hash.Len(now) > w.left() {
+		w.err(errReplyMemory)
 		return
 	}
 	workDone += ent.obj.hash.StoredLen() // the fields GetAll walks, expired ones too
@@ -135,8 +135,8 @@ func respHIncrBy(st *respState, w *respWriter, args [][]byte) {
 }
 
 // respHKeysVals: HKEYS key and HVALS key. Like HGETALL's, a reply that
-// cannot fit in kRESPMaxReply is refused before the walk: each field takes
-// at least 6 bytes ("$0\r\n\r\n").
+// cannot fit in what the budget has left is refused before the walk: each
+// field takes at least 6 bytes ("$0\r\n\r\n").
 func respHKeysVals(keys bool) respHandler {
 	return func(st *respState, w *respWriter, args [][]byte) { respHKeysOrVals(w, args, keys) }
 }
@@ -151,8 +151,8 @@ func respHKeysOrVals(w *respWriter, args [][]byte, keys bool) {
 		return
 	}
 	now := getUnixMs()
-	if 6*ent.obj.hash.Len(now) > kRESPMaxReply {
-		w.err("ERR response is too big")
+	if 6*ent.obj.hash.Len(now) > w.left() {
+		w.err(errReplyMemory)
 		return
 	}
 	workDone += ent.obj.hash.StoredLen() // the fields GetAll walks, expired ones too

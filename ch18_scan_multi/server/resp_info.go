@@ -163,7 +163,7 @@ func infoSection(b *strings.Builder, name string) {
 		field("executable", executable())
 	case "clients":
 		field("connected_clients", gStats.connsOpen)
-		field("maxclients", maxClients())
+		field("maxclients", maxClients)
 		field("blocked_clients", 0)
 		field("tracking_clients", 0)
 	case "memory":
@@ -183,7 +183,7 @@ func infoSection(b *strings.Builder, name string) {
 		field("total_connections_received", gStats.connsReceived)
 		field("total_commands_processed", gStats.commands)
 		field("instantaneous_ops_per_sec", opsPerSec(now))
-		field("rejected_connections", 0)
+		field("rejected_connections", connsRefused)
 		field("expired_keys", gStats.expiredKeys)
 		field("evicted_keys", 0)
 	case "replication":
@@ -222,18 +222,6 @@ func infoPort() int {
 func executable() string {
 	path, _ := os.Executable()
 	return path
-}
-
-// maxClients is how many clients the open-file limit lets in, less a few
-// descriptors for the server's own (listeners, epoll), as Redis reserves
-// 32. The server has no limit of its own: it stops accepting while the
-// kernel refuses descriptors (see acceptAll).
-func maxClients() uint64 {
-	var lim unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) != nil || lim.Cur < 64 {
-		return 0
-	}
-	return uint64(lim.Cur) - 32 // an int64 on macOS and FreeBSD
 }
 
 // heapBytes is the memory the Go heap's objects take, live or not yet

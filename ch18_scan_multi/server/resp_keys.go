@@ -96,8 +96,8 @@ const (
 // than kMatchMaxSteps.
 var errMatchTooCostly = "ERR the pattern would take more than " + strconv.Itoa(kMatchMaxSteps) + " steps to match against these keys: use a shorter pattern"
 
-// respKeys: KEYS pattern. A reply that would be over kRESPMaxReply is
-// refused as soon as the keys matched so far tell, rather than built and
+// respKeys: KEYS pattern. A reply that the budget of all connections'
+// memory cannot hold is refused as soon as the keys matched so far tell, rather than built and
 // dropped; so is a walk over more than kKeysMaxScan keys, before it starts.
 func respKeys(st *respState, w *respWriter, args [][]byte) {
 	if gData.db.Len() > kKeysMaxScan {
@@ -107,9 +107,9 @@ func respKeys(st *respState, w *respWriter, args [][]byte) {
 	workDone += gData.db.Len()
 	pattern := string(args[1])
 	var match []string
-	size, steps := 0, 0
+	size, steps, left := 0, 0, w.left()
 	gData.db.All(func(ent *entry) {
-		if size > kRESPMaxReply || steps > kMatchMaxSteps {
+		if size > left || steps > kMatchMaxSteps {
 			return
 		}
 		k := ent.key()
@@ -125,8 +125,8 @@ func respKeys(st *respState, w *respWriter, args [][]byte) {
 		w.err(errMatchTooCostly)
 		return
 	}
-	if size > kRESPMaxReply {
-		w.err("ERR response is too big")
+	if size > left {
+		w.err(errReplyMemory)
 		return
 	}
 	w.outArr(len(match))

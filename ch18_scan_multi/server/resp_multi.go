@@ -30,10 +30,12 @@ import (
 //     both count in the one bound over all connections' memory
 //     (-max-output-mb, budgetLeft), are limited in number (kMaxQueued,
 //     kMaxWatched), and are given back at EXEC, DISCARD, UNWATCH or when
-//     the connection closes. EXEC's reply, which can hold many commands'
-//     replies, has a cap of its own (kRESPMaxExecReply) within what the
-//     bound has left; a command whose reply does not fit gets "response is
-//     too big" as its element, as it would alone. And since EXEC runs in
+//     the connection closes; past the budget, the connection holding the
+//     most is closed, or this one's command refused if it is that one.
+//     EXEC's reply, which can hold many commands' replies, grows as any
+//     reply does (doubling, so it is built in time linear in its size),
+//     within the budget; a command whose reply does not fit gets
+//     errExecTooBig as its element. And since EXEC runs in
 //     one turn whatever the turn's bounds (kMaxTurnWork, kMaxTurnRequests
 //     count it as one request), its work is bounded as a whole
 //     (kMaxExecWork): before anything runs, EXEC weighs a bound on each
@@ -57,9 +59,6 @@ const (
 	// what Go's maps take for it: its entry in the connection's map, and
 	// in watchers an entry and, for its first watcher, a map of its own.
 	kWatchOverhead = 192
-	// kRESPMaxExecReply caps EXEC's reply, which holds its commands'
-	// replies, each capped at kRESPMaxReply as alone.
-	kRESPMaxExecReply = 4 << 20
 	// kMaxExecWork bounds the work one transaction may do, counted as
 	// workDone counts it (see work.go). It is 32 turns' worth
 	// (kMaxTurnWork): a transaction stalls the loop longer than a turn
@@ -77,8 +76,8 @@ var (
 )
 
 // errExecTooBig replaces, in EXEC's reply, the reply of a command that
-// did not fit.
-const errExecTooBig = "ERR response is too big"
+// did not fit in the budget.
+const errExecTooBig = "ERR response is too big for the server's memory for replies now (-max-output-mb)"
 
 // kExecElemMin is the room kept in EXEC's reply for each command's
 // element: enough for errExecTooBig.
@@ -124,7 +123,7 @@ func respWatch(st *respState, w *respWriter, args [][]byte) {
 	case len(st.tx.watched)+n > kMaxWatched:
 		w.err(errTooManyWatched)
 		return
-	case size > budgetLeft():
+	case !budgetMake(st.conn, size):
 		w.err(errWatchMemory)
 		return
 	}
@@ -174,7 +173,7 @@ func (st *respState) queueCommand(w *respWriter, c *command, args [][]byte) {
 	switch {
 	case len(st.tx.queue) >= kMaxQueued:
 		w.err(errTooManyQueued)
-	case size > budgetLeft():
+	case !budgetMake(st.conn, size):
 		w.err(errQueueMemory)
 	default:
 		// One array for the arguments' bytes, one for their slices.
@@ -282,20 +281,10 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 	queue := st.tx.queue
 	st.unwatchAll() // it has passed: its own writes below cannot fail it
 
-	// The reply may take up to kRESPMaxExecReply, within what the bound
-	// on all connections' memory has left, with room kept for every
-	// command's element: if that room is not there, nothing runs.
-	outerStart, outerLimit := w.start, min(kRESPMaxExecReply, cap(w.buf)-w.start+max(0, budgetLeft()))
-	end := outerStart + outerLimit
-	if outerLimit < respHeaderMax+len(queue)*kExecElemMin {
-		st.endMulti()
-		w.err(errExecMemory)
-		return
-	}
 	// The transaction's work, bounded before anything runs: each
-	// command's, and the bytes of the reply (charged by respDo).
+	// command's, weighed from its row and the data (resp_cost.go).
 	var plan execPlan
-	estimate := outerLimit / kWorkBytes
+	estimate := 0
 	var weighed, did []int // for execDone
 	for _, cmd := range queue {
 		workDone += len(cmd)     // the weighing's lookups
@@ -306,25 +295,41 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 			weighed = append(weighed, e)
 		}
 	}
-	if estimate > kMaxExecWork {
+	// The reply's bytes are work too (respDo charges them, kWorkBytes to
+	// a unit): it may take what the bound leaves after the commands' work,
+	// and at least the room of an error for every command.
+	least := respHeaderMax + len(queue)*kExecElemMin
+	if estimate+least/kWorkBytes > kMaxExecWork {
 		st.endMulti()
-		w.err(respExecRefusal(estimate))
+		w.err(respExecRefusal(estimate + least/kWorkBytes))
 		return
 	}
-	w.limit = outerLimit
+	replyMax := (kMaxExecWork - estimate) * kWorkBytes
+
+	// The reply grows as any reply does, within the budget and replyMax,
+	// with room kept for every command's element: if that room is not
+	// there, nothing runs. Each element is a reply of its own, and one
+	// that does not fit, with the room of the elements after it kept
+	// (w.reserve), is replaced by errExecTooBig in the room kept for it.
+	outerStart := len(w.buf)
+	if !w.room(least) {
+		st.endMulti()
+		w.truncate(len(w.buf))
+		w.err(errExecMemory)
+		return
+	}
+	w.limit = outerStart + replyMax
 	w.outArr(len(queue))
 	for i, cmd := range queue {
-		// Each element is a reply of its own, capped as one is alone,
-		// and so that the elements after it keep their room.
-		w.start = len(w.buf)
-		w.limit = min(kRESPMaxReply, end-(len(queue)-1-i)*kExecElemMin-w.start)
+		start := len(w.buf)
+		w.reserve = (len(queue) - 1 - i) * kExecElemMin
 		before := workDone
 		workDone += len(cmd)
 		chargeBytes(argBytes(cmd))
 		c, _ := respResolve(cmd)
 		c.run(st, w, cmd)
 		if w.over {
-			w.truncate(w.start)
+			w.truncate(start)
 			w.err(errExecTooBig)
 		}
 		if execDone != nil {
@@ -333,9 +338,9 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 	}
 	if execDone != nil {
 		// And the reply's bytes, which respDo charges.
-		execDone(append(weighed, outerLimit/kWorkBytes), append(did, (len(w.buf)-outerStart)/kWorkBytes))
+		execDone(append(weighed, replyMax/kWorkBytes), append(did, (len(w.buf)-outerStart)/kWorkBytes))
 	}
-	w.start, w.limit = outerStart, outerLimit
+	w.reserve, w.limit = 0, 0
 	st.endMulti()
 }
 

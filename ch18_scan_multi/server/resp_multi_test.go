@@ -22,12 +22,12 @@ type txClient struct {
 func resetTx(t *testing.T) {
 	resetData(t)
 	saveBudget(t)
-	outputGrown, inputHeld, maxOutputTotal = 0, 0, 64<<20
+	outputHeld, inputHeld, maxOutputTotal = 0, 0, 64<<20
 	watchers, watchersPeak = map[string]map[*respState]struct{}{}, 0
 }
 
 func newTxClient(t *testing.T) *txClient {
-	st := newRESPState()
+	st := newRESPState(nil)
 	c := newConn(-1)
 	c.framing = st
 	return &txClient{t, st, c}
@@ -45,6 +45,7 @@ func (tc *txClient) do(args ...string) string {
 	if tc.st.w.over {
 		tc.t.Fatalf("%q: the reply passed its limit", args)
 	}
+	outputHeld -= cap(tc.st.w.buf) // the reply is taken at once
 	return string(tc.st.w.buf)
 }
 
@@ -391,22 +392,25 @@ func TestExecWorkBounded(t *testing.T) {
 }
 
 // TestExecReplyBounded: EXEC's reply, which holds all its commands',
-// stays within kRESPMaxExecReply: a command whose reply does not fit is
-// answered "response is too big" in its place, and the others as usual.
-// With no memory left for the elements at all, nothing runs.
+// stays within the budget of all connections' memory: a command whose
+// reply does not fit is answered errExecTooBig in its place, and the
+// others as usual. With no memory left for the elements at all, nothing
+// runs.
 func TestExecReplyBounded(t *testing.T) {
 	resetTx(t)
+	saveBudget(t)
+	maxOutputTotal = 4 << 20
 	a := newTxClient(t)
 	val := strings.Repeat("v", 400_000)
 	a.expect(okReply, "SET", "big", val)
-	n := kRESPMaxExecReply/len(val) + 3
+	n := maxOutputTotal/len(val) + 3
 	a.expect(okReply, "MULTI")
 	for range n {
 		a.expect(queued, "GET", "big")
 	}
 	a.expect(queued, "SET", "last", "v")
 	got := a.do("EXEC")
-	if len(got) > kRESPMaxExecReply {
+	if len(got) > maxOutputTotal {
 		t.Fatalf("EXEC's reply is %d bytes", len(got))
 	}
 	elem := "$400000\r\n" + val + "\r\n"

@@ -9,45 +9,81 @@ import (
 // appended to buf: the replyWriter of the RESP listener, and what its own
 // commands write through (simple strings, maps, Redis's error texts).
 //
-// Its buffer grows by its own rule (room), never by append's: a reply is
-// cut off as soon as it would pass kRESPMaxReply, so the most a reply can
-// make a connection's write buffer hold is known exactly (respState.wbufNeed),
-// and a reply cut off is replaced by "ERR response is too big".
+// Its buffer grows by its own rule (room), never by append's: at least
+// doubling, so that building a reply of any size, EXEC's too, copies it
+// a constant number of times over; and within the budget of all
+// connections' memory, whose count it keeps up to date as it grows. A
+// reply the budget cannot hold, even once the connection holding the
+// most is closed (unless that is this one), is cut off (over), and the
+// caller replaces it with an error.
 type respWriter struct {
 	buf []byte
 	ver int // resp.RESP2 until HELLO 3
-	// Where the reply being written starts in buf, the most it may take
-	// (kRESPMaxReply, or less when the bound on all connections' memory
-	// has less left), and whether it has passed that (everything written
-	// after that is dropped).
-	start int
+	// conn is the connection whose budget the growth is charged to (see
+	// budgetMake); nil for a writer of no connection (in tests).
+	conn *conn
+	// reserve is how many bytes past the reply must stay within the
+	// budget: EXEC keeps room there for its later elements.
+	reserve int
+	// limit, if not 0, is a length buf may not pass: EXEC's bound on the
+	// bytes of its reply (see respExec).
 	limit int
-	over  bool
+	// over says the reply was cut off: everything written after that is
+	// dropped.
+	over bool
 }
 
 // The most bytes of framing around a value: a type byte, a length of up
 // to 20 digits, CRLF, and the CRLF after a bulk string's bytes.
 const respHeaderMax = 1 + 20 + 2 + 2
 
+// respReplyCopied counts the bytes replies have copied as their buffers
+// grew (for the tests: it stays within a constant times the replies'
+// sizes).
+var respReplyCopied int
+
 // begin starts a reply at the end of buf.
 func (w *respWriter) begin(buf []byte) {
-	w.buf, w.start, w.limit, w.over = buf, len(buf), kRESPMaxReply, false
+	w.buf, w.reserve, w.limit, w.over = buf, 0, 0, false
 }
 
 // room makes room for n more bytes of the reply, or reports that they
-// would take it past its limit. The buffer at least doubles when it
-// grows, but never past what a reply of that limit needs.
+// would take it past what the budget can hold. The buffer at least
+// doubles when it grows (to the least it needs if the budget has less).
 func (w *respWriter) room(n int) bool {
-	if w.over || len(w.buf)+n-w.start > w.limit {
+	if w.over {
+		return false
+	}
+	need := len(w.buf) + n + w.reserve
+	if w.limit > 0 && need > w.limit {
 		w.over = true
 		return false
 	}
-	if len(w.buf)+n > cap(w.buf) {
-		grown := make([]byte, len(w.buf), min(max(2*cap(w.buf), len(w.buf)+n), w.start+w.limit))
-		copy(grown, w.buf)
-		w.buf = grown
+	if need <= cap(w.buf) {
+		return true
 	}
+	size := max(2*cap(w.buf), need, kWBufSize)
+	if !budgetMake(w.conn, size-cap(w.buf)) {
+		if size = need; !budgetMake(w.conn, size-cap(w.buf)) {
+			w.over = true
+			return false
+		}
+	}
+	grown := make([]byte, len(w.buf), size)
+	respReplyCopied += copy(grown, w.buf)
+	outputHeld += size - cap(w.buf)
+	w.buf = grown
 	return true
+}
+
+// left is how many more bytes the reply may take now: the room its buffer
+// has, and what the budget has left.
+func (w *respWriter) left() int {
+	n := cap(w.buf) - len(w.buf) - w.reserve + max(0, budgetLeft())
+	if w.limit > 0 {
+		n = min(n, w.limit-len(w.buf)-w.reserve)
+	}
+	return n
 }
 
 func (w *respWriter) outNil() {
@@ -138,6 +174,11 @@ func (w *respWriter) endArr(at, n int) {
 }
 
 func (w *respWriter) size() int { return len(w.buf) }
+
+// maxReply is what the budget has left, counted in the book's sizes: RESP
+// frames a value in at most 5 times the book's 5 bytes (a bulk string's
+// "$<length>\r\n...\r\n"), so a fifth.
+func (w *respWriter) maxReply() int { return w.left() / 5 }
 
 func (w *respWriter) truncate(at int) {
 	w.buf = w.buf[:at]

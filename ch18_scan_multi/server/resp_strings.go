@@ -3,8 +3,6 @@ package server
 import (
 	"math"
 	"strconv"
-
-	"example.com/byor/ch18_scan_multi/resp"
 )
 
 // The string commands: GET, and SET with Redis's options; INCR and its
@@ -220,11 +218,12 @@ func respStrlen(st *respState, w *respWriter, args [][]byte) {
 	}
 }
 
-// kMaxAppend bounds the string APPEND may make: the largest value one SET
-// can store. A value is one string with its key (see entry), so every
-// APPEND copies all of it: without a bound, appending to a value ever
-// longer would make each request cost more than the one before.
-const kMaxAppend = resp.MaxRequest
+// kMaxAppend bounds the string APPEND may make: 1 MiB, far below what one
+// SET can store (Redis's proto-max-bulk-len, 512 MB). A value is one
+// string with its key (see entry), so every APPEND copies all of it:
+// without a bound, appending to a value ever longer would make each
+// request cost more than the one before.
+const kMaxAppend = 1 << 20
 
 // respAppend: APPEND key value, replying the new length.
 func respAppend(st *respState, w *respWriter, args [][]byte) {

@@ -220,8 +220,8 @@ func respZRange(w *respWriter, args [][]byte, zrev bool) {
 		return
 	}
 	// The members are written as they are found, and the array's length
-	// put before them at the end; a reply that grows past kRESPMaxReply
-	// stops the walk (see respWriter).
+	// put before them at the end; a reply that grows past what the budget
+	// can hold stops the walk (see respWriter).
 	pairs := withScores && w.ver == resp.RESP3 // [member, score] pairs
 	n := int64(0)
 	emit := func(node *zset.ZNode) bool {

@@ -222,9 +222,9 @@ func respScan(st *respState, w *respWriter, args [][]byte) {
 	}
 	refused := func() bool { return steps > kMatchMaxSteps }
 	extra := func() int { return steps / kMatchStepsPerItem }
-	// The reply may take what is left of the writer's limit, at most 25
-	// bytes of framing per key ("$<length>\r\n...\r\n") and the cursor.
-	left := w.limit - (len(w.buf) - w.start)
+	// The reply may take what the budget has left, at most 25 bytes of
+	// framing per key ("$<length>\r\n...\r\n") and the cursor.
+	left := w.left()
 	scanReply(w, cursor, count, keep, extra, refused, left, respHeaderMax, func(next uint64) {
 		w.outStr(strconv.FormatUint(next, 10))
 	})

@@ -18,9 +18,6 @@ import (
 // work could pass the bound is refused whole (EXECABORT), its value left
 // as it was, and the twin's runs.
 
-// txChapters are the chapters with transactions: the newest RESP one.
-func txChapters() []string { return costlyRESP[len(costlyRESP)-1:] }
-
 // TestExecLooseWeights: the attacks of the loose weights, each against its
 // honest twin.
 func TestExecLooseWeights(t *testing.T) {

@@ -69,7 +69,8 @@ func TestHangupAtFirstAccept(t *testing.T) {
 
 // TestDrippingClientDropped: a client that sends one byte of a request at
 // a time, never quite idle, is closed once the request has not arrived
-// whole within the idle timeout.
+// whole within the idle timeout (on the RESP listener, Redis's timeout,
+// set to 1 s here: it is 0, never, by default).
 func TestDrippingClientDropped(t *testing.T) {
 	for _, ch := range fieldChapters {
 		t.Run(ch, func(t *testing.T) { testDrippingClient(t, ch, false) })
@@ -84,7 +85,11 @@ func TestDrippingClientDropped(t *testing.T) {
 // protocol on its RESP listener if resp.
 func testDrippingClient(t *testing.T, ch string, resp bool) {
 	const idle = 500 * time.Millisecond
-	p := startServer(t, ch, 0, "-idle-timeout", idle.String())
+	args := []string{"-idle-timeout", idle.String()}
+	if resp {
+		args = append(args, "-timeout", "1")
+	}
+	p := startServer(t, ch, 0, args...)
 	addr := p.Addr
 	req, _ := wire.AppendRequest(nil, "set", "k", strings.Repeat("v", 200))
 	if resp {

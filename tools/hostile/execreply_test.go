@@ -1,0 +1,101 @@
+package hostile
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// EXEC's reply built in time linear in its size. MULTI, 10,000 COMMANDs
+// and EXEC froze the loop for 13 to 15 s, and 10,000 ZRANGEs of a
+// 100-member set for 8 to 25 s: each element raised the reply's room a
+// little, and a nearly full reply of megabytes was copied again for every
+// element. The honest twin sends the same commands pipelined, without
+// MULTI: the same replies, the same bytes. The log reports both CPU times
+// and a bystander's worst PING; the test asserts the replies: every
+// element of EXEC's reply is the command's own reply, not an error.
+
+// txChapters are the chapters with transactions: the newest of the RESP
+// chapters (chapter 18 brought them).
+func txChapters() []string {
+	return costlyRESP[len(costlyRESP)-1:]
+}
+
+// TestExecReplyCost: see above.
+func TestExecReplyCost(t *testing.T) {
+	for _, ch := range txChapters() {
+		t.Run(ch, func(t *testing.T) { testExecReplyCost(t, ch) })
+	}
+}
+
+func testExecReplyCost(t *testing.T, ch string) {
+	p := startServer(t, ch, 0, longIdle...)
+	addr := respAddr(t, p)
+	setup := dialRESP(t, addr)
+	args := []string{"ZADD", "z"}
+	for i := range 100 {
+		args = append(args, fmt.Sprint(i), fmt.Sprintf("member-%03d", i))
+	}
+	if got := setup.do(time.Minute, args...); got != ":100" {
+		t.Fatalf("ZADD: %q", got)
+	}
+	const n = 10_000
+	for _, cmd := range [][]string{{"COMMAND"}, {"ZRANGE", "z", "0", "99"}} {
+		name := fmt.Sprintf("%d x %s", n, strings.Join(cmd, " "))
+		// The twin: the same commands, pipelined.
+		twin := func(c *respConn) []string {
+			c.conn.Write([]byte(strings.Repeat(respCmd(cmd...), n)))
+			heads := make([]string, n)
+			for i := range heads {
+				heads[i] = skipReply(t, c.r)
+			}
+			return heads
+		}
+		// The attack: the same commands in one transaction.
+		attack := func(c *respConn) []string {
+			c.conn.Write([]byte(respCmd("MULTI") + strings.Repeat(respCmd(cmd...), n) + respCmd("EXEC")))
+			for i := range n + 1 {
+				if line := c.line(); line != "+OK" && line != "+QUEUED" {
+					t.Fatalf("%s: reply %d to queueing: %q", name, i, line)
+				}
+			}
+			if line := c.line(); line != fmt.Sprintf("*%d", n) {
+				t.Fatalf("%s: EXEC answered %q", name, line)
+			}
+			heads := make([]string, n)
+			for i := range heads {
+				heads[i] = skipReply(t, c.r)
+			}
+			return heads
+		}
+		var want []string
+		for _, run := range []struct {
+			kind string
+			do   func(*respConn) []string
+		}{{"pipelined", twin}, {"in MULTI/EXEC", attack}} {
+			c := dialRESP(t, addr)
+			c.conn.SetDeadline(time.Now().Add(5 * time.Minute))
+			stop := pingWatch(t, addr, make(chan struct{}))
+			time.Sleep(20 * time.Millisecond)
+			before, start := cpuTime(t, p.Pid()), time.Now()
+			heads := run.do(c)
+			took, cpu := time.Since(start), cpuTime(t, p.Pid())-before
+			worst := stop()
+			if worst < 0 {
+				t.Fatalf("%s %s: the bystander's PING failed", name, run.kind)
+			}
+			t.Logf("%s %s: answered in %v, server CPU %v; bystander's worst PING %v",
+				name, run.kind, took.Round(time.Millisecond), cpu, worst.Round(time.Millisecond))
+			if want == nil {
+				want = heads
+				continue
+			}
+			for i := range heads {
+				if heads[i] != want[i] {
+					t.Fatalf("%s: element %d of EXEC's reply starts %q, the command's own reply %q", name, i, heads[i], want[i])
+				}
+			}
+		}
+	}
+}
