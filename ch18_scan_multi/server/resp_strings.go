@@ -221,9 +221,8 @@ func respStrlen(st *respState, w *respWriter, args [][]byte) {
 }
 
 // kMaxAppend bounds the string APPEND may make: the largest value one SET
-// can store. A value is one string with its key (see entry), so every
-// APPEND copies all of it: without a bound, appending to a value ever
-// longer would make each request cost more than the one before.
+// can store. A string APPEND grows keeps room for more (entry.appendVal),
+// never past this bound.
 const kMaxAppend = resp.MaxRequest
 
 // respAppend: APPEND key value, replying the new length.
@@ -237,9 +236,9 @@ func respAppend(st *respState, w *respWriter, args [][]byte) {
 	case len(ent.val())+len(args[2]) > kMaxAppend:
 		w.err("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
 	default:
-		ent.kv += string(args[2])
-		touchKey(args[1])
-		chargeBytes(len(ent.kv)) // a copy of it all
+		// The argument's bytes are counted with the request's; a growth
+		// copies the value too.
+		chargeBytes(ent.appendVal(args[2], kMaxAppend))
 		w.outInt(int64(len(ent.val())))
 	}
 }
