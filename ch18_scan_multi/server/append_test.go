@@ -1,8 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -26,8 +28,10 @@ func (a *respAppender) run(t *testing.T) {
 	a.want += len(a.cmd[2])
 	a.st.w.begin(a.st.w.buf[:0])
 	respDo(a.conn, a.st, a.cmd)
-	if got, want := string(a.st.w.buf), fmt.Sprintf(":%d\r\n", a.want); got != want {
-		t.Fatalf("APPEND: %q, want %q", got, want)
+	var buf [24]byte // the expected reply, without allocating
+	want := append(strconv.AppendInt(append(buf[:0], ':'), int64(a.want), 10), '\r', '\n')
+	if !bytes.Equal(a.st.w.buf, want) {
+		t.Fatalf("APPEND: %q, want %q", a.st.w.buf, string(want))
 	}
 }
 
@@ -173,5 +177,39 @@ func TestAppendedValueRead(t *testing.T) {
 	run("set", "s", "plain")
 	if ent := lookupEntry("s"); ent.obj != nil || ent.val() != "plain" || ent.key() != "s" {
 		t.Errorf("after the book's set: obj %v, key %q, val %q", ent.obj, ent.key(), ent.val())
+	}
+}
+
+// TestAppendTouchesWatchers: every APPEND to a watched key fails the
+// watcher's EXEC, whether it moves the value into room to grow, writes
+// into the room, or moves it to a larger builder.
+func TestAppendTouchesWatchers(t *testing.T) {
+	resetTx(t)
+	a, b := newTxClient(t), newTxClient(t)
+	b.expect(okReply, "SET", "k", "v")
+	length := 1
+	for _, step := range []struct {
+		arg, path string
+	}{{"x", "moved out"}, {"y", "into the room"}, {strings.Repeat("z", 100), "grown"}} {
+		ent := lookupEntry("k")
+		path := "into the room"
+		switch {
+		case ent.obj == nil:
+			path = "moved out"
+		case ent.obj.str.Cap()-length < len(step.arg):
+			path = "grown"
+		}
+		if path != step.path {
+			t.Fatalf("an APPEND of %d bytes to %d: %s, want %s", len(step.arg), length, path, step.path)
+		}
+		a.expect(okReply, "WATCH", "k")
+		length += len(step.arg)
+		b.expect(fmt.Sprintf(":%d\r\n", length), "APPEND", "k", step.arg)
+		a.expect(okReply, "MULTI")
+		a.expect(queued, "SET", "ran", "1")
+		a.expect(nullArray, "EXEC")
+		if lookupEntry("ran") != nil {
+			t.Fatalf("the transaction ran after an APPEND %s", path)
+		}
 	}
 }
