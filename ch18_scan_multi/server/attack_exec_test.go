@@ -5,11 +5,12 @@ import (
 	"testing"
 )
 
-// TestAttackExecAppendWork: each APPEND copies the whole value, so a
-// transaction of "APPEND big x" on a value near kMaxAppend, 3 arguments
+// TestAttackExecAppendWork: each APPEND copied the whole value, so a
+// transaction of "APPEND big x" on a value near maxAppend, 3 arguments
 // each, once copied some 10 GB in one request. EXEC now weighs each
-// APPEND at its copy (costAppend, one unit per kWorkBytes) before running
-// anything: a transaction of too many is refused whole, the value
+// APPEND at a copy of the value (costAppend, one unit per kWorkBytes:
+// whether it will find room to grow in cannot be told beforehand) before
+// running anything: a transaction of too many is refused whole, the value
 // unchanged, and one that fits runs within kMaxExecWork, its work no more
 // than weighed.
 func TestAttackExecAppendWork(t *testing.T) {

@@ -126,8 +126,11 @@ func costMSet(p *execPlan, args [][]byte) int {
 // costExpire: a time not in the future deletes the key.
 func costExpire(p *execPlan, args [][]byte) int { return p.dropBound(args[1]) }
 
-// costAppend: APPEND copies the whole value, with its key (see
-// respAppend and entry).
+// costAppend: an APPEND that finds no room left copies the whole value,
+// and the first one to a value its key too (entry.appendVal). Most find
+// room and copy nothing but their argument, but which will cannot be told
+// from here without following each write before: each is weighed as if
+// it grew the value.
 func costAppend(p *execPlan, args [][]byte) int {
 	n := (len(args[1]) + p.strLen(args[1]) + len(args[2])) / kWorkBytes
 	p.addBytes(args[1], len(args[2]))

@@ -95,6 +95,7 @@ func TestRESPMGetMSet(t *testing.T) {
 // request can set, and its refusal changes nothing.
 func TestRESPAppendBound(t *testing.T) {
 	resetData(t)
+	lowerMaxAppend(t, 1<<20)
 	chunk := strings.Repeat("x", 256<<10)
 	for i := 1; i <= 4; i++ {
 		if got := respRun(t, "APPEND", "k", chunk); got != fmt.Sprintf(":%d\r\n", i*len(chunk)) {
@@ -102,9 +103,9 @@ func TestRESPAppendBound(t *testing.T) {
 		}
 	}
 	if got := respRun(t, "APPEND", "k", "y"); !strings.HasPrefix(got, "-ERR string exceeds maximum allowed size") {
-		t.Fatalf("APPEND past %d bytes: %q", kMaxAppend, got)
+		t.Fatalf("APPEND past %d bytes: %q", maxAppend, got)
 	}
-	respSteps(t, fmt.Sprintf("STRLEN k => :%d|", kMaxAppend))
+	respSteps(t, fmt.Sprintf("STRLEN k => :%d|", maxAppend))
 }
 
 // TestRESPTypeCmd: TYPE on each kind of value, on both protocols.

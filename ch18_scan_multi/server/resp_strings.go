@@ -3,6 +3,8 @@ package server
 import (
 	"math"
 	"strconv"
+
+	"example.com/byor/ch18_scan_multi/resp"
 )
 
 // The string commands: GET, and SET with Redis's options; INCR and its
@@ -218,12 +220,11 @@ func respStrlen(st *respState, w *respWriter, args [][]byte) {
 	}
 }
 
-// kMaxAppend bounds the string APPEND may make: 1 MiB, far below what one
-// SET can store (Redis's proto-max-bulk-len, 512 MB). A value is one
-// string with its key (see entry), so every APPEND copies all of it:
-// without a bound, appending to a value ever longer would make each
-// request cost more than the one before.
-const kMaxAppend = 1 << 20
+// maxAppend bounds the string APPEND may make: the largest value one SET
+// can store (resp.MaxBulkLen, Redis's proto-max-bulk-len, 512 MB). A
+// string APPEND grows keeps room for more (entry.appendVal), never past
+// this bound. (A variable, so that tests can reach it.)
+var maxAppend = resp.MaxBulkLen
 
 // respAppend: APPEND key value, replying the new length.
 func respAppend(st *respState, w *respWriter, args [][]byte) {
@@ -233,12 +234,12 @@ func respAppend(st *respState, w *respWriter, args [][]byte) {
 	case ent == nil:
 		insertEntry(newEntry(args[1], args[2]))
 		w.outInt(int64(len(args[2])))
-	case len(ent.val())+len(args[2]) > kMaxAppend:
+	case len(ent.val())+len(args[2]) > maxAppend:
 		w.err("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
 	default:
-		ent.kv += string(args[2])
-		touchKey(args[1])
-		chargeBytes(len(ent.kv)) // a copy of it all
+		// The argument's bytes are counted with the request's; a growth
+		// copies the value too.
+		chargeBytes(ent.appendVal(args[2], maxAppend))
 		w.outInt(int64(len(ent.val())))
 	}
 }
