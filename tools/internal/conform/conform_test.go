@@ -274,14 +274,17 @@ func TestFaults(t *testing.T) {
 		expectFailure(t, Config{Server: server(t, "ch07")}, "ch09", "set, get, del", "expected: (int) 0")
 	})
 	t.Run("wrong error code", func(t *testing.T) {
+		testkit.Heavy(t) // waits out deadlines by design: seconds each
 		t.Parallel()
 		expectFailure(t, Config{Server: fakeServer("wrongcode")}, "ch11", "unknown command", "received: (err) 2 Unknown cmd")
 	})
 	t.Run("no idle timeout", func(t *testing.T) {
+		testkit.Heavy(t) // waits out deadlines by design: seconds each
 		t.Parallel()
 		expectFailure(t, Config{Server: fakeServer("notimeout"), MaxCheckTime: 15 * time.Second}, "ch12", "idle", "stayed open")
 	})
 	t.Run("hang", func(t *testing.T) {
+		testkit.Heavy(t) // waits out deadlines by design: seconds each
 		t.Parallel()
 		expectFailure(t, Config{Server: fakeServer("hang"), MaxCheckTime: 3 * time.Second}, "ch09", "keys lists", "no reply before the check's deadline")
 	})
@@ -307,6 +310,7 @@ func TestFaults(t *testing.T) {
 		}
 	})
 	t.Run("the book's pipelining hang is a warning", func(t *testing.T) {
+		testkit.Heavy(t) // waits out deadlines by design: seconds each
 		t.Parallel()
 		cfg := Config{Server: fakeServer("bookhang"), Match: "pipelining: 2000"}
 		sum, out := run(t, cfg, "ch09")
@@ -403,6 +407,7 @@ func TestNewerEdition(t *testing.T) {
 		t.Skip("runs servers")
 	}
 	t.Run("newer fake passes", func(t *testing.T) {
+		testkit.Heavy(t) // waits out deadlines by design: seconds each
 		t.Parallel()
 		sum, out := run(t, Config{Server: fakeServer("newer"), Edition: EditionNewer, SkipSlow: true}, "ch09", "ch11")
 		if sum.Failed || sum.Count(Unverified) > 0 || sum.Count(OK) < 10 {
