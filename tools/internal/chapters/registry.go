@@ -1,9 +1,6 @@
 package chapters
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Protocol is a wire format a chapter's server speaks. Two chapters with
 // the same Protocol answer the same bytes with the same bytes (for what
@@ -96,8 +93,11 @@ func (c *Info) Has(f Feature) bool { return c.Features&f == f }
 // HasFlag reports whether the chapter's server takes flag f.
 func (c *Info) HasFlag(f Flag) bool { return c.Flags&f == f }
 
-// Beyond reports whether the chapter goes beyond the book.
-func (c *Info) Beyond() bool { return c.Num > 14 }
+// LastBookChapter is the book's final chapter; later chapters go beyond it.
+const LastBookChapter = 14
+
+// Beyond reports whether chapter number num goes beyond the book.
+func Beyond(num int) bool { return num > LastBookChapter }
 
 const (
 	ser     = Keys | KeysOrder
@@ -175,13 +175,4 @@ func Dirs() []string {
 		out = append(out, c.Dir)
 	}
 	return out
-}
-
-// IDs returns the ids of every chapter with a server, joined by spaces.
-func IDs() string {
-	var out []string
-	for _, c := range registry {
-		out = append(out, c.ID)
-	}
-	return strings.Join(out, " ")
 }
