@@ -13,8 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"example.com/byor/testkit"
+	"example.com/byor/testkit/serverproc"
 	"example.com/byor/tools/internal/chapters"
-	"example.com/byor/tools/internal/serverproc"
 	"example.com/byor/tools/internal/wire"
 )
 

@@ -1,9 +1,7 @@
 package hostile
 
 import (
-	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,8 +12,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"example.com/byor/testkit"
+	"example.com/byor/testkit/serverproc"
 	"example.com/byor/tools/internal/chapters"
-	"example.com/byor/tools/internal/serverproc"
 	"example.com/byor/tools/internal/wire"
 )
 
@@ -56,25 +54,7 @@ var (
 	costlyRESP = firstAndNewest(chapters.RESPListener)
 )
 
-// binDir holds the servers built for this test run.
-var binDir string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "hostile")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-var (
-	buildMu sync.Mutex
-	built   = map[string]string{}
-)
+func TestMain(m *testing.M) { testkit.MainWithBuilds(m) }
 
 // serverBin builds chapter ch's server once per test run and returns its
 // path. Every test here runs servers, so this is where the suite is gated:
@@ -82,16 +62,10 @@ var (
 func serverBin(t *testing.T, ch string) string {
 	t.Helper()
 	testkit.Heavy(t)
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if bin, ok := built[ch]; ok {
-		return bin
-	}
-	bin, _, err := serverproc.Build(filepath.Join("..", "..", ch), binDir)
+	bin, _, err := testkit.Builds.Build(filepath.Join("..", "..", ch))
 	if err != nil {
 		t.Fatal(err)
 	}
-	built[ch] = bin
 	return bin
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -17,27 +16,14 @@ import (
 	"time"
 
 	"example.com/byor/testkit"
+	"example.com/byor/testkit/serverproc"
 	"example.com/byor/tools/internal/chapters"
-	"example.com/byor/tools/internal/serverproc"
 )
 
 // root is the repository root, seen from this package's directory.
 const root = "../.."
 
-// binDir holds the servers built for this run of the tests.
-var binDir string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "suites-bin")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testkit.MainWithBuilds(m) }
 
 // A dialect is how a chapter's server frames requests and replies.
 type dialect int
@@ -81,20 +67,13 @@ func listChapters(t *testing.T, from int) []chapter {
 	return out
 }
 
-// builds builds each chapter's server once per run of the tests.
-var builds sync.Map // chapter name -> func() (string, error)
-
 // server returns the path of the chapter's server binary, building it the
 // first time. Every suite here runs servers, so this is where they are
 // gated: they run only with the heavy suites (see testkit.Heavy).
 func (c chapter) server(t *testing.T) string {
 	t.Helper()
 	testkit.Heavy(t)
-	f, _ := builds.LoadOrStore(c.name, sync.OnceValues(func() (string, error) {
-		srv, _, err := serverproc.Build(filepath.Join(root, c.name), binDir)
-		return srv, err
-	}))
-	srv, err := f.(func() (string, error))()
+	srv, _, err := testkit.Builds.Build(filepath.Join(root, c.name))
 	if err != nil {
 		t.Fatal(err)
 	}

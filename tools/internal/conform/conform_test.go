@@ -8,71 +8,38 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"example.com/byor/testkit"
+	"example.com/byor/testkit/serverproc"
 	"example.com/byor/tools/internal/chapters"
-	"example.com/byor/tools/internal/serverproc"
 )
 
 func TestMain(m *testing.M) {
 	if fakeMain() || respFakeMain() {
 		return
 	}
-	os.Exit(m.Run())
+	testkit.MainWithBuilds(m)
 }
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	built     = map[string]string{} // stage id -> server binary
-	clients   = map[string]string{} // stage id -> client binary
-	buildErr  = map[string]error{}
-)
-
-// buildServers builds every chapter's server once, two at a time.
-func buildServers(t *testing.T) {
+// build returns the paths of stage id's chapter's server and client,
+// built once per run. Every chapter built and run: a heavy suite.
+func build(t *testing.T, id string) (server, client string) {
 	t.Helper()
-	testkit.Heavy(t) // every chapter built and run: a heavy suite
-	buildOnce.Do(func() {
-		root := FindRoot()
-		var err error
-		if binDir, err = os.MkdirTemp("", "conform-test"); err != nil {
-			panic(err)
-		}
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, 2)
-		for _, st := range Stages() {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				srv, cli, err := serverproc.Build(filepath.Join(root, st.Dir), binDir)
-				mu.Lock()
-				defer mu.Unlock()
-				buildErr[st.ID] = err
-				built[st.ID], clients[st.ID] = srv, cli
-			}()
-		}
-		wg.Wait()
-	})
-	if FindRoot() == "" {
-		t.Skip("not inside the repository")
+	testkit.Heavy(t)
+	server, client, err := testkit.Builds.Build(filepath.Join(FindRoot(), StageByID(id).Dir))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return server, client
 }
 
 // server returns the -server command for chapter id's own server.
 func server(t *testing.T, id string) []string {
 	t.Helper()
-	buildServers(t)
-	if err := buildErr[id]; err != nil {
-		t.Fatal(err)
-	}
-	return []string{built[id], "-addr", "{addr}"}
+	srv, _ := build(t, id)
+	return []string{srv, "-addr", "{addr}"}
 }
 
 // family returns the stages sharing stage id's wire format, up to id.
@@ -348,7 +315,6 @@ func TestFaults(t *testing.T) {
 	})
 	t.Run("plain addr skips fresh checks", func(t *testing.T) {
 		t.Parallel()
-		buildServers(t)
 		cmd := server(t, "ch09")
 		// Start the server ourselves and point the runner at it.
 		p, addr := startPlain(t, cmd)
@@ -432,7 +398,7 @@ func TestClientRefusesOversized(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every chapter")
 	}
-	buildServers(t)
+	testkit.Heavy(t)
 	// A listener that accepts and never answers: the client must refuse
 	// before it sends anything.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -454,10 +420,8 @@ func TestClientRefusesOversized(t *testing.T) {
 			continue
 		}
 		t.Run(st.ID, func(t *testing.T) {
-			if err := buildErr[st.ID]; err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(clients[st.ID], "-addr", l.Addr().String(), "set", "k", strings.Repeat("x", 5000))
+			_, cli := build(t, st.ID)
+			cmd := exec.Command(cli, "-addr", l.Addr().String(), "set", "k", strings.Repeat("x", 5000))
 			cmd.WaitDelay = time.Second
 			done := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
 			out, err := cmd.CombinedOutput()
