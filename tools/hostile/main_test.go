@@ -2,10 +2,8 @@ package hostile
 
 import (
 	"net"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -98,7 +96,7 @@ func startAccepting(t *testing.T, ch string, args ...string) *serverproc.Process
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := append(append([]string{bin, "-addr", addr}, respFlags(bin)...), args...)
+	argv := append(append([]string{bin, "-addr", addr}, respFlags(ch)...), args...)
 	p, err := serverproc.Start(argv, addr, testkit.Scale(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -111,24 +109,11 @@ func startAccepting(t *testing.T, ch string, args ...string) *serverproc.Process
 	return p
 }
 
-// serverUsage returns the usage text (-h) of the server binary bin, read
-// once per run: what flags it has.
-func serverUsage(bin string) string {
-	f, _ := usages.LoadOrStore(bin, sync.OnceValue(func() string {
-		out, _ := exec.Command(bin, "-h").CombinedOutput() // exits 2 after usage
-		return string(out)
-	}))
-	return f.(func() string)()
-}
-
-// usages holds each server's usage text.
-var usages sync.Map // server binary -> func() string
-
 // respFlags returns, for a server with a RESP listener (ch17 on), the
 // flags that put it on a free port: servers run side by side, and 6380
 // may be taken. See respAddr.
-func respFlags(bin string) []string {
-	if strings.Contains(serverUsage(bin), "-resp-addr") {
+func respFlags(ch string) []string {
+	if chapters.ByDir(ch).HasFlag(chapters.FlagRESPAddr) {
 		return []string{"-resp-addr", "127.0.0.1:0"}
 	}
 	return nil
@@ -136,8 +121,8 @@ func respFlags(bin string) []string {
 
 // logConnsFlag returns -log-conns for a server that logs per-connection
 // lines only when asked to (ch16 on), which tests that need the lines ask.
-func logConnsFlag(t *testing.T, ch string) []string {
-	if strings.Contains(serverUsage(serverBin(t, ch)), "-log-conns") {
+func logConnsFlag(ch string) []string {
+	if chapters.ByDir(ch).HasFlag(chapters.FlagLogConns) {
 		return []string{"-log-conns"}
 	}
 	return nil

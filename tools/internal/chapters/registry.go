@@ -1,6 +1,10 @@
 package chapters
 
-import "fmt"
+import (
+	"fmt"
+
+	"example.com/byor/tools/internal/wire"
+)
 
 // Protocol is a wire format a chapter's server speaks. Two chapters with
 // the same Protocol answer the same bytes with the same bytes (for what
@@ -37,6 +41,38 @@ func (p Protocol) String() string {
 		return "Redis's protocol, RESP (ch17 on)"
 	}
 	return fmt.Sprintf("protocol(%d)", int(p))
+}
+
+// TextMessages reports whether requests and replies are length-prefixed
+// text messages (ch04's "world" replies, ch06's echo).
+func (p Protocol) TextMessages() bool { return p == World || p == Echo }
+
+// Pipelined reports whether the server reads requests sent back to back
+// without waiting for replies (ch06 on).
+func (p Protocol) Pipelined() bool { return p >= Echo }
+
+// Commands reports whether requests are commands on a key space: lists of
+// strings from ch07 on, and RESP's arrays.
+func (p Protocol) Commands() bool { return p >= Status }
+
+// StatusReplies reports whether a reply is a u32 status and its data
+// (ch07-ch08).
+func (p Protocol) StatusReplies() bool { return p == Status }
+
+// Serialized reports whether a reply is one serialized value (ch09 on, in
+// the book's protocol); Tags says how its types are numbered.
+func (p Protocol) Serialized() bool { return p == Tagged9 || p == Tagged11 }
+
+// Tags is the numbering of a serialized reply's type bytes; the zero Tags
+// for a protocol whose replies are not serialized.
+func (p Protocol) Tags() wire.Tags {
+	switch p {
+	case Tagged9:
+		return wire.Tags09
+	case Tagged11:
+		return wire.Tags11
+	}
+	return wire.Tags{}
 }
 
 // Feature is something a chapter's server does beyond the wire format.

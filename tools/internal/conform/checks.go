@@ -26,7 +26,7 @@ func framingCases(st *Stage) []badFrame {
 	cases := []badFrame{
 		{name: "a length above k_max_msg closes the connection", send: tooLong},
 	}
-	if st.Kind == kindEcho {
+	if st.Proto.TextMessages() {
 		cases = append(cases,
 			badFrame{name: "a request then a bad length in one write: the request is answered, then the connection closed",
 				send:    func(e *Env) []byte { return append(Frame([]byte("first")), le32(1<<31)...) },
@@ -65,7 +65,7 @@ func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
 // echoOf is the reply a ch04/ch06 server gives to body.
 func (e *Env) echoOf(body string) []byte {
-	if e.stage.Pipelined {
+	if e.stage.Proto.Pipelined() {
 		return []byte(body) // ch06 echoes
 	}
 	return []byte("world") // ch04 answers world
@@ -73,7 +73,7 @@ func (e *Env) echoOf(body string) []byte {
 
 // missing is the reply to get on a missing key.
 func (e *Env) missing() []byte {
-	if e.stage.Kind == kindStatus {
+	if e.stage.Proto.StatusReplies() {
 		return e.Res(2, "")
 	}
 	return e.Nil()
@@ -81,7 +81,7 @@ func (e *Env) missing() []byte {
 
 // okSet is the reply to a successful set.
 func (e *Env) okSet() []byte {
-	if e.stage.Kind == kindStatus {
+	if e.stage.Proto.StatusReplies() {
 		return e.Res(0, "")
 	}
 	return e.Nil()
@@ -89,7 +89,7 @@ func (e *Env) okSet() []byte {
 
 // value is the reply to get on a key holding v.
 func (e *Env) value(v string) []byte {
-	if e.stage.Kind == kindStatus {
+	if e.stage.Proto.StatusReplies() {
 		return e.Res(0, v)
 	}
 	return e.Str(v)
@@ -97,7 +97,7 @@ func (e *Env) value(v string) []byte {
 
 // deleted is the reply to del on a key that existed (ok = true) or not.
 func (e *Env) deleted(ok bool) []byte {
-	if e.stage.Kind == kindStatus {
+	if e.stage.Proto.StatusReplies() {
 		return e.Res(0, "")
 	}
 	if ok {
@@ -108,7 +108,7 @@ func (e *Env) deleted(ok bool) []byte {
 
 // someRequest is a valid request of the stage's format.
 func (e *Env) someRequest() []byte {
-	if e.stage.Kind == kindEcho {
+	if e.stage.Proto.TextMessages() {
 		return Frame([]byte("a request cut short"))
 	}
 	return e.Req("set", "conform:cut", "short")
@@ -128,7 +128,7 @@ func newBystander(e *Env) (*bystander, error) {
 		return nil, err
 	}
 	b := &bystander{e: e, c: c}
-	if e.stage.Kind != kindEcho {
+	if !e.stage.Proto.TextMessages() {
 		if err := c.Cmd(e.okSet(), "set", "conform:bystander", "v"); err != nil {
 			return nil, fmt.Errorf("bystander: %v", err)
 		}
@@ -139,7 +139,7 @@ func newBystander(e *Env) (*bystander, error) {
 func (b *bystander) ping() error {
 	b.n++
 	var err error
-	if b.e.stage.Kind == kindEcho {
+	if b.e.stage.Proto.TextMessages() {
 		body := fmt.Sprintf("bystander %d", b.n)
 		err = b.c.Do(Frame([]byte(body)), b.e.echoOf(body))
 	} else {
@@ -162,7 +162,7 @@ func framingChecks(st *Stage) []Check {
 				// ch04 serves one client at a time: a bystander would
 				// block it, so there the next client is checked instead.
 				var by *bystander
-				if st.Pipelined {
+				if st.Proto.Pipelined() {
 					var err error
 					if by, err = newBystander(e); err != nil {
 						return err
@@ -258,7 +258,7 @@ func echoChecks(st *Stage, cfg *Config) []Check {
 			},
 		},
 	}
-	if st.Pipelined {
+	if st.Proto.Pipelined() {
 		out = append(out, Check{
 			Name: "pipelining: requests sent in one write are all answered in order",
 			Hint: "one read may bring several requests: handle every whole one in the buffer",
@@ -304,7 +304,7 @@ func partialWritesCheck(st *Stage) Check {
 			}
 			const count = 2000
 			var req, want []byte
-			if st.Kind == kindEcho {
+			if st.Proto.TextMessages() {
 				body := strings.Repeat("p", 4000)
 				req, want = Frame([]byte(body)), e.echoOf(body)
 			} else {
@@ -436,7 +436,7 @@ func commandChecks(st *Stage, cfg *Config) []Check {
 						return err
 					}
 				}
-				if st.Kind == kindSer {
+				if st.Proto.Serialized() {
 					return c.Cmd(e.Unknown(), "keys", "extra")
 				}
 				return nil
@@ -578,17 +578,17 @@ func commandChecks(st *Stage, cfg *Config) []Check {
 		partialWritesCheck(st),
 	)
 	out = append(out, framingChecks(st)...)
-	if st.Kind == kindSer {
+	if st.Proto.Serialized() {
 		out = append(out, keysChecks(st, cfg)...)
 	}
 	return out
 }
 
 func replyHint(st *Stage) string {
-	if st.Kind == kindStatus {
+	if st.Proto.StatusReplies() {
 		return "chapter 07 replies are u32 status (RES_OK 0, RES_ERR 1, RES_NX 2) then the data"
 	}
-	if st.Tags.HasDbl {
+	if st.Proto.Tags().HasDbl {
 		return "tags from chapter 11: NIL 0, ERR 1, STR 2, INT 3, DBL 4, ARR 5; set answers nil, del the number of keys removed"
 	}
 	return "tags in chapters 09-10: NIL 0, ERR 1, STR 2, INT 3, ARR 4; set answers nil, del the number of keys removed"
@@ -596,9 +596,9 @@ func replyHint(st *Stage) string {
 
 func unknownText(st *Stage, newer bool) string {
 	switch {
-	case st.Kind == kindStatus && newer:
+	case st.Proto.StatusReplies() && newer:
 		return "status 1 with no data"
-	case st.Kind == kindStatus:
+	case st.Proto.StatusReplies():
 		return `status RES_ERR (1) with "Unknown cmd"`
 	case newer:
 		return `err 1 "unknown command."`

@@ -79,7 +79,7 @@ func TestChapters(t *testing.T) {
 			fam := family(st.ID)
 			var sum *Summary
 			var out string
-			if st.Kind == kindRESP {
+			if st.Proto == chapters.RESP {
 				// The RESP stages up to its own: a later chapter keeps
 				// passing the earlier chapters' checks.
 				sum, out = run(t, Config{Server: []string{cmd[0], "-addr", "127.0.0.1:0", "-resp-addr", "{addr}"}}, fam...)
@@ -192,7 +192,7 @@ func TestLookalike(t *testing.T) {
 		t.Run(c.server+" on "+c.stage, func(t *testing.T) {
 			t.Parallel()
 			cmd := server(t, c.server)
-			if StageByID(c.stage).Kind == kindRESP && chapters.ByID(c.server).Has(chapters.RESPListener) {
+			if StageByID(c.stage).Proto == chapters.RESP && chapters.ByID(c.server).Has(chapters.RESPListener) {
 				// The RESP listener, on the stage's address.
 				cmd = []string{cmd[0], "-addr", "127.0.0.1:0", "-resp-addr", "{addr}"}
 			}
@@ -416,7 +416,7 @@ func TestClientRefusesOversized(t *testing.T) {
 		}
 	}()
 	for _, st := range Stages() {
-		if st.Kind < kindStatus {
+		if !st.Proto.Commands() {
 			continue
 		}
 		t.Run(st.ID, func(t *testing.T) {
