@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"example.com/byor/tools/internal/resp"
+	"example.com/byor/testkit/resp"
 )
 
 // The ch17 stage: Redis's protocol, RESP, as a real redis-server speaks
