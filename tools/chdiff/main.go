@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"example.com/byor/tools/internal/chapters"
+	"example.com/byor/tools/internal/cmdflag"
 	"example.com/byor/tools/internal/docgen"
 )
 
@@ -61,12 +62,7 @@ func main() {
 // run executes the command and returns its exit code: 0 on success, 1 when
 // a check fails or an error occurs, 2 on bad usage.
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("chdiff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
+	fs := cmdflag.NewFlagSet("chdiff", usage, stderr)
 	root := fs.String("root", ".", "repository `dir`ectory holding the chapters")
 	stat := fs.Bool("stat", false, "print changed-line counts per file instead of the diff")
 	code := fs.Bool("code", false, "diff only code: no tests, test data, docs or LESSON")
