@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,10 +48,8 @@ type scenario struct {
 var views = []*view{hashtableView(), avlView(), zsetView(), timersView(), heapView(), keyspaceView()}
 
 func byName(name string) *view {
-	for _, v := range views {
-		if v.name == name {
-			return v
-		}
+	if i := slices.IndexFunc(views, func(v *view) bool { return v.name == name }); i >= 0 {
+		return views[i]
 	}
 	return nil
 }

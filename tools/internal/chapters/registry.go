@@ -2,6 +2,7 @@ package chapters
 
 import (
 	"fmt"
+	"slices"
 
 	"example.com/byor/tools/internal/wire"
 )
@@ -173,21 +174,15 @@ var registry = []*Info{
 func All() []*Info { return registry }
 
 // ByID returns the chapter "chNN", or nil.
-func ByID(id string) *Info {
-	for _, c := range registry {
-		if c.ID == id {
-			return c
-		}
-	}
-	return nil
-}
+func ByID(id string) *Info { return find(func(c *Info) bool { return c.ID == id }) }
 
 // ByDir returns the chapter in directory dir ("ch07_basic"), or nil.
-func ByDir(dir string) *Info {
-	for _, c := range registry {
-		if c.Dir == dir {
-			return c
-		}
+func ByDir(dir string) *Info { return find(func(c *Info) bool { return c.Dir == dir }) }
+
+// find returns the first chapter that matches, or nil.
+func find(match func(*Info) bool) *Info {
+	if i := slices.IndexFunc(registry, match); i >= 0 {
+		return registry[i]
 	}
 	return nil
 }

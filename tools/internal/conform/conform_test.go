@@ -279,27 +279,11 @@ func TestFaults(t *testing.T) {
 	t.Run("the book's pipelining hang is a warning", func(t *testing.T) {
 		testkit.Heavy(t) // waits out deadlines by design: seconds each
 		t.Parallel()
-		cfg := Config{Server: fakeServer("bookhang"), Match: "pipelining: 2000"}
-		sum, out := run(t, cfg, "ch09")
-		if sum.Failed || sum.Count(Warned) != 1 || !strings.Contains(out, "pipelining hang") {
-			t.Errorf("without -strict, want one warning and no failure:\n%s", out)
-		}
-		cfg.Strict = true
-		if sum, out := run(t, cfg, "ch09"); !sum.Failed || !strings.Contains(out, "WARNING") {
-			t.Errorf("with -strict, want the warning to fail:\n%s", out)
-		}
+		expectWarning(t, Config{Server: fakeServer("bookhang"), Match: "pipelining: 2000"}, "ch09", "pipelining hang", -1)
 	})
 	t.Run("the book's pexpire overflow is a warning", func(t *testing.T) {
 		t.Parallel()
-		cfg := Config{Server: fakeServer("book"), Match: "session ttl"}
-		sum, out := run(t, cfg, "ch14")
-		if sum.Failed || sum.Count(Warned) != 1 || sum.Count(OK) != 0 || !strings.Contains(out, "pexpire overflow") {
-			t.Errorf("without -strict, want the ttl session to warn, not fail:\n%s", out)
-		}
-		cfg.Strict = true
-		if sum, out := run(t, cfg, "ch14"); !sum.Failed || !strings.Contains(out, "WARNING") {
-			t.Errorf("with -strict, want the warning to fail:\n%s", out)
-		}
+		expectWarning(t, Config{Server: fakeServer("book"), Match: "session ttl"}, "ch14", "pexpire overflow", 0)
 	})
 	t.Run("a command without {addr} is waited for on Addr", func(t *testing.T) {
 		t.Parallel()
@@ -334,6 +318,21 @@ func TestFaults(t *testing.T) {
 			t.Errorf("keys order not skipped without a fresh server:\n%s", out)
 		}
 	})
+}
+
+// expectWarning runs stage with cfg, which matches one check: without
+// -strict it must warn once, mentioning what, and not fail, with ok checks
+// passing (any number if ok is -1); with -strict the warning must fail.
+func expectWarning(t *testing.T, cfg Config, stage, what string, ok int) {
+	t.Helper()
+	sum, out := run(t, cfg, stage)
+	if sum.Failed || sum.Count(Warned) != 1 || (ok >= 0 && sum.Count(OK) != ok) || !strings.Contains(out, what) {
+		t.Errorf("without -strict, want one warning about %s and no failure:\n%s", what, out)
+	}
+	cfg.Strict = true
+	if sum, out := run(t, cfg, stage); !sum.Failed || !strings.Contains(out, "WARNING") {
+		t.Errorf("with -strict, want the warning to fail:\n%s", out)
+	}
 }
 
 // startPlain starts cmd on a free address, outside the runner.

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,10 +77,8 @@ func StageIDs() []string {
 
 // StageByID returns the stage with id, or nil.
 func StageByID(id string) *Stage {
-	for _, st := range stages {
-		if st.ID == id {
-			return st
-		}
+	if i := slices.IndexFunc(stages, func(st *Stage) bool { return st.ID == id }); i >= 0 {
+		return stages[i]
 	}
 	return nil
 }
