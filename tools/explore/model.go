@@ -163,3 +163,15 @@ func plural(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
+
+// advanceClock moves the simulated clock *now on by the milliseconds arg
+// names, as "wait" does; it reports false, leaving the clock, if arg is
+// not a number of milliseconds.
+func advanceClock(now *uint64, arg string) bool {
+	ms, err := strconv.ParseUint(arg, 10, 32)
+	if err != nil {
+		return false
+	}
+	*now += ms
+	return true
+}
