@@ -25,6 +25,7 @@ func TestEarlierCopy(t *testing.T) {
 		"ch08_eight/pkg/sub/a.go":    "package sub\n",
 		"ch09_nine/pkg/sub/a.go":     "package sub\n",
 		"ch09_nine/pkg/sub/extra.go": "package sub\n",
+		"ch10_ten/pkg/sub/a.go":      "package sub\n",
 	})
 	for _, tt := range []struct{ dir, want string }{
 		{"ch01_one/pkg", ""},               // the first
