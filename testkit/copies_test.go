@@ -36,6 +36,7 @@ func TestEarlierCopy(t *testing.T) {
 		{"ch07_seven/pkg", ""},             // testdata changed
 		{"ch09_nine/pkg/sub", ""},          // a file more, in a nested package
 		{"ch08_eight/pkg/sub", ""},         // ch05's and ch07's pkg have no sub
+		{"ch10_ten/pkg/sub", ""},           // a file fewer
 	} {
 		got, err := earlierCopy(filepath.Join(root, tt.dir))
 		if err != nil {
