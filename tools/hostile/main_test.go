@@ -150,12 +150,7 @@ type client struct {
 
 func dial(t *testing.T, addr string) *client {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return &client{t: t, conn: conn}
+	return &client{t: t, conn: dialConn(t, addr)}
 }
 
 // send writes one request without waiting for its reply.
