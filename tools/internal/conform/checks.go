@@ -3,6 +3,7 @@ package conform
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -372,6 +373,17 @@ func partialWritesCheck(st *Stage) Check {
 // lists of strings (ch07 on).
 func commandChecks(st *Stage, cfg *Config) []Check {
 	newer := cfg.Edition == EditionNewer
+	out := slices.Concat(commandBasicChecks(st, newer), commandLimitChecks(st, newer))
+	out = append(out, framingChecks(st)...)
+	if st.Proto.Serialized() {
+		out = append(out, keysChecks(st, cfg)...)
+	}
+	return out
+}
+
+// commandBasicChecks are the checks of set, get and del, of unknown
+// commands and arity, and of the case of command names.
+func commandBasicChecks(st *Stage, newer bool) []Check {
 	out := []Check{
 		{
 			Name: "set, get, del answer with the chapter's replies",
@@ -477,13 +489,19 @@ func commandChecks(st *Stage, cfg *Config) []Check {
 			},
 		})
 	}
+	return out
+}
+
+// commandLimitChecks are the checks of the message and argument limits, and
+// of requests that arrive byte by byte or pipelined.
+func commandLimitChecks(st *Stage, newer bool) []Check {
 	maxName, maxHint := "a request of exactly k_max_msg (4096) bytes is served", "k_max_msg bounds the request body, not counting its 4-byte length"
 	argsHint := "k_max_args (1024) bounds nstr; a 4096-byte message holds at most 1023 empty strings"
 	if newer {
 		maxName, maxHint = "a request above 4096 bytes is served (newer edition: k_max_msg is 32 MiB)", "the newer edition raises k_max_msg to 32 MiB from chapter 06"
 		argsHint = "the newer edition's k_max_args is 200000"
 	}
-	out = append(out,
+	return []Check{
 		Check{
 			Name: maxName,
 			Hint: maxHint,
@@ -576,12 +594,7 @@ func commandChecks(st *Stage, cfg *Config) []Check {
 			},
 		},
 		partialWritesCheck(st),
-	)
-	out = append(out, framingChecks(st)...)
-	if st.Proto.Serialized() {
-		out = append(out, keysChecks(st, cfg)...)
 	}
-	return out
 }
 
 func replyHint(st *Stage) string {

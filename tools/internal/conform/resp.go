@@ -216,6 +216,24 @@ func showRESPRequest(b []byte) string {
 
 // respChecks are the ch17 stage's checks.
 func respChecks(st *Stage, cfg *Config) []Check {
+	return slices.Concat(respStringChecks(), respExpiryChecks(), respZSetHashChecks(), respErrorChecks(), respKeysChecks(),
+		respHandshakeChecks(), respMultiChecks(), respFramingChecks(), respPipeliningChecks(), respNotChecked17())
+}
+
+// respNotChecked17 says what the ch17 stage leaves out.
+func respNotChecked17() []Check {
+	return []Check{
+		{
+			Name: "not checked: what chapter 17 does not claim",
+			Skip: "other databases than 0 (SELECT 1), SET's EXAT and PXAT, ZRANGE's REV and BYLEX, WATCH, " +
+				"and Redis's other commands are not part of chapter 17 (ch17_resp/README.md); its limits (512 KiB bulk strings, 1 MiB requests) are below Redis's",
+		},
+	}
+}
+
+// respStringChecks are the checks of PING, ECHO and inline commands, and of
+// SET, GET, DEL and EXISTS with SET's options.
+func respStringChecks() []Check {
 	return []Check{
 		{
 			Name: "PING and ECHO, as arrays of bulk strings and as inline commands",
@@ -319,6 +337,13 @@ func respChecks(st *Stage, cfg *Config) []Check {
 				return c.steps(ex(integer(1), "DEL", k))
 			},
 		},
+	}
+}
+
+// respExpiryChecks are the checks of EXPIRE and its kin, and of keys that
+// expire by themselves.
+func respExpiryChecks() []Check {
+	return []Check{
 		{
 			Name: "EXPIRE, PEXPIRE, TTL, PTTL, PERSIST",
 			Hint: "TTL answers -2 for no key, -1 for no TTL; an expire time not in the future deletes the key",
@@ -389,6 +414,12 @@ func respChecks(st *Stage, cfg *Config) []Check {
 				}
 			},
 		},
+	}
+}
+
+// respZSetHashChecks are the checks of the sorted-set and hash commands.
+func respZSetHashChecks() []Check {
+	return []Check{
 		{
 			Name: "sorted sets: ZADD, ZSCORE, ZCARD, ZREM, ZRANGE by rank and BYSCORE, LIMIT, WITHSCORES",
 			Hint: "scores are bulk strings in RESP2; a sorted set emptied by ZREM is deleted",
@@ -448,6 +479,12 @@ func respChecks(st *Stage, cfg *Config) []Check {
 				)
 			},
 		},
+	}
+}
+
+// respErrorChecks are the checks of errors in Redis's words.
+func respErrorChecks() []Check {
+	return []Check{
 		{
 			Name: "errors in Redis's words; a command that fails changes nothing",
 			Hint: "unknown command, wrong number of arguments, WRONGTYPE, not an integer, not a valid float, syntax error: each as Redis words it",
@@ -493,6 +530,12 @@ func respChecks(st *Stage, cfg *Config) []Check {
 				)
 			},
 		},
+	}
+}
+
+// respKeysChecks are the checks of KEYS, DBSIZE and FLUSHALL.
+func respKeysChecks() []Check {
+	return []Check{
 		{
 			Name:  "KEYS with glob patterns, DBSIZE, FLUSHALL",
 			Hint:  "KEYS matches Redis's globs (* ? [abc] [^a] [a-z] \\x); the order of its reply is not fixed",
@@ -530,6 +573,13 @@ func respChecks(st *Stage, cfg *Config) []Check {
 				return c.steps(ex(integer(5), "DBSIZE"), ex(okReply, "FLUSHALL"), ex(integer(0), "DBSIZE"), ex(bulks(), "KEYS", "*"))
 			},
 		},
+	}
+}
+
+// respHandshakeChecks are the checks of what clients send on connecting,
+// and of HELLO's switch to RESP3.
+func respHandshakeChecks() []Check {
+	return []Check{
 		{
 			Name: "what clients send on connecting: HELLO, CLIENT SETNAME/GETNAME, SELECT 0, CONFIG GET, COMMAND COUNT, QUIT",
 			Hint: "HELLO 2 answers an array of 14 (server, version, proto, id, mode, role, modules); an unsupported version is NOPROTO",
@@ -644,6 +694,12 @@ func respChecks(st *Stage, cfg *Config) []Check {
 				)
 			},
 		},
+	}
+}
+
+// respMultiChecks are the checks of chapter 17's MULTI and EXEC.
+func respMultiChecks() []Check {
+	return []Check{
 		{
 			Name: "transactions: commands after MULTI change nothing before EXEC, and nothing at all if the server refuses them",
 			Hint: "clients' pipelines often send MULTI ... EXEC; a server without transactions must refuse every command up to EXEC or DISCARD (EXEC then answers -EXECABORT, as Redis does after a command it could not queue), not run them",
@@ -704,6 +760,13 @@ func respChecks(st *Stage, cfg *Config) []Check {
 				return nil
 			},
 		},
+	}
+}
+
+// respFramingChecks are the checks of how requests are framed: protocol
+// errors, empty lines and arrays, requests split across writes.
+func respFramingChecks() []Check {
+	return []Check{
 		{
 			Name: "protocol errors answer Redis's error and close the connection, after answering the requests before them",
 			Hint: "after a request that does not parse the server cannot tell where the next one starts: answer -ERR Protocol error: ... and close",
@@ -814,6 +877,12 @@ func respChecks(st *Stage, cfg *Config) []Check {
 				return c.R(integer(1), "DEL", "conform:split")
 			},
 		},
+	}
+}
+
+// respPipeliningChecks are the checks of pipelined and big requests.
+func respPipeliningChecks() []Check {
+	return []Check{
 		{
 			Name: "pipelining: 1000 commands, arrays and inline mixed, in one write are answered in order",
 			Hint: "one read may bring many requests: answer every whole one, in order",
@@ -924,11 +993,6 @@ func respChecks(st *Stage, cfg *Config) []Check {
 				}
 				return c.R(integer(1), "DEL", "conform:huge")
 			},
-		},
-		{
-			Name: "not checked: what chapter 17 does not claim",
-			Skip: "other databases than 0 (SELECT 1), SET's EXAT and PXAT, ZRANGE's REV and BYLEX, WATCH, " +
-				"and Redis's other commands are not part of chapter 17 (ch17_resp/README.md); its limits (512 KiB bulk strings, 1 MiB requests) are below Redis's",
 		},
 	}
 }

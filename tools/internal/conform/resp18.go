@@ -205,6 +205,12 @@ func respChecks18(st *Stage, cfg *Config) []Check {
 
 // scanChecks18 are the checks of SCAN.
 func scanChecks18() []Check {
+	return slices.Concat(scanCursorChecks18(), scanChurnChecks18())
+}
+
+// scanCursorChecks18 are the checks of SCAN's cursor, its options and its
+// errors.
+func scanCursorChecks18() []Check {
 	return []Check{
 		{
 			Name:          "SCAN: a cursor from 0 back to 0 returns every key; COUNT, MATCH and TYPE",
@@ -318,6 +324,12 @@ func scanChecks18() []Check {
 				)
 			},
 		},
+	}
+}
+
+// scanChurnChecks18 are the checks of SCAN while keys come and go.
+func scanChurnChecks18() []Check {
+	return []Check{
 		{
 			Name:          "SCAN while keys are added and deleted returns every key present from start to end",
 			Section:       section18("SCAN"),
@@ -412,6 +424,12 @@ func scanChecks18() []Check {
 
 // txChecks18 are the checks of MULTI, EXEC, DISCARD, WATCH and UNWATCH.
 func txChecks18() []Check {
+	return slices.Concat(multiChecks18(), watchChecks18())
+}
+
+// multiChecks18 are the checks of MULTI, EXEC and DISCARD, and of their
+// errors.
+func multiChecks18() []Check {
 	return []Check{
 		{
 			Name:    "MULTI queues commands; EXEC answers the array of their replies, a runtime error as one element",
@@ -493,6 +511,12 @@ func txChecks18() []Check {
 				return c.steps(ex(arity("multi"), "MULTI", "x"), ex(arity("discard"), "DISCARD", "x"), ex(integer(1), "DEL", k))
 			},
 		},
+	}
+}
+
+// watchChecks18 are the checks of WATCH and UNWATCH.
+func watchChecks18() []Check {
+	return []Check{
 		{
 			Name:    "WATCH: another connection's write makes EXEC answer the null array; no write, or UNWATCH, and EXEC runs",
 			Section: section18("WATCH"),
@@ -592,6 +616,11 @@ func txChecks18() []Check {
 // everydayChecks18 are the checks of INFO, TYPE and the everyday string,
 // hash and sorted-set commands.
 func everydayChecks18() []Check {
+	return slices.Concat(infoTypeChecks18(), stringChecks18(), zsetChecks18())
+}
+
+// infoTypeChecks18 are the checks of INFO and TYPE.
+func infoTypeChecks18() []Check {
 	return []Check{
 		{
 			Name:    "INFO: Redis's sections, and # Keyspace with db0:keys=N,expires=M",
@@ -692,6 +721,13 @@ func everydayChecks18() []Check {
 				)
 			},
 		},
+	}
+}
+
+// stringChecks18 are the checks of INCR and its kin, MGET, MSET, STRLEN and
+// HMGET.
+func stringChecks18() []Check {
+	return []Check{
 		{
 			Name:    "INCR, INCRBY, DECR, DECRBY: values, a missing key as 0, the TTL kept; not an integer, overflow",
 			Section: section18("INCR and DECR"),
@@ -792,6 +828,12 @@ func everydayChecks18() []Check {
 				)
 			},
 		},
+	}
+}
+
+// zsetChecks18 are the checks of the sorted-set commands chapter 18 adds.
+func zsetChecks18() []Check {
+	return []Check{
 		{
 			Name:    "sorted sets: ZRANK, ZREVRANK, ZCOUNT with exclusive bounds, ZINCRBY, ZREVRANGE, ZRANGE ... REV",
 			Section: section18("sorted sets"),
