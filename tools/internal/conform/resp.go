@@ -64,8 +64,8 @@ func (c *Conn) ReadRESP() ([]byte, error) {
 	return b, nil
 }
 
-// RExpect reads one reply to req and checks it is want, byte for byte.
-func (c *Conn) RExpect(req []byte, want string) error {
+// ExpectRESP reads one reply to req and checks it is want, byte for byte.
+func (c *Conn) ExpectRESP(req []byte, want string) error {
 	c.last = req
 	got, err := c.ReadRESP()
 	if err != nil {
@@ -77,25 +77,25 @@ func (c *Conn) RExpect(req []byte, want string) error {
 	return nil
 }
 
-// R sends a command and checks its reply.
-func (c *Conn) R(want string, args ...string) error {
+// CommandExpect sends a command and checks its reply.
+func (c *Conn) CommandExpect(want string, args ...string) error {
 	req := command(args...)
 	if err := c.Send(req); err != nil {
 		return err
 	}
-	return c.RExpect(req, want)
+	return c.ExpectRESP(req, want)
 }
 
-// RDo sends raw bytes and checks the reply.
-func (c *Conn) RDo(req []byte, want string) error {
+// RawExpect sends raw bytes and checks the reply.
+func (c *Conn) RawExpect(req []byte, want string) error {
 	if err := c.Send(req); err != nil {
 		return err
 	}
-	return c.RExpect(req, want)
+	return c.ExpectRESP(req, want)
 }
 
-// RInt sends a command whose reply is an integer and returns it.
-func (c *Conn) RInt(args ...string) (int64, error) {
+// CommandInt sends a command whose reply is an integer and returns it.
+func (c *Conn) CommandInt(args ...string) (int64, error) {
 	req := command(args...)
 	if err := c.Send(req); err != nil {
 		return 0, err
@@ -110,10 +110,10 @@ func (c *Conn) RInt(args ...string) (int64, error) {
 	return strconv.ParseInt(string(got[1:len(got)-2]), 10, 64)
 }
 
-// RInRange checks that an integer reply lies in lo..hi (TTLs that count
-// down while the request travels).
-func (c *Conn) RInRange(lo, hi int64, args ...string) error {
-	n, err := c.RInt(args...)
+// CommandIntIn sends a command whose reply is an integer and checks that it
+// lies in lo..hi (TTLs that count down while the request travels).
+func (c *Conn) CommandIntIn(lo, hi int64, args ...string) error {
+	n, err := c.CommandInt(args...)
 	if err != nil {
 		return err
 	}
@@ -123,9 +123,9 @@ func (c *Conn) RInRange(lo, hi int64, args ...string) error {
 	return nil
 }
 
-// RSet sends a command whose reply is an array of bulk strings in no set
-// order (KEYS) and checks it holds exactly want.
-func (c *Conn) RSet(want []string, args ...string) error {
+// CommandUnordered sends a command whose reply is an array of bulk strings
+// in no set order (KEYS) and checks it holds exactly want.
+func (c *Conn) CommandUnordered(want []string, args ...string) error {
 	req := command(args...)
 	if err := c.Send(req); err != nil {
 		return err
@@ -168,7 +168,7 @@ func splitBulks(b []byte) ([]string, bool) {
 // steps runs commands with their expected replies, in order.
 func (c *Conn) steps(ss ...[]string) error {
 	for _, s := range ss {
-		if err := c.R(s[0], s[1:]...); err != nil {
+		if err := c.CommandExpect(s[0], s[1:]...); err != nil {
 			return err
 		}
 	}
@@ -255,7 +255,7 @@ func respStringChecks() []Check {
 					{"ECHO \"a\\x41\\n\"\r\n", bulk("aA\n")},
 					{"  ECHO   spaced  \r\n", bulk("spaced")},
 				} {
-					if err := c.RDo([]byte(in.req), in.want); err != nil {
+					if err := c.RawExpect([]byte(in.req), in.want); err != nil {
 						return err
 					}
 				}
@@ -270,7 +270,7 @@ func respStringChecks() []Check {
 				if err != nil {
 					return err
 				}
-				c.R(integer(0), "DEL", "conform:k", "conform:k2", "conform:empty")
+				c.CommandExpect(integer(0), "DEL", "conform:k", "conform:k2", "conform:empty")
 				return c.steps(
 					ex(nullBulk, "GET", "conform:k"),
 					ex(okReply, "SET", "conform:k", "v"),
@@ -299,7 +299,7 @@ func respStringChecks() []Check {
 					return err
 				}
 				k := "conform:setopt"
-				c.R(integer(0), "DEL", k)
+				c.CommandExpect(integer(0), "DEL", k)
 				if err := c.steps(
 					ex(nullBulk, "SET", k, "v", "XX"),
 					ex(nullBulk, "GET", k),
@@ -312,26 +312,26 @@ func respStringChecks() []Check {
 				); err != nil {
 					return err
 				}
-				if err := c.RInRange(98, 100, "TTL", k); err != nil {
+				if err := c.CommandIntIn(98, 100, "TTL", k); err != nil {
 					return err
 				}
 				if err := c.steps(ex(okReply, "SET", k, "v", "KEEPTTL")); err != nil {
 					return err
 				}
-				if err := c.RInRange(98, 100, "TTL", k); err != nil {
+				if err := c.CommandIntIn(98, 100, "TTL", k); err != nil {
 					return err
 				}
 				if err := c.steps(ex(okReply, "SET", k, "v", "PX", "200000")); err != nil {
 					return err
 				}
-				if err := c.RInRange(190000, 200000, "PTTL", k); err != nil {
+				if err := c.CommandIntIn(190000, 200000, "PTTL", k); err != nil {
 					return err
 				}
 				if err := c.steps(ex(okReply, "SET", k, "v"), ex(integer(-1), "TTL", k),
 					ex(okReply, "SET", k, "v", "EX", "1", "EX", "100")); err != nil {
 					return err
 				}
-				if err := c.RInRange(98, 100, "TTL", k); err != nil {
+				if err := c.CommandIntIn(98, 100, "TTL", k); err != nil {
 					return fmt.Errorf("the last EX counts: %v", err)
 				}
 				return c.steps(ex(integer(1), "DEL", k))
@@ -353,7 +353,7 @@ func respExpiryChecks() []Check {
 					return err
 				}
 				k := "conform:ttl"
-				c.R(integer(0), "DEL", k)
+				c.CommandExpect(integer(0), "DEL", k)
 				if err := c.steps(
 					ex(integer(-2), "TTL", k),
 					ex(integer(-2), "PTTL", k),
@@ -365,13 +365,13 @@ func respExpiryChecks() []Check {
 				); err != nil {
 					return err
 				}
-				if err := c.RInRange(98, 100, "TTL", k); err != nil {
+				if err := c.CommandIntIn(98, 100, "TTL", k); err != nil {
 					return err
 				}
 				if err := c.steps(ex(integer(1), "PEXPIRE", k, "50000")); err != nil {
 					return err
 				}
-				if err := c.RInRange(45000, 50000, "PTTL", k); err != nil {
+				if err := c.CommandIntIn(45000, 50000, "PTTL", k); err != nil {
 					return err
 				}
 				return c.steps(
@@ -403,7 +403,7 @@ func respExpiryChecks() []Check {
 				// server has removed the key on its own.
 				deadline := time.Now().Add(10 * time.Second)
 				for {
-					n, err := c.RInt("DBSIZE")
+					n, err := c.CommandInt("DBSIZE")
 					if err != nil || n == 0 {
 						return err
 					}
@@ -429,7 +429,7 @@ func respZSetHashChecks() []Check {
 					return err
 				}
 				k := "conform:z"
-				c.R(integer(0), "DEL", k)
+				c.CommandExpect(integer(0), "DEL", k)
 				return c.steps(
 					ex(integer(3), "ZADD", k, "1", "a", "2", "b", "3", "c"),
 					ex(integer(0), "ZADD", k, "1.5", "a"),
@@ -462,7 +462,7 @@ func respZSetHashChecks() []Check {
 					return err
 				}
 				k := "conform:h"
-				c.R(integer(0), "DEL", k)
+				c.CommandExpect(integer(0), "DEL", k)
 				return c.steps(
 					ex(integer(2), "HSET", k, "a", "1", "b", "2"),
 					ex(integer(0), "HSET", k, "a", "3"),
@@ -494,7 +494,7 @@ func respErrorChecks() []Check {
 					return err
 				}
 				k, z := "conform:err", "conform:errz"
-				c.R(integer(0), "DEL", k, z)
+				c.CommandExpect(integer(0), "DEL", k, z)
 				return c.steps(
 					ex("-ERR unknown command 'NOSUCH', with args beginning with: 'a' 'b c' \r\n", "NOSUCH", "a", "b c"),
 					ex("-ERR unknown command 'nosuch', with args beginning with: \r\n", "nosuch"),
@@ -550,7 +550,7 @@ func respKeysChecks() []Check {
 				}
 				names := []string{"conform:a", "conform:b", "conform:ab", "conform:*", "other"}
 				for _, n := range names {
-					if err := c.R(okReply, "SET", n, "v"); err != nil {
+					if err := c.CommandExpect(okReply, "SET", n, "v"); err != nil {
 						return err
 					}
 				}
@@ -566,7 +566,7 @@ func respKeysChecks() []Check {
 					{`conform:\*`, []string{"conform:*"}},
 					{"nomatch*", nil},
 				} {
-					if err := c.RSet(q.want, "KEYS", q.pat); err != nil {
+					if err := c.CommandUnordered(q.want, "KEYS", q.pat); err != nil {
 						return err
 					}
 				}
@@ -620,7 +620,7 @@ func respHandshakeChecks() []Check {
 				if els := respElements(got); len(els) != 2 || els[0] != bulk("appendonly") {
 					return &Mismatch{Request: req, Want: []byte(`*2 appendonly <value>`), Got: got, e: e}
 				}
-				n, err := c.RInt("COMMAND", "COUNT")
+				n, err := c.CommandInt("COMMAND", "COUNT")
 				if err != nil {
 					return err
 				}
@@ -634,7 +634,7 @@ func respHandshakeChecks() []Check {
 				if els := respElements(got); int64(len(els)) != n {
 					return &Mismatch{Request: req, Want: []byte(fmt.Sprintf("an array of %d command entries, as COMMAND COUNT says", n)), Got: got, e: e}
 				}
-				if err := c.R(okReply, "QUIT"); err != nil {
+				if err := c.CommandExpect(okReply, "QUIT"); err != nil {
 					return err
 				}
 				return c.ExpectClosed("after QUIT")
@@ -661,7 +661,7 @@ func respHandshakeChecks() []Check {
 					return &Mismatch{Request: req, Want: []byte(`%7 server <name> version <v> proto :3 id :<n> mode <m> role <r> modules <array>`), Got: got, e: e}
 				}
 				z, h := "conform:r3z", "conform:r3h"
-				c.R(integer(0), "DEL", z, h)
+				c.CommandExpect(integer(0), "DEL", z, h)
 				if err := c.steps(
 					ex("_\r\n", "GET", "conform:absent"),
 					ex(integer(1), "ZADD", z, "1.5", "a"),
@@ -709,7 +709,7 @@ func respMultiChecks() []Check {
 					return err
 				}
 				k := "conform:tx"
-				c.R(integer(0), "DEL", k)
+				c.CommandExpect(integer(0), "DEL", k)
 				for _, end := range []string{"DISCARD", "EXEC"} {
 					batch := [][]string{{"MULTI"}, {"SET", k, "v"}, {end}, {"GET", k}}
 					var all []byte
@@ -755,7 +755,7 @@ func respMultiChecks() []Check {
 					if !slices.Equal(got, want) {
 						return &Mismatch{Request: all, Want: []byte(strings.Join(want, "")), Got: []byte(strings.Join(got, "")), e: e}
 					}
-					c.R(integer(0), "DEL", k)
+					c.CommandExpect(integer(0), "DEL", k)
 				}
 				return nil
 			},
@@ -775,7 +775,7 @@ func respFramingChecks() []Check {
 				if err != nil {
 					return err
 				}
-				if err := by.R(okReply, "SET", "conform:pe", "v"); err != nil {
+				if err := by.CommandExpect(okReply, "SET", "conform:pe", "v"); err != nil {
 					return err
 				}
 				for _, pe := range []struct{ req, want string }{
@@ -800,22 +800,22 @@ func respFramingChecks() []Check {
 							return err
 						}
 						if prefix {
-							if err := c.RExpect(req, bulk("v")); err != nil {
+							if err := c.ExpectRESP(req, bulk("v")); err != nil {
 								return err
 							}
 						}
-						if err := c.RExpect(req, pe.want); err != nil {
+						if err := c.ExpectRESP(req, pe.want); err != nil {
 							return err
 						}
 						if err := c.ExpectClosed("after " + showRESPRequest(req)); err != nil {
 							return err
 						}
-						if err := by.R(bulk("v"), "GET", "conform:pe"); err != nil {
+						if err := by.CommandExpect(bulk("v"), "GET", "conform:pe"); err != nil {
 							return fmt.Errorf("another connection, after %s: %v", showRESPRequest(req), err)
 						}
 					}
 				}
-				return by.R(integer(1), "DEL", "conform:pe")
+				return by.CommandExpect(integer(1), "DEL", "conform:pe")
 			},
 		},
 		{
@@ -825,7 +825,7 @@ func respFramingChecks() []Check {
 				if err != nil {
 					return err
 				}
-				if err := c.RDo([]byte("\r\n\r\n*0\r\n*-1\r\n"+string(command("PING"))), "+PONG\r\n"); err != nil {
+				if err := c.RawExpect([]byte("\r\n\r\n*0\r\n*-1\r\n"+string(command("PING"))), "+PONG\r\n"); err != nil {
 					return err
 				}
 				for _, cut := range []string{"*2\r\n$4\r\nECHO\r\n$5\r\nab", "*3\r\n", "ECHO half"} {
@@ -838,7 +838,7 @@ func respFramingChecks() []Check {
 					}
 					h.Close()
 				}
-				return c.R("+PONG\r\n", "PING")
+				return c.CommandExpect("+PONG\r\n", "PING")
 			},
 		},
 		{
@@ -853,7 +853,7 @@ func respFramingChecks() []Check {
 				if err := c.SendBytewise(req); err != nil {
 					return err
 				}
-				if err := c.RExpect(req, okReply); err != nil {
+				if err := c.ExpectRESP(req, okReply); err != nil {
 					return err
 				}
 				for _, req := range [][]byte{command("ECHO", "split\r\nhere"), []byte("ECHO \"inline split\"\r\n")} {
@@ -869,12 +869,12 @@ func respFramingChecks() []Check {
 						if req[0] != '*' {
 							want = bulk("inline split")
 						}
-						if err := c.RExpect(req, want); err != nil {
+						if err := c.ExpectRESP(req, want); err != nil {
 							return fmt.Errorf("split after byte %d: %v", i, err)
 						}
 					}
 				}
-				return c.R(integer(1), "DEL", "conform:split")
+				return c.CommandExpect(integer(1), "DEL", "conform:split")
 			},
 		},
 	}
@@ -915,7 +915,7 @@ func respPipeliningChecks() []Check {
 					return err
 				}
 				for i := range reqs {
-					if err := c.RExpect(reqs[i], wants[i]); err != nil {
+					if err := c.ExpectRESP(reqs[i], wants[i]); err != nil {
 						return fmt.Errorf("reply %d of %d: %v", i+1, len(reqs), err)
 					}
 				}
@@ -923,7 +923,7 @@ func respPipeliningChecks() []Check {
 				for i := range 10 {
 					keys = append(keys, fmt.Sprintf("conform:p%d", i))
 				}
-				_, err = c.RInt(append([]string{"DEL"}, keys...)...)
+				_, err = c.CommandInt(append([]string{"DEL"}, keys...)...)
 				return err
 			},
 		},
@@ -937,7 +937,7 @@ func respPipeliningChecks() []Check {
 					return err
 				}
 				val := strings.Repeat("p", 4000)
-				if err := c.R(okReply, "SET", "conform:big", val); err != nil {
+				if err := c.CommandExpect(okReply, "SET", "conform:big", val); err != nil {
 					return err
 				}
 				const count = 2000
@@ -958,14 +958,14 @@ func respPipeliningChecks() []Check {
 				case <-time.After(200 * time.Millisecond):
 				}
 				for i := range count {
-					if err := c.RExpect(req, bulk(val)); err != nil {
+					if err := c.ExpectRESP(req, bulk(val)); err != nil {
 						return fmt.Errorf("reply %d of %d: %v", i+1, count, err)
 					}
 				}
 				if err := <-written; err != nil {
 					return err
 				}
-				return c.R(integer(1), "DEL", "conform:big")
+				return c.CommandExpect(integer(1), "DEL", "conform:big")
 			},
 		},
 		{
@@ -984,14 +984,14 @@ func respPipeliningChecks() []Check {
 				for range 2000 {
 					args = append(args, "conform:huge")
 				}
-				if err := c.R(integer(2000), args...); err != nil {
+				if err := c.CommandExpect(integer(2000), args...); err != nil {
 					return err
 				}
 				word := strings.Repeat("w", 16<<10)
-				if err := c.RDo([]byte("ECHO "+word+"\r\n"), bulk(word)); err != nil {
+				if err := c.RawExpect([]byte("ECHO "+word+"\r\n"), bulk(word)); err != nil {
 					return err
 				}
-				return c.R(integer(1), "DEL", "conform:huge")
+				return c.CommandExpect(integer(1), "DEL", "conform:huge")
 			},
 		},
 	}
