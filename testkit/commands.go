@@ -57,7 +57,11 @@ func cmdStartServer(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	st.server = p
 	ts.Setenv("ADDR", p.Addr)
-	ts.Defer(p.kill)
+	ts.Defer(func() {
+		if p.Running() {
+			p.Kill()
+		}
+	})
 }
 
 // cmdStopServer is the script command "stopserver": it stops the server

@@ -107,7 +107,7 @@ func (m *HMap[T]) helpResizing() {
 	if m.ht2.tab == nil {
 		return
 	}
-	for nwork := 0; nwork < resizingWork && m.ht2.size > 0; {
+	for nwork := 0; nwork < kResizingWork && m.ht2.size > 0; {
 		// Buckets before resizingPos are already empty: nodes are never
 		// inserted into ht2, only removed from it.
 		from := &m.ht2.tab[m.resizingPos]

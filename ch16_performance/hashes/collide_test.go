@@ -42,13 +42,7 @@ func TestCollidingFieldsSpread(t *testing.T) {
 			t.Fatalf("field %d reported as existing", i)
 		}
 	}
-	longest := 0
-	v := h.fields.View()
-	for _, tab := range []hashtable.TabView[field]{v.Newer, v.Older} {
-		for _, chain := range tab.Chains {
-			longest = max(longest, len(chain))
-		}
-	}
+	longest := h.fields.LongestChain()
 	// Chains of random codes: about Poisson(8) to Poisson(16), where one of
 	// 64 comes about once in 10^16 hashes.
 	if longest > 64 {

@@ -137,7 +137,7 @@ func (m *HMap[T]) helpResizing() {
 	if m.ht2.tab == nil {
 		return
 	}
-	for nwork := 0; nwork < resizingWork && m.ht2.size > 0; {
+	for nwork := 0; nwork < kResizingWork && m.ht2.size > 0; {
 		// Buckets before resizingPos are already empty: nodes are never
 		// inserted into ht2, only removed from it.
 		from := &m.ht2.tab[m.resizingPos]
@@ -222,6 +222,23 @@ func (m *HMap[T]) PopFunc(hcode uint64, match func(*HNode[T]) bool) *HNode[T] {
 // Size returns the number of nodes in the map.
 func (m *HMap[T]) Size() int {
 	return m.ht1.size + m.ht2.size
+}
+
+// LongestChain returns the length of the longest chain in either table:
+// the most a lookup may walk. The tests of the packages built on the map
+// check with it that names made to collide spread like any others.
+func (m *HMap[T]) LongestChain() int {
+	longest := 0
+	for _, t := range []*HTab[T]{&m.ht1, &m.ht2} {
+		for _, node := range t.tab {
+			n := 0
+			for ; node != nil; node = node.next {
+				n++
+			}
+			longest = max(longest, n)
+		}
+	}
+	return longest
 }
 
 // Scan calls fn once for every node in the map, in no particular order,

@@ -31,18 +31,6 @@ func bookCollisions(t *testing.T, n int) []string {
 	return names
 }
 
-// longestChain returns the length of the longest chain in either table.
-func longestChain(m *HMap[testEntry]) int {
-	v := m.View()
-	longest := 0
-	for _, tab := range []TabView[testEntry]{v.Newer, v.Older} {
-		for _, chain := range tab.Chains {
-			longest = max(longest, len(chain))
-		}
-	}
-	return longest
-}
-
 // keyedEntry is newTestEntry with the seeded hash.
 func keyedEntry(key string) *testEntry {
 	e := newTestEntry(key, 0)
@@ -70,7 +58,7 @@ func TestHashSplitsBookCollisions(t *testing.T) {
 	}
 	// The chains' lengths are about Poisson(8) to Poisson(16): one of 64
 	// would come about once in 10^16 tables.
-	if n := longestChain(&m); n > 64 {
+	if n := m.LongestChain(); n > 64 {
 		t.Errorf("the longest chain holds %d of %d names", n, len(names))
 	}
 	for _, name := range names {
@@ -90,7 +78,7 @@ func TestBucketUsesEveryBit(t *testing.T) {
 		e.node.HCode = uint64(i) << 40
 		m.Insert(&e.node)
 	}
-	if n := longestChain(&m); n > 64 {
+	if n := m.LongestChain(); n > 64 {
 		t.Errorf("the longest chain holds %d of 4096 codes that differ only above bit 40", n)
 	}
 }
@@ -114,8 +102,8 @@ func TestBucketsDifferPerTable(t *testing.T) {
 	// a and b now have no resize under way and 512 buckets each.
 	bucketOf := func(m *HMap[testEntry]) map[string]int {
 		out := map[string]int{}
-		for i, chain := range m.View().Newer.Chains {
-			for _, node := range chain {
+		for i, node := range m.ht1.tab {
+			for ; node != nil; node = node.next {
 				out[node.Owner.key] = i
 			}
 		}
@@ -148,7 +136,7 @@ func TestBucketsDifferPerTable(t *testing.T) {
 	if got := spread(inB); got <= 2 {
 		t.Errorf("the %d keys of one bucket of a fall in %d buckets of b", len(group), got)
 	}
-	for i := n; a.View().Older.Size != 0 || len(a.View().Newer.Chains) == 512; i++ {
+	for i := n; a.ht2.size != 0 || len(a.ht1.tab) == 512; i++ {
 		a.Insert(&keyedEntry(string(rune(i))).node)
 	}
 	if got := spread(bucketOf(&a)); got <= 2 {

@@ -41,13 +41,7 @@ func TestCollidingNamesSpread(t *testing.T) {
 			t.Fatalf("member %d reported as an update", i)
 		}
 	}
-	longest := 0
-	v := z.IndexView()
-	for _, tab := range []hashtable.TabView[ZNode]{v.Newer, v.Older} {
-		for _, chain := range tab.Chains {
-			longest = max(longest, len(chain))
-		}
-	}
+	longest := z.hmap.LongestChain()
 	// Chains of random codes: about Poisson(8) to Poisson(16), where one of
 	// 64 comes about once in 10^16 sets.
 	if longest > 64 {

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"example.com/byor/tools/internal/chapters"
+	"example.com/byor/tools/internal/cmdflag"
 	"example.com/byor/tools/internal/docgen"
 )
 
@@ -61,12 +62,7 @@ func main() {
 // run executes the command and returns its exit code: 0 on success, 1 when
 // a check fails or an error occurs, 2 on bad usage.
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("chdiff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
+	fs := cmdflag.NewFlagSet("chdiff", usage, stderr)
 	root := fs.String("root", ".", "repository `dir`ectory holding the chapters")
 	stat := fs.Bool("stat", false, "print changed-line counts per file instead of the diff")
 	code := fs.Bool("code", false, "diff only code: no tests, test data, docs or LESSON")
@@ -99,11 +95,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		var problems []string
 		problems, err = chapters.CheckDiffs(*root, *check)
 		if err == nil && len(problems) > 0 {
-			for _, p := range problems {
-				fmt.Fprintln(stderr, p)
-			}
-			fmt.Fprintf(stderr, "regenerate with: go run ./tools/chdiff -write %s\n", *check)
-			return 1
+			return reportProblems(stderr, problems, "regenerate with: go run ./tools/chdiff -write "+*check)
 		}
 	case *docs != "":
 		err = docgen.Write(*root, *docs)
@@ -111,22 +103,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		var problems []string
 		problems, err = docgen.Check(*root, *checkDocs)
 		if err == nil && len(problems) > 0 {
-			for _, p := range problems {
-				fmt.Fprintln(stderr, p)
-			}
-			fmt.Fprintf(stderr, "regenerate with: go run ./tools/chdiff -docs %s\n", *checkDocs)
-			return 1
+			return reportProblems(stderr, problems, "regenerate with: go run ./tools/chdiff -docs "+*checkDocs)
 		}
 	case *lineage:
 		var res chapters.Lineage
 		var problems []string
 		res, problems, err = chapters.CheckLineage(*root)
 		if err == nil && len(problems) > 0 {
-			for _, p := range problems {
-				fmt.Fprintln(stderr, p)
-			}
-			fmt.Fprintf(stderr, "lineage: %d problem(s)\n", len(problems))
-			return 1
+			return reportProblems(stderr, problems, fmt.Sprintf("lineage: %d problem(s)", len(problems)))
 		}
 		if err == nil {
 			fmt.Fprintf(stdout, "lineage: %d chapters, %d shared files in step\n", res.Chapters, res.InStep)
@@ -173,4 +157,14 @@ func chapterDir(root, arg string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no chapter %s under %s (a chNN_name directory, or chNN)", arg, root)
+}
+
+// reportProblems prints each problem a check found, then the last line,
+// and returns the exit status of a failed check.
+func reportProblems(stderr io.Writer, problems []string, last string) int {
+	for _, p := range problems {
+		fmt.Fprintln(stderr, p)
+	}
+	fmt.Fprintln(stderr, last)
+	return 1
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,10 +48,8 @@ type scenario struct {
 var views = []*view{hashtableView(), avlView(), zsetView(), timersView(), heapView(), keyspaceView()}
 
 func byName(name string) *view {
-	for _, v := range views {
-		if v.name == name {
-			return v
-		}
+	if i := slices.IndexFunc(views, func(v *view) bool { return v.name == name }); i >= 0 {
+		return views[i]
 	}
 	return nil
 }
@@ -163,4 +162,16 @@ func plural(n int, what string) string {
 		return fmt.Sprintf("1 %s", what)
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// advanceClock moves the simulated clock *now on by the milliseconds arg
+// names, as "wait" does; it reports false, leaving the clock, if arg is
+// not a number of milliseconds.
+func advanceClock(now *uint64, arg string) bool {
+	ms, err := strconv.ParseUint(arg, 10, 32)
+	if err != nil {
+		return false
+	}
+	*now += ms
+	return true
 }

@@ -134,11 +134,9 @@ func (w *heapWorld) do(args []string) (string, []string) {
 		w.touched = e.key
 		return replyInt(int64(w.heap[e.heapIdx].Val - w.nowMs)), []string{fmt.Sprintf("server.doTTL: the entry's heapIdx %d finds its timer in O(1)", e.heapIdx)}
 	case is(args, "wait", 2):
-		ms, err := strconv.ParseUint(args[1], 10, 32)
-		if err != nil {
+		if !advanceClock(&w.nowMs, args[1]) {
 			return replyErr("expect milliseconds"), nil
 		}
-		w.nowMs += ms
 		ran := []string{fmt.Sprintf("poll() sleeps; the clock is now %d ms", w.nowMs), "server.processTimers: expire while the root is due"}
 		for len(w.heap) > 0 && w.heap[0].Val <= w.nowMs {
 			e := w.heap[0].Owner

@@ -242,11 +242,9 @@ func (w *ksWorld) run(args []string) (string, []string) {
 		w.touched = e.key
 		return w.zcmd(e.zset, args)
 	case is(args, "wait", 2):
-		ms, err := strconv.ParseUint(args[1], 10, 32)
-		if err != nil {
+		if !advanceClock(&w.nowMs, args[1]) {
 			return replyErr("expect milliseconds"), nil
 		}
-		w.nowMs += ms
 		ran := []string{fmt.Sprintf("poll() sleeps; the clock is now %d ms", w.nowMs), "server.processTimers"}
 		for len(w.heap) > 0 && w.heap[0].Val <= w.nowMs {
 			e := w.heap[0].Owner

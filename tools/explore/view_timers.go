@@ -88,11 +88,9 @@ func (w *timerWorld) do(args []string) (string, []string) {
 		delete(w.conns, c.fd)
 		return "closed", []string{"server.connDone", "dlist.(*DList).Detach"}
 	case is(args, "wait", 2):
-		ms, err := strconv.ParseUint(args[1], 10, 32)
-		if err != nil {
+		if !advanceClock(&w.nowMs, args[1]) {
 			return replyErr("expect milliseconds"), nil
 		}
-		w.nowMs += ms
 		ran := []string{fmt.Sprintf("poll() sleeps; the clock is now %d ms", w.nowMs), "server.processTimers: look at the front of the list"}
 		// processTimers: the front of the list is the oldest activity.
 		for !w.idle.Empty() {

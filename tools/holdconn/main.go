@@ -11,6 +11,7 @@ package main
 
 import (
 	"errors"
+	"example.com/byor/tools/internal/cmdflag"
 	"flag"
 	"fmt"
 	"io"
@@ -41,12 +42,7 @@ func main() {
 // run is main with its streams and the interrupt signal passed in, for the
 // tests.
 func run(args []string, stdout, stderr io.Writer, interrupt <-chan os.Signal) int {
-	fs := flag.NewFlagSet("holdconn", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
+	fs := cmdflag.NewFlagSet("holdconn", usage, stderr)
 	addr := fs.String("addr", "127.0.0.1:1234", "server address")
 	send := fs.Int("send", 0, "zero bytes to send after connecting (0 to 1024)")
 	hold := fs.Duration("for", time.Hour, "give up waiting after this long")

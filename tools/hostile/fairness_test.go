@@ -1,7 +1,6 @@
 package hostile
 
 import (
-	"bytes"
 	"io"
 	"net"
 	"os"
@@ -50,17 +49,7 @@ func testFlooders(t *testing.T, ch string, resp bool) {
 		gets, _ = strconv.Atoi(s)
 	}
 	p := startServer(t, ch, 0)
-	c := dial(t, p.Addr)
-	c.do("set", "big", strings.Repeat("v", 4000))
-	c.do("set", "small", "v")
-
-	req, _ := wire.AppendRequest(nil, "get", "big")
-	addr := p.Addr
-	if resp {
-		req = []byte("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")
-		addr = respAddr(t, p)
-	}
-	reqs := bytes.Repeat(req, gets)
+	c, addr, reqs := bigGets(t, p, resp, gets)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	defer func() {

@@ -17,11 +17,7 @@ func TestOutOfFDsServerSurvives(t *testing.T) {
 		t.Run(ch, func(t *testing.T) {
 			p := startServer(t, ch, nofile)
 			var conns []net.Conn
-			defer func() {
-				for _, c := range conns {
-					c.Close()
-				}
-			}()
+			defer closeConns(&conns)
 			for range clients {
 				c, err := net.DialTimeout("tcp", p.Addr, 2*time.Second)
 				if err != nil {
@@ -40,10 +36,7 @@ func TestOutOfFDsServerSurvives(t *testing.T) {
 			if !p.Running() {
 				t.Fatalf("server died with %d clients and RLIMIT_NOFILE %d:\n%.2000s", len(conns), nofile, p.Stderr())
 			}
-			for _, c := range conns {
-				c.Close()
-			}
-			conns = nil
+			closeConns(&conns)
 			if err := p.WaitAccepting(10 * time.Second); err != nil {
 				t.Fatalf("server no longer accepts after the clients left: %v", err)
 			}

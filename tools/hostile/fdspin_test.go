@@ -43,11 +43,7 @@ func TestOutOfFDsNoSpin(t *testing.T) {
 			first := dial(t, p.Addr)
 			first.do("set", "k", "v")
 			var conns []net.Conn
-			defer func() {
-				for _, c := range conns {
-					c.Close()
-				}
-			}()
+			defer closeConns(&conns)
 			for range clients {
 				c, err := net.DialTimeout("tcp", p.Addr, 2*time.Second)
 				if err != nil {
@@ -79,10 +75,7 @@ func TestOutOfFDsNoSpin(t *testing.T) {
 				t.Errorf("the failed accepts were never logged:\n%.500s", p.Stderr())
 			}
 			// Once the clients leave, a new one is served.
-			for _, c := range conns {
-				c.Close()
-			}
-			conns = nil
+			closeConns(&conns)
 			c := dial(t, p.Addr)
 			if v := c.do("get", "k"); string(v.Str) != "v" {
 				t.Fatalf("get k from a new client: %v", v)

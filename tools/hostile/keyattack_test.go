@@ -132,11 +132,7 @@ type respConn struct {
 
 func dialRESP(t *testing.T, addr string) *respConn {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := dialConn(t, addr)
 	return &respConn{t: t, conn: conn, r: bufio.NewReader(conn)}
 }
 

@@ -13,8 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"example.com/byor/testkit"
+	"example.com/byor/testkit/serverproc"
 	"example.com/byor/tools/internal/chapters"
-	"example.com/byor/tools/internal/serverproc"
 	"example.com/byor/tools/internal/wire"
 )
 
@@ -27,7 +27,7 @@ func startWithOutput(t *testing.T, ch string, stdout, stderr *os.File, args ...s
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd = exec.Command(bin, append(append([]string{"-addr", addr}, respFlags(bin)...), args...)...)
+	cmd = exec.Command(bin, append(append([]string{"-addr", addr}, respFlags(ch)...), args...)...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -97,7 +97,7 @@ func TestUnreadLogDoesNotBlock(t *testing.T) {
 				t.Fatal(err)
 			}
 			// With the lines that fill the pipe.
-			args := append([]string{"-idle-timeout", "1s"}, logConnsFlag(t, ch)...)
+			args := append([]string{"-idle-timeout", "1s"}, logConnsFlag(ch)...)
 			addr, _, _ := startWithOutput(t, ch, w, w, args...)
 			w.Close()
 			done := make(chan error, 1)
@@ -138,7 +138,7 @@ func TestClosedLogDoesNotKill(t *testing.T) {
 				close(ready)
 				r.Close()
 			}()
-			args := append([]string{"-idle-timeout", "100ms"}, logConnsFlag(t, ch)...)
+			args := append([]string{"-idle-timeout", "100ms"}, logConnsFlag(ch)...)
 			addr, _, exited := startWithOutput(t, ch, w, w, args...)
 			w.Close()
 			<-ready

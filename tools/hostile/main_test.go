@@ -1,21 +1,17 @@
 package hostile
 
 import (
-	"fmt"
 	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"example.com/byor/testkit"
+	"example.com/byor/testkit/serverproc"
 	"example.com/byor/tools/internal/chapters"
-	"example.com/byor/tools/internal/serverproc"
 	"example.com/byor/tools/internal/wire"
 )
 
@@ -56,25 +52,7 @@ var (
 	costlyRESP = firstAndNewest(chapters.RESPListener)
 )
 
-// binDir holds the servers built for this test run.
-var binDir string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "hostile")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-var (
-	buildMu sync.Mutex
-	built   = map[string]string{}
-)
+func TestMain(m *testing.M) { testkit.MainWithBuilds(m) }
 
 // serverBin builds chapter ch's server once per test run and returns its
 // path. Every test here runs servers, so this is where the suite is gated:
@@ -82,16 +60,10 @@ var (
 func serverBin(t *testing.T, ch string) string {
 	t.Helper()
 	testkit.Heavy(t)
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if bin, ok := built[ch]; ok {
-		return bin
-	}
-	bin, _, err := serverproc.Build(filepath.Join("..", "..", ch), binDir)
+	bin, _, err := testkit.Builds.Build(filepath.Join("..", "..", ch))
 	if err != nil {
 		t.Fatal(err)
 	}
-	built[ch] = bin
 	return bin
 }
 
@@ -124,7 +96,7 @@ func startAccepting(t *testing.T, ch string, args ...string) *serverproc.Process
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := append(append([]string{bin, "-addr", addr}, respFlags(bin)...), args...)
+	argv := append(append([]string{bin, "-addr", addr}, respFlags(ch)...), args...)
 	p, err := serverproc.Start(argv, addr, testkit.Scale(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -137,24 +109,11 @@ func startAccepting(t *testing.T, ch string, args ...string) *serverproc.Process
 	return p
 }
 
-// serverUsage returns the usage text (-h) of the server binary bin, read
-// once per run: what flags it has.
-func serverUsage(bin string) string {
-	f, _ := usages.LoadOrStore(bin, sync.OnceValue(func() string {
-		out, _ := exec.Command(bin, "-h").CombinedOutput() // exits 2 after usage
-		return string(out)
-	}))
-	return f.(func() string)()
-}
-
-// usages holds each server's usage text.
-var usages sync.Map // server binary -> func() string
-
 // respFlags returns, for a server with a RESP listener (ch17 on), the
 // flags that put it on a free port: servers run side by side, and 6380
 // may be taken. See respAddr.
-func respFlags(bin string) []string {
-	if strings.Contains(serverUsage(bin), "-resp-addr") {
+func respFlags(ch string) []string {
+	if chapters.ByDir(ch).HasFlag(chapters.FlagRESPAddr) {
 		return []string{"-resp-addr", "127.0.0.1:0"}
 	}
 	return nil
@@ -162,8 +121,8 @@ func respFlags(bin string) []string {
 
 // logConnsFlag returns -log-conns for a server that logs per-connection
 // lines only when asked to (ch16 on), which tests that need the lines ask.
-func logConnsFlag(t *testing.T, ch string) []string {
-	if strings.Contains(serverUsage(serverBin(t, ch)), "-log-conns") {
+func logConnsFlag(ch string) []string {
+	if chapters.ByDir(ch).HasFlag(chapters.FlagLogConns) {
 		return []string{"-log-conns"}
 	}
 	return nil
@@ -191,12 +150,7 @@ type client struct {
 
 func dial(t *testing.T, addr string) *client {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return &client{t: t, conn: conn}
+	return &client{t: t, conn: dialConn(t, addr)}
 }
 
 // send writes one request without waiting for its reply.

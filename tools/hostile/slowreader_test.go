@@ -1,7 +1,6 @@
 package hostile
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -92,18 +91,8 @@ func testSlowReaders(t *testing.T, ch string, resp bool, maxMB string, limit int
 		maxMB = s
 	}
 	p := startServer(t, ch, 0, "-max-output-mb", maxMB)
-	c := dial(t, p.Addr)
-	c.do("set", "big", strings.Repeat("v", 4000))
-	c.do("set", "small", "v")
+	_, addr, reqs := bigGets(t, p, resp, gets)
 	before := procStatus(t, p.Pid(), "VmRSS")
-
-	req, _ := wire.AppendRequest(nil, "get", "big")
-	addr := p.Addr
-	if resp {
-		req = []byte("*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n")
-		addr = respAddr(t, p)
-	}
-	reqs := bytes.Repeat(req, gets)
 	var conns []net.Conn
 	defer func() {
 		for _, conn := range conns {

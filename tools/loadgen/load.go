@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"example.com/byor/testkit/resp"
 	"example.com/byor/tools/internal/loadkit"
-	"example.com/byor/tools/internal/resp"
 	"example.com/byor/tools/internal/wire"
 )
 

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"time"
 
+	"example.com/byor/tools/internal/cmdflag"
 	"example.com/byor/tools/internal/loadkit"
 	"example.com/byor/tools/internal/wire"
 )
@@ -103,12 +104,7 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
-	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
+	fs := cmdflag.NewFlagSet("loadgen", usage, stderr)
 	addr := fs.String("addr", "127.0.0.1:1234", "server `host:port`; must resolve to loopback addresses only")
 	conns := fs.Int("c", 50, "number of connections")
 	pipeline := fs.Int("P", 1, "pipeline depth: requests sent per write on each connection")

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,63 +15,29 @@ import (
 	"time"
 
 	"example.com/byor/testkit"
+	"example.com/byor/testkit/serverproc"
 	"example.com/byor/tools/internal/chapters"
-	"example.com/byor/tools/internal/serverproc"
+	"example.com/byor/tools/internal/wire"
 )
 
 // root is the repository root, seen from this package's directory.
 const root = "../.."
 
-// binDir holds the servers built for this run of the tests.
-var binDir string
+func TestMain(m *testing.M) { testkit.MainWithBuilds(m) }
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "suites-bin")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// A dialect is how a chapter's server frames requests and replies.
-type dialect int
-
-const (
-	echo    dialect = iota // ch06: the reply repeats the request's body
-	status                 // ch07-ch08: a request is a list of strings; a reply is a u32 status, then data
-	tagged9                // ch09-ch10: replies are serialized values, arrays tagged 4
-	tagged                 // ch11 on: doubles tagged 4, arrays 5
-)
-
-// A chapter is one chapter module whose server the suites can run.
+// A chapter is one chapter module whose server the suites can run, as the
+// tools' registry of chapters lists it; its Protocol says how its server
+// frames requests and replies, its flags what the suites may ask of it.
 type chapter struct {
-	name    string // directory, e.g. "ch14_threadpool"
-	num     int    // 14
-	dialect dialect
+	*chapters.Info
 }
 
-// listChapters returns the chapters numbered from on, with their dialects,
-// as the tools' registry of chapters lists them.
+// listChapters returns the chapters numbered from on, from the registry.
 func listChapters(t *testing.T, from int) []chapter {
 	t.Helper()
 	var out []chapter
 	for _, ch := range chapters.From(from) {
-		c := chapter{name: ch.Dir, num: ch.Num}
-		switch ch.Protocol() {
-		case chapters.Hello, chapters.World, chapters.Echo:
-			c.dialect = echo
-		case chapters.Status:
-			c.dialect = status
-		case chapters.Tagged9:
-			c.dialect = tagged9
-		default:
-			c.dialect = tagged
-		}
-		out = append(out, c)
+		out = append(out, chapter{ch})
 	}
 	if len(out) == 0 {
 		t.Fatalf("no chapters from ch%02d on", from)
@@ -81,20 +45,13 @@ func listChapters(t *testing.T, from int) []chapter {
 	return out
 }
 
-// builds builds each chapter's server once per run of the tests.
-var builds sync.Map // chapter name -> func() (string, error)
-
 // server returns the path of the chapter's server binary, building it the
 // first time. Every suite here runs servers, so this is where they are
 // gated: they run only with the heavy suites (see testkit.Heavy).
 func (c chapter) server(t *testing.T) string {
 	t.Helper()
 	testkit.Heavy(t)
-	f, _ := builds.LoadOrStore(c.name, sync.OnceValues(func() (string, error) {
-		srv, _, err := serverproc.Build(filepath.Join(root, c.name), binDir)
-		return srv, err
-	}))
-	srv, err := f.(func() (string, error))()
+	srv, _, err := testkit.Builds.Build(filepath.Join(root, c.Dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,35 +61,26 @@ func (c chapter) server(t *testing.T) string {
 // idleTimeout returns the flags that set the idle timeout of chapters that
 // have one (ch12 on), so that only what a test does closes a connection.
 func (c chapter) idleTimeout(d string) []string {
-	if c.num < 12 {
+	if !c.HasFlag(chapters.FlagIdleTimeout) {
 		return nil
 	}
 	return []string{"-idle-timeout", d}
 }
 
-// extraFlags returns the flags the suites need of a server that has them,
-// as its usage text (-h) shows: -log-conns, for the per-connection lines
-// the tests count (off by default from ch16 on), and a free port for a
-// second listener (-resp-addr, ch17 on), so servers run side by side.
-func (c chapter) extraFlags(t *testing.T, srv string) []string {
-	t.Helper()
-	f, _ := usages.LoadOrStore(c.name, sync.OnceValue(func() string {
-		out, _ := exec.Command(srv, "-h").CombinedOutput() // exits 2 after usage
-		return string(out)
-	}))
-	usage := f.(func() string)()
+// extraFlags returns the flags the suites need of a server that has them:
+// -log-conns, for the per-connection lines the tests count (off by default
+// from ch16 on), and a free port for a second listener (-resp-addr, ch17
+// on), so servers run side by side.
+func (c chapter) extraFlags() []string {
 	var flags []string
-	if strings.Contains(usage, "-log-conns") {
+	if c.HasFlag(chapters.FlagLogConns) {
 		flags = append(flags, "-log-conns")
 	}
-	if strings.Contains(usage, "-resp-addr") {
+	if c.HasFlag(chapters.FlagRESPAddr) {
 		flags = append(flags, "-resp-addr", "127.0.0.1:0")
 	}
 	return flags
 }
-
-// usages holds each chapter's server usage text, read once per run.
-var usages sync.Map // chapter name -> func() string
 
 // start starts the chapter's server on a free loopback port and stops it
 // when the test ends, failing the test unless it exits cleanly.
@@ -147,7 +95,7 @@ func (c chapter) start(t *testing.T, args ...string) *serverproc.Process {
 		if addr, err = serverproc.FreeAddr(); err != nil {
 			t.Fatal(err)
 		}
-		argv := append(append([]string{srv, "-addr", addr}, c.extraFlags(t, srv)...), args...)
+		argv := append(append([]string{srv, "-addr", addr}, c.extraFlags()...), args...)
 		p, err = serverproc.Start(argv, addr, testkit.Scale(30*time.Second))
 		if err == nil {
 			break
@@ -173,124 +121,56 @@ func (c chapter) start(t *testing.T, args ...string) *serverproc.Process {
 // req frames a command as the chapter's client would: from ch07 a list of
 // strings; in ch06, whose server echoes, the words joined by spaces.
 func (c chapter) req(cmd ...string) []byte {
-	if c.dialect == echo {
+	if c.Protocol().TextMessages() {
 		return frame(strings.Join(cmd, " "))
 	}
-	body := le32(uint32(len(cmd)))
-	for _, s := range cmd {
-		body = append(body, le32(uint32(len(s)))...)
-		body = append(body, s...)
-	}
-	return frame(string(body))
+	return wire.AppendRawRequest(nil, cmd...)
 }
 
 // setReply is the reply to "set k v".
 func (c chapter) setReply(k, v string) string {
-	switch c.dialect {
-	case echo:
+	switch p := c.Protocol(); {
+	case p.TextMessages():
 		return "set " + k + " " + v
-	case status:
+	case p.StatusReplies():
 		return string(le32(0))
 	}
-	return "\x00"
+	return string(wire.AppendNil(nil))
 }
 
 // getReply is the reply to "get k" when k holds v.
 func (c chapter) getReply(k, v string) string {
-	switch c.dialect {
-	case echo:
+	switch p := c.Protocol(); {
+	case p.TextMessages():
 		return "get " + k
-	case status:
+	case p.StatusReplies():
 		return string(le32(0)) + v
 	}
-	return "\x02" + string(le32(uint32(len(v)))) + v
+	return string(wire.AppendStr(nil, v))
 }
 
-// checkReply checks that body is one well-formed reply of the dialect.
+// checkReply checks that body is one well-formed reply of the chapter's
+// protocol: for serialized replies, one value as its proto package writes
+// them, in its numbering of the types.
 func (c chapter) checkReply(body []byte) error {
-	switch c.dialect {
-	case echo:
+	switch p := c.Protocol(); {
+	case p.TextMessages():
 		return nil
-	case status:
+	case p.StatusReplies():
 		if len(body) < 4 {
 			return fmt.Errorf("%d bytes, shorter than a status code", len(body))
 		}
 		return nil
 	}
-	rest, err := c.checkValue(body)
-	if err == nil && len(rest) > 0 {
-		err = fmt.Errorf("%d bytes after the value", len(rest))
+	_, n, err := c.Protocol().Tags().Decode(body)
+	if err == nil && n < len(body) {
+		err = fmt.Errorf("%d bytes after the value", len(body)-n)
 	}
 	return err
 }
 
-// checkValue consumes one serialized value (nil, err, str, int, dbl or arr,
-// as the chapter's proto package writes them) from the front of b and
-// returns the rest.
-func (c chapter) checkValue(b []byte) ([]byte, error) {
-	if len(b) == 0 {
-		return nil, errors.New("value missing")
-	}
-	need := func(n int) error {
-		if len(b) < n {
-			return fmt.Errorf("type %d value needs %d bytes, has %d", b[0], n, len(b))
-		}
-		return nil
-	}
-	tag := b[0]
-	if c.dialect == tagged9 && tag == 4 {
-		tag = 5 // arrays, before ch11 gave their tag to doubles
-	} else if c.dialect == tagged9 && tag == 5 {
-		return nil, fmt.Errorf("unknown type tag %d", b[0])
-	}
-	switch tag {
-	case 0: // nil
-		return b[1:], nil
-	case 1: // err: code, length, message
-		if err := need(9); err != nil {
-			return nil, err
-		}
-		if err := need(9 + int(binary.LittleEndian.Uint32(b[5:9]))); err != nil {
-			return nil, err
-		}
-		return b[9+binary.LittleEndian.Uint32(b[5:9]):], nil
-	case 2: // str: length, bytes
-		if err := need(5); err != nil {
-			return nil, err
-		}
-		if err := need(5 + int(binary.LittleEndian.Uint32(b[1:5]))); err != nil {
-			return nil, err
-		}
-		return b[5+binary.LittleEndian.Uint32(b[1:5]):], nil
-	case 3, 4: // int, dbl
-		if err := need(9); err != nil {
-			return nil, err
-		}
-		return b[9:], nil
-	case 5: // arr: count, then the values
-		if err := need(5); err != nil {
-			return nil, err
-		}
-		n, rest := binary.LittleEndian.Uint32(b[1:5]), b[5:]
-		// Every value takes at least a byte, which bounds the loop.
-		if int64(n) > int64(len(rest)) {
-			return nil, fmt.Errorf("array of %d values in %d bytes", n, len(rest))
-		}
-		for i := uint32(0); i < n; i++ {
-			var err error
-			if rest, err = c.checkValue(rest); err != nil {
-				return nil, err
-			}
-		}
-		return rest, nil
-	}
-	return nil, fmt.Errorf("unknown type tag %d", b[0])
-}
-
 // frame prefixes body with its 4-byte little-endian length.
-func frame(body string) []byte {
-	return append(le32(uint32(len(body))), body...)
-}
+func frame(body string) []byte { return wire.AppendFrame(nil, []byte(body)) }
 
 // le32 is a 4-byte little-endian integer.
 func le32(n uint32) []byte {
@@ -331,22 +211,9 @@ func dialT(t *testing.T, addr string) net.Conn {
 	return c
 }
 
-// readFrame reads one framed reply and returns its body.
-func readFrame(c net.Conn) ([]byte, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(c, hdr[:]); err != nil {
-		return nil, err
-	}
-	n := binary.LittleEndian.Uint32(hdr[:])
-	if n > 4096 {
-		return nil, fmt.Errorf("reply of %d bytes, above the 4096-byte message limit", n)
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(c, body); err != nil {
-		return nil, err
-	}
-	return body, nil
-}
+// readFrame reads one framed reply, of at most the protocol's 4096 bytes,
+// and returns its body.
+func readFrame(c net.Conn) ([]byte, error) { return wire.ReadFrame(c, nil) }
 
 // expect reads len(want) replies and checks each.
 func expect(c net.Conn, want ...string) error {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"example.com/byor/tools/internal/chapters"
 )
 
 // These tests put a server under many clients at once, several of them
@@ -51,7 +53,7 @@ func TestManyConnections(t *testing.T) {
 	t.Cleanup(func() { syscall.Setrlimit(syscall.RLIMIT_NOFILE, &orig) })
 
 	for _, ch := range listChapters(t, 6) {
-		t.Run(ch.name, func(t *testing.T) { manyConnections(t, ch, n) })
+		t.Run(ch.Dir, func(t *testing.T) { manyConnections(t, ch, n) })
 	}
 }
 
@@ -377,7 +379,7 @@ func (f *fuzzer) round(r int) error {
 // afterwards, and the server must still serve and exit cleanly.
 func TestRandomBytesFromManyClients(t *testing.T) {
 	for _, ch := range listChapters(t, 6) {
-		t.Run(ch.name, func(t *testing.T) { randomBytesFromManyClients(t, ch) })
+		t.Run(ch.Dir, func(t *testing.T) { randomBytesFromManyClients(t, ch) })
 	}
 }
 
@@ -511,7 +513,7 @@ loop:
 // strings.
 func TestBadInputParallel(t *testing.T) {
 	for _, ch := range listChapters(t, 6) {
-		t.Run(ch.name, func(t *testing.T) { badInputParallel(t, ch) })
+		t.Run(ch.Dir, func(t *testing.T) { badInputParallel(t, ch) })
 	}
 }
 
@@ -562,7 +564,7 @@ func badInputParallel(t *testing.T, ch chapter) {
 		{name: "truncated request then EOF", send: ch.req("set", "k", "v")[:9], log: "unexpected EOF", hangUp: true},
 		{name: "disconnect inside the header", send: []byte{9, 0}, log: "unexpected EOF", hangUp: true},
 	}
-	if ch.dialect == echo {
+	if ch.Protocol().TextMessages() {
 		framing := tests[:0]
 		for _, tt := range tests {
 			if !tt.lists {
@@ -678,7 +680,7 @@ func TestFuzzerFailsOnStall(t *testing.T) {
 		}
 	}()
 	var stats fuzzStats
-	f := &fuzzer{ch: chapter{name: "stalling", num: 99, dialect: tagged}, rng: rand.New(rand.NewPCG(7, 7)),
+	f := &fuzzer{ch: chapter{&chapters.Info{Dir: "stalling", Num: 99, Protocols: []chapters.Protocol{chapters.Tagged11}}}, rng: rand.New(rand.NewPCG(7, 7)),
 		addr: l.Addr().String(), deadline: 200 * time.Millisecond, stats: &stats}
 	stalls := 0
 	// Rounds that hang up without reading (one mode in four) pass; with

@@ -28,8 +28,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"example.com/byor/testkit/resp"
+	"example.com/byor/tools/internal/cmdflag"
 	"example.com/byor/tools/internal/loadkit"
-	"example.com/byor/tools/internal/resp"
 	"example.com/byor/tools/internal/wire"
 )
 
@@ -78,12 +79,7 @@ type config struct {
 var errUsage = errors.New("usage")
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
-	fs := flag.NewFlagSet("ttlfill", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
+	fs := cmdflag.NewFlagSet("ttlfill", usage, stderr)
 	addr := fs.String("addr", "127.0.0.1:1234", "server `ip:port`; the ip must be a loopback address")
 	keys := fs.Int("n", 100000, "number of keys")
 	ttl := fs.Int64("ttl", 3000, "TTL of every key, in `milliseconds`; 0 sends no pexpire")

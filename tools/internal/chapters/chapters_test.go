@@ -1,28 +1,13 @@
 package chapters
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"testing"
 
+	"example.com/byor/testkit"
 	"github.com/google/go-cmp/cmp"
 )
-
-// writeTree creates files under root; keys are slash-separated paths.
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func goMod(module string) string { return "module " + module + "\n\ngo 1.25.0\n" }
 
@@ -47,7 +32,7 @@ func twoChapters(t *testing.T, extra map[string]string) string {
 	for k, v := range extra {
 		files[k] = v
 	}
-	writeTree(t, root, files)
+	testkit.WriteFiles(t, root, files)
 	return root
 }
 
@@ -145,7 +130,7 @@ func TestLineageUndeclaredDeletion(t *testing.T) {
 	}
 
 	// Declaring the deletion makes it pass.
-	writeTree(t, root, map[string]string{"ch02_two/LESSON": "old.go\n"})
+	testkit.WriteFiles(t, root, map[string]string{"ch02_two/LESSON": "old.go\n"})
 	if problems := lineageProblems(t, root); len(problems) != 0 {
 		t.Errorf("declared deletion: unexpected problems: %q", problems)
 	}

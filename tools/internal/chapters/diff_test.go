@@ -24,10 +24,7 @@ func statFixture(t *testing.T) string {
 
 func TestDiffStatCounts(t *testing.T) {
 	root := statFixture(t)
-	ds, err := DiffChapters(root, "ch01_one", "ch02_two")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := diffOneTwo(t, root)
 	type count struct {
 		Path           string
 		Added, Removed int
@@ -63,10 +60,7 @@ func TestDiffStatCounts(t *testing.T) {
 
 func TestDiffUnifiedNamesAndNotes(t *testing.T) {
 	root := statFixture(t)
-	ds, err := DiffChapters(root, "ch01_one", "ch02_two")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := diffOneTwo(t, root)
 	var out bytes.Buffer
 	if err := WriteUnified(&out, ds); err != nil {
 		t.Fatal(err)
@@ -105,10 +99,7 @@ func TestDiffReadingOrder(t *testing.T) {
 		"ch02_two/testdata/script/s.txtar":     "exec true\n",
 		"ch02_two/zz.go":                       "package main\n",
 	})
-	ds, err := DiffChapters(root, "ch01_one", "ch02_two")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := diffOneTwo(t, root)
 	var got []string
 	for _, d := range ds {
 		got = append(got, d.Path)
@@ -146,10 +137,7 @@ func TestDiffFollowsLesson(t *testing.T) {
 			"testdata/script/s.txtar\nb_test.go\na.go\n",
 		"ch02_two/server/server.go": "package server\n\nfunc Run(string) {}\n\nvar n int\n",
 	})
-	ds, err := DiffChapters(root, "ch01_one", "ch02_two")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := diffOneTwo(t, root)
 	var got []string
 	for _, d := range ds {
 		got = append(got, d.Path)
@@ -185,4 +173,14 @@ func TestOrderWithoutLesson(t *testing.T) {
 	if diff := cmp.Diff(want, Order(paths, []string{"z.go", "a.go", "z.go"})); diff != "" {
 		t.Errorf("LESSON z.go, a.go (-want +got):\n%s", diff)
 	}
+}
+
+// diffOneTwo diffs the chapters ch01_one and ch02_two under root.
+func diffOneTwo(t *testing.T, root string) []FileDiff {
+	t.Helper()
+	ds, err := DiffChapters(root, "ch01_one", "ch02_two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
 }

@@ -2,7 +2,9 @@ package chapters
 
 import (
 	"fmt"
-	"strings"
+	"slices"
+
+	"example.com/byor/tools/internal/wire"
 )
 
 // Protocol is a wire format a chapter's server speaks. Two chapters with
@@ -40,6 +42,38 @@ func (p Protocol) String() string {
 		return "Redis's protocol, RESP (ch17 on)"
 	}
 	return fmt.Sprintf("protocol(%d)", int(p))
+}
+
+// TextMessages reports whether requests and replies are length-prefixed
+// text messages (ch04's "world" replies, ch06's echo).
+func (p Protocol) TextMessages() bool { return p == World || p == Echo }
+
+// Pipelined reports whether the server reads requests sent back to back
+// without waiting for replies (ch06 on).
+func (p Protocol) Pipelined() bool { return p >= Echo }
+
+// Commands reports whether requests are commands on a key space: lists of
+// strings from ch07 on, and RESP's arrays.
+func (p Protocol) Commands() bool { return p >= Status }
+
+// StatusReplies reports whether a reply is a u32 status and its data
+// (ch07-ch08).
+func (p Protocol) StatusReplies() bool { return p == Status }
+
+// Serialized reports whether a reply is one serialized value (ch09 on, in
+// the book's protocol); Tags says how its types are numbered.
+func (p Protocol) Serialized() bool { return p == Tagged9 || p == Tagged11 }
+
+// Tags is the numbering of a serialized reply's type bytes; the zero Tags
+// for a protocol whose replies are not serialized.
+func (p Protocol) Tags() wire.Tags {
+	switch p {
+	case Tagged9:
+		return wire.Tags09
+	case Tagged11:
+		return wire.Tags11
+	}
+	return wire.Tags{}
 }
 
 // Feature is something a chapter's server does beyond the wire format.
@@ -96,8 +130,11 @@ func (c *Info) Has(f Feature) bool { return c.Features&f == f }
 // HasFlag reports whether the chapter's server takes flag f.
 func (c *Info) HasFlag(f Flag) bool { return c.Flags&f == f }
 
-// Beyond reports whether the chapter goes beyond the book.
-func (c *Info) Beyond() bool { return c.Num > 14 }
+// LastBookChapter is the book's final chapter; later chapters go beyond it.
+const LastBookChapter = 14
+
+// Beyond reports whether chapter number num goes beyond the book.
+func Beyond(num int) bool { return num > LastBookChapter }
 
 const (
 	ser     = Keys | KeysOrder
@@ -137,21 +174,15 @@ var registry = []*Info{
 func All() []*Info { return registry }
 
 // ByID returns the chapter "chNN", or nil.
-func ByID(id string) *Info {
-	for _, c := range registry {
-		if c.ID == id {
-			return c
-		}
-	}
-	return nil
-}
+func ByID(id string) *Info { return find(func(c *Info) bool { return c.ID == id }) }
 
 // ByDir returns the chapter in directory dir ("ch07_basic"), or nil.
-func ByDir(dir string) *Info {
-	for _, c := range registry {
-		if c.Dir == dir {
-			return c
-		}
+func ByDir(dir string) *Info { return find(func(c *Info) bool { return c.Dir == dir }) }
+
+// find returns the first chapter that matches, or nil.
+func find(match func(*Info) bool) *Info {
+	if i := slices.IndexFunc(registry, match); i >= 0 {
+		return registry[i]
 	}
 	return nil
 }
@@ -175,13 +206,4 @@ func Dirs() []string {
 		out = append(out, c.Dir)
 	}
 	return out
-}
-
-// IDs returns the ids of every chapter with a server, joined by spaces.
-func IDs() string {
-	var out []string
-	for _, c := range registry {
-		out = append(out, c.ID)
-	}
-	return strings.Join(out, " ")
 }

@@ -3,6 +3,7 @@ package conform
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -26,7 +27,7 @@ func framingCases(st *Stage) []badFrame {
 	cases := []badFrame{
 		{name: "a length above k_max_msg closes the connection", send: tooLong},
 	}
-	if st.Kind == kindEcho {
+	if st.Proto.TextMessages() {
 		cases = append(cases,
 			badFrame{name: "a request then a bad length in one write: the request is answered, then the connection closed",
 				send:    func(e *Env) []byte { return append(Frame([]byte("first")), le32(1<<31)...) },
@@ -65,7 +66,7 @@ func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
 // echoOf is the reply a ch04/ch06 server gives to body.
 func (e *Env) echoOf(body string) []byte {
-	if e.stage.Pipelined {
+	if e.stage.Proto.Pipelined() {
 		return []byte(body) // ch06 echoes
 	}
 	return []byte("world") // ch04 answers world
@@ -73,7 +74,7 @@ func (e *Env) echoOf(body string) []byte {
 
 // missing is the reply to get on a missing key.
 func (e *Env) missing() []byte {
-	if e.stage.Kind == kindStatus {
+	if e.stage.Proto.StatusReplies() {
 		return e.Res(2, "")
 	}
 	return e.Nil()
@@ -81,7 +82,7 @@ func (e *Env) missing() []byte {
 
 // okSet is the reply to a successful set.
 func (e *Env) okSet() []byte {
-	if e.stage.Kind == kindStatus {
+	if e.stage.Proto.StatusReplies() {
 		return e.Res(0, "")
 	}
 	return e.Nil()
@@ -89,7 +90,7 @@ func (e *Env) okSet() []byte {
 
 // value is the reply to get on a key holding v.
 func (e *Env) value(v string) []byte {
-	if e.stage.Kind == kindStatus {
+	if e.stage.Proto.StatusReplies() {
 		return e.Res(0, v)
 	}
 	return e.Str(v)
@@ -97,7 +98,7 @@ func (e *Env) value(v string) []byte {
 
 // deleted is the reply to del on a key that existed (ok = true) or not.
 func (e *Env) deleted(ok bool) []byte {
-	if e.stage.Kind == kindStatus {
+	if e.stage.Proto.StatusReplies() {
 		return e.Res(0, "")
 	}
 	if ok {
@@ -108,7 +109,7 @@ func (e *Env) deleted(ok bool) []byte {
 
 // someRequest is a valid request of the stage's format.
 func (e *Env) someRequest() []byte {
-	if e.stage.Kind == kindEcho {
+	if e.stage.Proto.TextMessages() {
 		return Frame([]byte("a request cut short"))
 	}
 	return e.Req("set", "conform:cut", "short")
@@ -128,7 +129,7 @@ func newBystander(e *Env) (*bystander, error) {
 		return nil, err
 	}
 	b := &bystander{e: e, c: c}
-	if e.stage.Kind != kindEcho {
+	if !e.stage.Proto.TextMessages() {
 		if err := c.Cmd(e.okSet(), "set", "conform:bystander", "v"); err != nil {
 			return nil, fmt.Errorf("bystander: %v", err)
 		}
@@ -139,7 +140,7 @@ func newBystander(e *Env) (*bystander, error) {
 func (b *bystander) ping() error {
 	b.n++
 	var err error
-	if b.e.stage.Kind == kindEcho {
+	if b.e.stage.Proto.TextMessages() {
 		body := fmt.Sprintf("bystander %d", b.n)
 		err = b.c.Do(Frame([]byte(body)), b.e.echoOf(body))
 	} else {
@@ -162,7 +163,7 @@ func framingChecks(st *Stage) []Check {
 				// ch04 serves one client at a time: a bystander would
 				// block it, so there the next client is checked instead.
 				var by *bystander
-				if st.Pipelined {
+				if st.Proto.Pipelined() {
 					var err error
 					if by, err = newBystander(e); err != nil {
 						return err
@@ -258,7 +259,7 @@ func echoChecks(st *Stage, cfg *Config) []Check {
 			},
 		},
 	}
-	if st.Pipelined {
+	if st.Proto.Pipelined() {
 		out = append(out, Check{
 			Name: "pipelining: requests sent in one write are all answered in order",
 			Hint: "one read may bring several requests: handle every whole one in the buffer",
@@ -304,7 +305,7 @@ func partialWritesCheck(st *Stage) Check {
 			}
 			const count = 2000
 			var req, want []byte
-			if st.Kind == kindEcho {
+			if st.Proto.TextMessages() {
 				body := strings.Repeat("p", 4000)
 				req, want = Frame([]byte(body)), e.echoOf(body)
 			} else {
@@ -372,6 +373,17 @@ func partialWritesCheck(st *Stage) Check {
 // lists of strings (ch07 on).
 func commandChecks(st *Stage, cfg *Config) []Check {
 	newer := cfg.Edition == EditionNewer
+	out := slices.Concat(commandBasicChecks(st, newer), commandLimitChecks(st, newer))
+	out = append(out, framingChecks(st)...)
+	if st.Proto.Serialized() {
+		out = append(out, keysChecks(st, cfg)...)
+	}
+	return out
+}
+
+// commandBasicChecks are the checks of set, get and del, of unknown
+// commands and arity, and of the case of command names.
+func commandBasicChecks(st *Stage, newer bool) []Check {
 	out := []Check{
 		{
 			Name: "set, get, del answer with the chapter's replies",
@@ -436,7 +448,7 @@ func commandChecks(st *Stage, cfg *Config) []Check {
 						return err
 					}
 				}
-				if st.Kind == kindSer {
+				if st.Proto.Serialized() {
 					return c.Cmd(e.Unknown(), "keys", "extra")
 				}
 				return nil
@@ -477,13 +489,19 @@ func commandChecks(st *Stage, cfg *Config) []Check {
 			},
 		})
 	}
+	return out
+}
+
+// commandLimitChecks are the checks of the message and argument limits, and
+// of requests that arrive byte by byte or pipelined.
+func commandLimitChecks(st *Stage, newer bool) []Check {
 	maxName, maxHint := "a request of exactly k_max_msg (4096) bytes is served", "k_max_msg bounds the request body, not counting its 4-byte length"
 	argsHint := "k_max_args (1024) bounds nstr; a 4096-byte message holds at most 1023 empty strings"
 	if newer {
 		maxName, maxHint = "a request above 4096 bytes is served (newer edition: k_max_msg is 32 MiB)", "the newer edition raises k_max_msg to 32 MiB from chapter 06"
 		argsHint = "the newer edition's k_max_args is 200000"
 	}
-	out = append(out,
+	return []Check{
 		Check{
 			Name: maxName,
 			Hint: maxHint,
@@ -576,19 +594,14 @@ func commandChecks(st *Stage, cfg *Config) []Check {
 			},
 		},
 		partialWritesCheck(st),
-	)
-	out = append(out, framingChecks(st)...)
-	if st.Kind == kindSer {
-		out = append(out, keysChecks(st, cfg)...)
 	}
-	return out
 }
 
 func replyHint(st *Stage) string {
-	if st.Kind == kindStatus {
+	if st.Proto.StatusReplies() {
 		return "chapter 07 replies are u32 status (RES_OK 0, RES_ERR 1, RES_NX 2) then the data"
 	}
-	if st.Tags.HasDbl {
+	if st.Proto.Tags().HasDbl {
 		return "tags from chapter 11: NIL 0, ERR 1, STR 2, INT 3, DBL 4, ARR 5; set answers nil, del the number of keys removed"
 	}
 	return "tags in chapters 09-10: NIL 0, ERR 1, STR 2, INT 3, ARR 4; set answers nil, del the number of keys removed"
@@ -596,9 +609,9 @@ func replyHint(st *Stage) string {
 
 func unknownText(st *Stage, newer bool) string {
 	switch {
-	case st.Kind == kindStatus && newer:
+	case st.Proto.StatusReplies() && newer:
 		return "status 1 with no data"
-	case st.Kind == kindStatus:
+	case st.Proto.StatusReplies():
 		return `status RES_ERR (1) with "Unknown cmd"`
 	case newer:
 		return `err 1 "unknown command."`

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"example.com/byor/tools/internal/serverproc"
+	"example.com/byor/testkit/serverproc"
 )
 
 // Edition selects the profile of wire-visible values checked against.

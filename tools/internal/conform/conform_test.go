@@ -8,71 +8,38 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"example.com/byor/testkit"
+	"example.com/byor/testkit/serverproc"
 	"example.com/byor/tools/internal/chapters"
-	"example.com/byor/tools/internal/serverproc"
 )
 
 func TestMain(m *testing.M) {
 	if fakeMain() || respFakeMain() {
 		return
 	}
-	os.Exit(m.Run())
+	testkit.MainWithBuilds(m)
 }
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	built     = map[string]string{} // stage id -> server binary
-	clients   = map[string]string{} // stage id -> client binary
-	buildErr  = map[string]error{}
-)
-
-// buildServers builds every chapter's server once, two at a time.
-func buildServers(t *testing.T) {
+// build returns the paths of stage id's chapter's server and client,
+// built once per run. Every chapter built and run: a heavy suite.
+func build(t *testing.T, id string) (server, client string) {
 	t.Helper()
-	testkit.Heavy(t) // every chapter built and run: a heavy suite
-	buildOnce.Do(func() {
-		root := FindRoot()
-		var err error
-		if binDir, err = os.MkdirTemp("", "conform-test"); err != nil {
-			panic(err)
-		}
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, 2)
-		for _, st := range Stages() {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				srv, cli, err := serverproc.Build(filepath.Join(root, st.Dir), binDir)
-				mu.Lock()
-				defer mu.Unlock()
-				buildErr[st.ID] = err
-				built[st.ID], clients[st.ID] = srv, cli
-			}()
-		}
-		wg.Wait()
-	})
-	if FindRoot() == "" {
-		t.Skip("not inside the repository")
+	testkit.Heavy(t)
+	server, client, err := testkit.Builds.Build(filepath.Join(FindRoot(), StageByID(id).Dir))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return server, client
 }
 
 // server returns the -server command for chapter id's own server.
 func server(t *testing.T, id string) []string {
 	t.Helper()
-	buildServers(t)
-	if err := buildErr[id]; err != nil {
-		t.Fatal(err)
-	}
-	return []string{built[id], "-addr", "{addr}"}
+	srv, _ := build(t, id)
+	return []string{srv, "-addr", "{addr}"}
 }
 
 // family returns the stages sharing stage id's wire format, up to id.
@@ -112,7 +79,7 @@ func TestChapters(t *testing.T) {
 			fam := family(st.ID)
 			var sum *Summary
 			var out string
-			if st.Kind == kindRESP {
+			if st.Proto == chapters.RESP {
 				// The RESP stages up to its own: a later chapter keeps
 				// passing the earlier chapters' checks.
 				sum, out = run(t, Config{Server: []string{cmd[0], "-addr", "127.0.0.1:0", "-resp-addr", "{addr}"}}, fam...)
@@ -225,7 +192,7 @@ func TestLookalike(t *testing.T) {
 		t.Run(c.server+" on "+c.stage, func(t *testing.T) {
 			t.Parallel()
 			cmd := server(t, c.server)
-			if StageByID(c.stage).Kind == kindRESP && chapters.ByID(c.server).Has(chapters.RESPListener) {
+			if StageByID(c.stage).Proto == chapters.RESP && chapters.ByID(c.server).Has(chapters.RESPListener) {
 				// The RESP listener, on the stage's address.
 				cmd = []string{cmd[0], "-addr", "127.0.0.1:0", "-resp-addr", "{addr}"}
 			}
@@ -274,14 +241,17 @@ func TestFaults(t *testing.T) {
 		expectFailure(t, Config{Server: server(t, "ch07")}, "ch09", "set, get, del", "expected: (int) 0")
 	})
 	t.Run("wrong error code", func(t *testing.T) {
+		testkit.Heavy(t) // waits out deadlines by design: seconds each
 		t.Parallel()
 		expectFailure(t, Config{Server: fakeServer("wrongcode")}, "ch11", "unknown command", "received: (err) 2 Unknown cmd")
 	})
 	t.Run("no idle timeout", func(t *testing.T) {
+		testkit.Heavy(t) // waits out deadlines by design: seconds each
 		t.Parallel()
 		expectFailure(t, Config{Server: fakeServer("notimeout"), MaxCheckTime: 15 * time.Second}, "ch12", "idle", "stayed open")
 	})
 	t.Run("hang", func(t *testing.T) {
+		testkit.Heavy(t) // waits out deadlines by design: seconds each
 		t.Parallel()
 		expectFailure(t, Config{Server: fakeServer("hang"), MaxCheckTime: 3 * time.Second}, "ch09", "keys lists", "no reply before the check's deadline")
 	})
@@ -307,28 +277,13 @@ func TestFaults(t *testing.T) {
 		}
 	})
 	t.Run("the book's pipelining hang is a warning", func(t *testing.T) {
+		testkit.Heavy(t) // waits out deadlines by design: seconds each
 		t.Parallel()
-		cfg := Config{Server: fakeServer("bookhang"), Match: "pipelining: 2000"}
-		sum, out := run(t, cfg, "ch09")
-		if sum.Failed || sum.Count(Warned) != 1 || !strings.Contains(out, "pipelining hang") {
-			t.Errorf("without -strict, want one warning and no failure:\n%s", out)
-		}
-		cfg.Strict = true
-		if sum, out := run(t, cfg, "ch09"); !sum.Failed || !strings.Contains(out, "WARNING") {
-			t.Errorf("with -strict, want the warning to fail:\n%s", out)
-		}
+		expectWarning(t, Config{Server: fakeServer("bookhang"), Match: "pipelining: 2000"}, "ch09", "pipelining hang", -1)
 	})
 	t.Run("the book's pexpire overflow is a warning", func(t *testing.T) {
 		t.Parallel()
-		cfg := Config{Server: fakeServer("book"), Match: "session ttl"}
-		sum, out := run(t, cfg, "ch14")
-		if sum.Failed || sum.Count(Warned) != 1 || sum.Count(OK) != 0 || !strings.Contains(out, "pexpire overflow") {
-			t.Errorf("without -strict, want the ttl session to warn, not fail:\n%s", out)
-		}
-		cfg.Strict = true
-		if sum, out := run(t, cfg, "ch14"); !sum.Failed || !strings.Contains(out, "WARNING") {
-			t.Errorf("with -strict, want the warning to fail:\n%s", out)
-		}
+		expectWarning(t, Config{Server: fakeServer("book"), Match: "session ttl"}, "ch14", "pexpire overflow", 0)
 	})
 	t.Run("a command without {addr} is waited for on Addr", func(t *testing.T) {
 		t.Parallel()
@@ -344,7 +299,6 @@ func TestFaults(t *testing.T) {
 	})
 	t.Run("plain addr skips fresh checks", func(t *testing.T) {
 		t.Parallel()
-		buildServers(t)
 		cmd := server(t, "ch09")
 		// Start the server ourselves and point the runner at it.
 		p, addr := startPlain(t, cmd)
@@ -364,6 +318,21 @@ func TestFaults(t *testing.T) {
 			t.Errorf("keys order not skipped without a fresh server:\n%s", out)
 		}
 	})
+}
+
+// expectWarning runs stage with cfg, which matches one check: without
+// -strict it must warn once, mentioning what, and not fail, with ok checks
+// passing (any number if ok is -1); with -strict the warning must fail.
+func expectWarning(t *testing.T, cfg Config, stage, what string, ok int) {
+	t.Helper()
+	sum, out := run(t, cfg, stage)
+	if sum.Failed || sum.Count(Warned) != 1 || (ok >= 0 && sum.Count(OK) != ok) || !strings.Contains(out, what) {
+		t.Errorf("without -strict, want one warning about %s and no failure:\n%s", what, out)
+	}
+	cfg.Strict = true
+	if sum, out := run(t, cfg, stage); !sum.Failed || !strings.Contains(out, "WARNING") {
+		t.Errorf("with -strict, want the warning to fail:\n%s", out)
+	}
 }
 
 // startPlain starts cmd on a free address, outside the runner.
@@ -403,6 +372,7 @@ func TestNewerEdition(t *testing.T) {
 		t.Skip("runs servers")
 	}
 	t.Run("newer fake passes", func(t *testing.T) {
+		testkit.Heavy(t) // waits out deadlines by design: seconds each
 		t.Parallel()
 		sum, out := run(t, Config{Server: fakeServer("newer"), Edition: EditionNewer, SkipSlow: true}, "ch09", "ch11")
 		if sum.Failed || sum.Count(Unverified) > 0 || sum.Count(OK) < 10 {
@@ -427,7 +397,7 @@ func TestClientRefusesOversized(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every chapter")
 	}
-	buildServers(t)
+	testkit.Heavy(t)
 	// A listener that accepts and never answers: the client must refuse
 	// before it sends anything.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -445,14 +415,12 @@ func TestClientRefusesOversized(t *testing.T) {
 		}
 	}()
 	for _, st := range Stages() {
-		if st.Kind < kindStatus {
+		if !st.Proto.Commands() {
 			continue
 		}
 		t.Run(st.ID, func(t *testing.T) {
-			if err := buildErr[st.ID]; err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(clients[st.ID], "-addr", l.Addr().String(), "set", "k", strings.Repeat("x", 5000))
+			_, cli := build(t, st.ID)
+			cmd := exec.Command(cli, "-addr", l.Addr().String(), "set", "k", strings.Repeat("x", 5000))
 			cmd.WaitDelay = time.Second
 			done := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
 			out, err := cmd.CombinedOutput()

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/wire"
 )
 
@@ -302,7 +303,7 @@ func (e *Env) tags() wire.Tags {
 	if e.newer() {
 		return wire.Tags11
 	}
-	return e.stage.Tags
+	return e.stage.Proto.Tags()
 }
 
 // Nil, Err, Str, Int, Dbl and Arr are serialized reply bodies (chapter 09
@@ -355,9 +356,9 @@ func (e *Env) maxArgs() int {
 // Unknown is the reply to an unknown command (or wrong arity).
 func (e *Env) Unknown() []byte {
 	switch {
-	case e.stage.Kind == kindStatus && e.newer():
+	case e.stage.Proto.StatusReplies() && e.newer():
 		return e.Res(1, "")
-	case e.stage.Kind == kindStatus:
+	case e.stage.Proto.StatusReplies():
 		return e.Res(1, "Unknown cmd")
 	case e.newer():
 		return e.Err(1, "unknown command.")
@@ -380,12 +381,12 @@ func (e *Env) showRequest(b []byte) string {
 	if len(b) == 0 {
 		return "(nothing)"
 	}
-	switch e.stage.Kind {
-	case kindHello:
+	switch p := e.stage.Proto; {
+	case p == chapters.Hello:
 		return fmt.Sprintf("%q (bare bytes)", clip(b))
-	case kindRESP:
+	case p == chapters.RESP:
 		return showRESPRequest(b)
-	case kindEcho:
+	case p.TextMessages():
 		if len(b) >= 4 && int(binary.LittleEndian.Uint32(b)) == len(b)-4 {
 			return fmt.Sprintf("frame %q", clip(b[4:]))
 		}
@@ -442,12 +443,12 @@ func (e *Env) showReply(b []byte) string {
 
 // render prints a reply body the way the chapter's client does.
 func (e *Env) render(b []byte) (string, error) {
-	switch e.stage.Kind {
-	case kindHello, kindEcho:
+	switch p := e.stage.Proto; {
+	case p == chapters.Hello || p.TextMessages():
 		return fmt.Sprintf("server says: %s\n", b), nil
-	case kindRESP:
+	case p == chapters.RESP:
 		return quoteClip(b), nil
-	case kindStatus:
+	case p.StatusReplies():
 		if len(b) < 4 {
 			return "", errors.New("reply shorter than its status")
 		}

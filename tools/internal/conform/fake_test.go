@@ -144,41 +144,8 @@ func (f *fake) do(args []string) []byte {
 	is := func(cmd string, n int) bool { return name == cmd && len(args) == n }
 	t := wire.Tags11
 	if f.mode == "book" {
-		// The book removes due keys after each loop iteration; removing
-		// them before each request is the same as far as clients see.
-		now := uint64(time.Since(f.start).Microseconds())
-		for k, at := range f.ttls {
-			if at < now {
-				f.remove(k)
-			}
-		}
-		switch {
-		case is("pexpire", 3):
-			ms, ok := strtoll(args[2])
-			if !ok {
-				return wire.AppendErr(nil, 4, "expect int64")
-			}
-			if !f.exists(args[1]) {
-				return wire.AppendInt(nil, 0)
-			}
-			if ms < 0 {
-				delete(f.ttls, args[1])
-			} else {
-				f.ttls[args[1]] = now + uint64(ms)*1000 // wraps, as in the book
-			}
-			return wire.AppendInt(nil, 1)
-		case is("pttl", 2):
-			if !f.exists(args[1]) {
-				return wire.AppendInt(nil, -2)
-			}
-			at, ok := f.ttls[args[1]]
-			switch {
-			case !ok:
-				return wire.AppendInt(nil, -1)
-			case at > now:
-				return wire.AppendInt(nil, int64((at-now)/1000))
-			}
-			return wire.AppendInt(nil, 0)
+		if reply, ok := f.bookTTL(args, is); ok {
+			return reply
 		}
 	}
 	switch {
@@ -380,4 +347,47 @@ func strtoll(s string) (int64, bool) {
 		return math.MaxInt64, true
 	}
 	return int64(v), true
+}
+
+// bookTTL answers pexpire and pttl as the book's ch13-ch14 server does,
+// after removing the keys that are due; ok is false for other commands.
+// f.mu is held.
+func (f *fake) bookTTL(args []string, is func(cmd string, n int) bool) (reply []byte, ok bool) {
+	// The book removes due keys after each loop iteration; removing
+	// them before each request is the same as far as clients see.
+	now := uint64(time.Since(f.start).Microseconds())
+	for k, at := range f.ttls {
+		if at < now {
+			f.remove(k)
+		}
+	}
+	switch {
+	case is("pexpire", 3):
+		ms, ok := strtoll(args[2])
+		if !ok {
+			return wire.AppendErr(nil, 4, "expect int64"), true
+		}
+		if !f.exists(args[1]) {
+			return wire.AppendInt(nil, 0), true
+		}
+		if ms < 0 {
+			delete(f.ttls, args[1])
+		} else {
+			f.ttls[args[1]] = now + uint64(ms)*1000 // wraps, as in the book
+		}
+		return wire.AppendInt(nil, 1), true
+	case is("pttl", 2):
+		if !f.exists(args[1]) {
+			return wire.AppendInt(nil, -2), true
+		}
+		at, ok := f.ttls[args[1]]
+		switch {
+		case !ok:
+			return wire.AppendInt(nil, -1), true
+		case at > now:
+			return wire.AppendInt(nil, int64((at-now)/1000)), true
+		}
+		return wire.AppendInt(nil, 0), true
+	}
+	return nil, false
 }

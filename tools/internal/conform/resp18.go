@@ -32,10 +32,10 @@ type scanPage struct {
 	keys []string
 }
 
-// RScan sends one SCAN (or another command answering as SCAN does) and
+// scanStep sends one SCAN (or another command answering as SCAN does) and
 // splits its reply, checking its shape: an array of the next cursor, a
 // bulk string of digits, and an array of bulk strings.
-func (c *Conn) RScan(args ...string) (scanPage, error) {
+func (c *Conn) scanStep(args ...string) (scanPage, error) {
 	req := command(args...)
 	if err := c.Send(req); err != nil {
 		return scanPage{}, err
@@ -76,7 +76,7 @@ func (c *Conn) scanAll(opts []string, between func(call int) error) (map[string]
 			return nil, call, fmt.Errorf("request:  %s\nSCAN's cursor did not come back to 0 after %d calls (last cursor %s, %d distinct keys returned): an iteration must end",
 				showRESPRequest(command(append([]string{"SCAN", cur}, opts...)...)), maxScanCalls, cur, len(seen))
 		}
-		p, err := c.RScan(append([]string{"SCAN", cur}, opts...)...)
+		p, err := c.scanStep(append([]string{"SCAN", cur}, opts...)...)
 		if err != nil {
 			return nil, call, err
 		}
@@ -152,7 +152,7 @@ func (c *Conn) delMatching(pattern string) error {
 	}
 	for len(keys) > 0 {
 		n := min(len(keys), 1000)
-		if _, err := c.RInt(append([]string{"DEL"}, keys[:n]...)...); err != nil {
+		if _, err := c.CommandInt(append([]string{"DEL"}, keys[:n]...)...); err != nil {
 			return err
 		}
 		keys = keys[n:]
@@ -170,7 +170,7 @@ func (c *Conn) tx(want []string, cmds ...[]string) error {
 		return err
 	}
 	for i, cmd := range cmds {
-		if err := c.RExpect(command(cmd...), want[i]); err != nil {
+		if err := c.ExpectRESP(command(cmd...), want[i]); err != nil {
 			return fmt.Errorf("in %s:\n%v", showRESPRequest(all), err)
 		}
 	}
@@ -205,6 +205,12 @@ func respChecks18(st *Stage, cfg *Config) []Check {
 
 // scanChecks18 are the checks of SCAN.
 func scanChecks18() []Check {
+	return slices.Concat(scanCursorChecks18(), scanChurnChecks18())
+}
+
+// scanCursorChecks18 are the checks of SCAN's cursor, its options and its
+// errors.
+func scanCursorChecks18() []Check {
 	return []Check{
 		{
 			Name:          "SCAN: a cursor from 0 back to 0 returns every key; COUNT, MATCH and TYPE",
@@ -221,7 +227,7 @@ func scanChecks18() []Check {
 				const prefix = "conform:scan:"
 				var strs, zsets, hashes, ones []string
 				if e.fresh {
-					if err := c.R(array(bulk("0"), array()), "SCAN", "0"); err != nil {
+					if err := c.CommandExpect(array(bulk("0"), array()), "SCAN", "0"); err != nil {
 						return fmt.Errorf("an empty key space: %v", err)
 					}
 				} else if err := c.delMatching(prefix + "*"); err != nil {
@@ -235,7 +241,7 @@ func scanChecks18() []Check {
 					if strings.HasPrefix(k, prefix+"1") {
 						ones = append(ones, k)
 					}
-					if err := c.R(okReply, "SET", k, "v"); err != nil {
+					if err := c.CommandExpect(okReply, "SET", k, "v"); err != nil {
 						return err
 					}
 				}
@@ -287,7 +293,7 @@ func scanChecks18() []Check {
 						return err
 					}
 				}
-				n, err := c.RInt(append([]string{"DEL"}, all...)...)
+				n, err := c.CommandInt(append([]string{"DEL"}, all...)...)
 				if err != nil || n != int64(len(all)) {
 					return fmt.Errorf("DEL of the %d keys: %d, %v", len(all), n, err)
 				}
@@ -318,6 +324,12 @@ func scanChecks18() []Check {
 				)
 			},
 		},
+	}
+}
+
+// scanChurnChecks18 are the checks of SCAN while keys come and go.
+func scanChurnChecks18() []Check {
+	return []Check{
 		{
 			Name:          "SCAN while keys are added and deleted returns every key present from start to end",
 			Section:       section18("SCAN"),
@@ -340,7 +352,7 @@ func scanChecks18() []Check {
 				for i := range 200 {
 					k := fmt.Sprintf("%s%03d", stay, i)
 					kept = append(kept, k)
-					if err := c.R(okReply, "SET", k, "v"); err != nil {
+					if err := c.CommandExpect(okReply, "SET", k, "v"); err != nil {
 						return err
 					}
 				}
@@ -358,7 +370,7 @@ func scanChecks18() []Check {
 							args = append(args, k, "v")
 							added++
 						}
-						return c.R(okReply, append([]string{"MSET"}, args...)...)
+						return c.CommandExpect(okReply, append([]string{"MSET"}, args...)...)
 					case call <= 40:
 						var args []string
 						for range 100 {
@@ -371,7 +383,7 @@ func scanChecks18() []Check {
 						if len(args) == 0 {
 							return nil
 						}
-						_, err := c.RInt(append([]string{"DEL"}, args...)...)
+						_, err := c.CommandInt(append([]string{"DEL"}, args...)...)
 						return err
 					}
 					return nil
@@ -401,9 +413,9 @@ func scanChecks18() []Check {
 					for i := range added {
 						args = append(args, fmt.Sprintf("%s%05d", come, i))
 					}
-					c.RInt(append([]string{"DEL"}, args...)...)
+					c.CommandInt(append([]string{"DEL"}, args...)...)
 				}
-				_, err = c.RInt(append([]string{"DEL"}, kept...)...)
+				_, err = c.CommandInt(append([]string{"DEL"}, kept...)...)
 				return err
 			},
 		},
@@ -412,6 +424,12 @@ func scanChecks18() []Check {
 
 // txChecks18 are the checks of MULTI, EXEC, DISCARD, WATCH and UNWATCH.
 func txChecks18() []Check {
+	return slices.Concat(multiChecks18(), watchChecks18())
+}
+
+// multiChecks18 are the checks of MULTI, EXEC and DISCARD, and of their
+// errors.
+func multiChecks18() []Check {
 	return []Check{
 		{
 			Name:    "MULTI queues commands; EXEC answers the array of their replies, a runtime error as one element",
@@ -423,7 +441,7 @@ func txChecks18() []Check {
 					return err
 				}
 				k, s, z := "conform:tx18", "conform:tx18s", "conform:tx18z"
-				c.R(integer(0), "DEL", k, s, z)
+				c.CommandExpect(integer(0), "DEL", k, s, z)
 				if err := c.steps(ex(okReply, "SET", s, "text"), ex(integer(1), "ZADD", z, "1", "m")); err != nil {
 					return err
 				}
@@ -470,7 +488,7 @@ func txChecks18() []Check {
 					return err
 				}
 				k := "conform:txerr"
-				c.R(integer(0), "DEL", k)
+				c.CommandExpect(integer(0), "DEL", k)
 				if err := c.steps(ex(okReply, "SET", k, "old")); err != nil {
 					return err
 				}
@@ -493,6 +511,12 @@ func txChecks18() []Check {
 				return c.steps(ex(arity("multi"), "MULTI", "x"), ex(arity("discard"), "DISCARD", "x"), ex(integer(1), "DEL", k))
 			},
 		},
+	}
+}
+
+// watchChecks18 are the checks of WATCH and UNWATCH.
+func watchChecks18() []Check {
+	return []Check{
 		{
 			Name:    "WATCH: another connection's write makes EXEC answer the null array; no write, or UNWATCH, and EXEC runs",
 			Section: section18("WATCH"),
@@ -507,12 +531,12 @@ func txChecks18() []Check {
 					return err
 				}
 				k, missing := "conform:watch", "conform:watchmissing"
-				c.R(integer(0), "DEL", k, missing)
+				c.CommandExpect(integer(0), "DEL", k, missing)
 				get := []string{"GET", k}
 				if err := c.steps(ex(okReply, "SET", k, "1"), ex(okReply, "WATCH", k)); err != nil {
 					return err
 				}
-				if err := o.R(okReply, "SET", k, "other"); err != nil {
+				if err := o.CommandExpect(okReply, "SET", k, "other"); err != nil {
 					return err
 				}
 				if err := c.tx([]string{okReply, queued, nullArray, bulk("other")},
@@ -521,7 +545,7 @@ func txChecks18() []Check {
 				}
 				// EXEC forgot the watch: the same write again changes
 				// nothing for the next transaction.
-				if err := o.R(okReply, "SET", k, "other2"); err != nil {
+				if err := o.CommandExpect(okReply, "SET", k, "other2"); err != nil {
 					return err
 				}
 				if err := c.tx([]string{okReply, queued, array(okReply)},
@@ -533,7 +557,7 @@ func txChecks18() []Check {
 				if err := c.steps(ex(okReply, "WATCH", k, missing)); err != nil {
 					return err
 				}
-				if err := o.R(bulk("mine"), "GET", k); err != nil {
+				if err := o.CommandExpect(bulk("mine"), "GET", k); err != nil {
 					return err
 				}
 				if err := c.tx([]string{okReply, queued, queued, array(integer(1), okReply)},
@@ -542,11 +566,11 @@ func txChecks18() []Check {
 				}
 				// A missing key, watched, then created by another
 				// connection.
-				c.R(integer(1), "DEL", missing)
+				c.CommandExpect(integer(1), "DEL", missing)
 				if err := c.steps(ex(okReply, "WATCH", missing)); err != nil {
 					return err
 				}
-				if err := o.R(okReply, "SET", missing, "x"); err != nil {
+				if err := o.CommandExpect(okReply, "SET", missing, "x"); err != nil {
 					return err
 				}
 				if err := c.tx([]string{okReply, queued, nullArray}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
@@ -561,7 +585,7 @@ func txChecks18() []Check {
 				if err := c.steps(ex(okReply, "WATCH", k)); err != nil {
 					return err
 				}
-				if err := o.R(okReply, "SET", k, "u"); err != nil {
+				if err := o.CommandExpect(okReply, "SET", k, "u"); err != nil {
 					return err
 				}
 				if err := c.tx([]string{okReply, okReply, queued, array(bulk("u"))},
@@ -572,7 +596,7 @@ func txChecks18() []Check {
 				if err := c.tx([]string{okReply, okReply, okReply}, []string{"WATCH", k}, []string{"MULTI"}, []string{"DISCARD"}); err != nil {
 					return err
 				}
-				if err := o.R(okReply, "SET", k, "d"); err != nil {
+				if err := o.CommandExpect(okReply, "SET", k, "d"); err != nil {
 					return err
 				}
 				if err := c.tx([]string{okReply, queued, array(bulk("d"))}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
@@ -592,6 +616,11 @@ func txChecks18() []Check {
 // everydayChecks18 are the checks of INFO, TYPE and the everyday string,
 // hash and sorted-set commands.
 func everydayChecks18() []Check {
+	return slices.Concat(infoTypeChecks18(), stringChecks18(), zsetChecks18())
+}
+
+// infoTypeChecks18 are the checks of INFO and TYPE.
+func infoTypeChecks18() []Check {
 	return []Check{
 		{
 			Name:    "INFO: Redis's sections, and # Keyspace with db0:keys=N,expires=M",
@@ -676,7 +705,7 @@ func everydayChecks18() []Check {
 					return err
 				}
 				s, h, z := "conform:ts", "conform:th", "conform:tz"
-				c.R(integer(0), "DEL", s, h, z)
+				c.CommandExpect(integer(0), "DEL", s, h, z)
 				return c.steps(
 					ex(okReply, "SET", s, "v"),
 					ex(integer(1), "HSET", h, "f", "v"),
@@ -692,6 +721,13 @@ func everydayChecks18() []Check {
 				)
 			},
 		},
+	}
+}
+
+// stringChecks18 are the checks of INCR and its kin, MGET, MSET, STRLEN and
+// HMGET.
+func stringChecks18() []Check {
+	return []Check{
 		{
 			Name:    "INCR, INCRBY, DECR, DECRBY: values, a missing key as 0, the TTL kept; not an integer, overflow",
 			Section: section18("INCR and DECR"),
@@ -702,7 +738,7 @@ func everydayChecks18() []Check {
 					return err
 				}
 				n, s, z := "conform:n", "conform:ns", "conform:nz"
-				c.R(integer(0), "DEL", n, s, z)
+				c.CommandExpect(integer(0), "DEL", n, s, z)
 				if err := c.steps(
 					ex(integer(1), "INCR", n),
 					ex(integer(11), "INCRBY", n, "10"),
@@ -718,7 +754,7 @@ func everydayChecks18() []Check {
 				); err != nil {
 					return err
 				}
-				if err := c.RInRange(990, 1000, "TTL", n); err != nil {
+				if err := c.CommandIntIn(990, 1000, "TTL", n); err != nil {
 					return fmt.Errorf("INCR keeps the key's TTL: %v", err)
 				}
 				if err := c.steps(ex(okReply, "SET", n, "9223372036854775806"), ex(integer(9223372036854775807), "INCR", n)); err != nil {
@@ -769,7 +805,7 @@ func everydayChecks18() []Check {
 					return err
 				}
 				a, b, h, z := "conform:ma", "conform:mb", "conform:mh", "conform:mz"
-				c.R(integer(0), "DEL", a, b, h, z)
+				c.CommandExpect(integer(0), "DEL", a, b, h, z)
 				return c.steps(
 					ex(okReply, "MSET", a, "1", b, "two"),
 					ex(okReply, "MSET", a, "one", a, "uno"),
@@ -792,6 +828,12 @@ func everydayChecks18() []Check {
 				)
 			},
 		},
+	}
+}
+
+// zsetChecks18 are the checks of the sorted-set commands chapter 18 adds.
+func zsetChecks18() []Check {
+	return []Check{
 		{
 			Name:    "sorted sets: ZRANK, ZREVRANK, ZCOUNT with exclusive bounds, ZINCRBY, ZREVRANGE, ZRANGE ... REV",
 			Section: section18("sorted sets"),
@@ -802,7 +844,7 @@ func everydayChecks18() []Check {
 					return err
 				}
 				z, s := "conform:zr", "conform:zrs"
-				c.R(integer(0), "DEL", z, s)
+				c.CommandExpect(integer(0), "DEL", z, s)
 				return c.steps(
 					ex(integer(4), "ZADD", z, "1", "a", "2", "b", "3", "c", "3", "d"),
 					ex(okReply, "SET", s, "v"),

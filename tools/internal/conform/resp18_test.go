@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"example.com/byor/testkit"
-	"example.com/byor/tools/internal/resp"
-	"example.com/byor/tools/internal/serverproc"
+	"example.com/byor/testkit/resp"
+	"example.com/byor/testkit/serverproc"
 )
 
 // A real Redis with one fault: the test binary, run as "-respfake MODE

@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"example.com/byor/testkit"
+	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/scriptread"
 )
 
@@ -229,7 +230,7 @@ func parseSession(name string, ar *txtar.Archive) (*session, error) {
 // sessionChecks turns chapter dir's scripts into checks.
 func sessionChecks(st *Stage, cfg *Config) []Check {
 	name := "sessions"
-	if st.Kind == kindRESP {
+	if st.Proto == chapters.RESP {
 		return nil // the chapter's scripts replay its book-protocol listener
 	}
 	if cfg.Edition == EditionNewer {
@@ -266,7 +267,7 @@ func sessionChecks(st *Stage, cfg *Config) []Check {
 // runSession replays s; each client run is a fresh connection, as it is
 // for the real client.
 func runSession(e *Env, s *session) error {
-	if !e.fresh && e.stage.Kind >= kindStatus {
+	if !e.fresh && e.stage.Proto.Commands() {
 		// A shared server: clear the keys the session uses first.
 		c, err := e.Dial()
 		if err != nil {
@@ -379,8 +380,8 @@ func runClient(e *Env, st step) (out string, req, raw []byte, err error) {
 		return "", nil, nil, err
 	}
 	defer c.Close()
-	switch e.stage.Kind {
-	case kindHello:
+	switch p := e.stage.Proto; {
+	case p == chapters.Hello:
 		// Say hello and print what one read of up to 64 bytes brings,
 		// as the book's client does.
 		req = []byte("hello")
@@ -396,10 +397,10 @@ func runClient(e *Env, st step) (out string, req, raw []byte, err error) {
 		raw = buf[:n]
 		s, _ := e.render(raw)
 		return s, req, raw, nil
-	case kindEcho:
+	case p.TextMessages():
 		msgs := []string{"hello1", "hello2", "hello3"}
 		var sb strings.Builder
-		if e.stage.Pipelined {
+		if e.stage.Proto.Pipelined() {
 			var all []byte
 			for _, m := range msgs {
 				all = append(all, Frame([]byte(m))...)
@@ -410,7 +411,7 @@ func runClient(e *Env, st step) (out string, req, raw []byte, err error) {
 			}
 		}
 		for _, m := range msgs {
-			if !e.stage.Pipelined {
+			if !e.stage.Proto.Pipelined() {
 				req = Frame([]byte(m))
 				if err := c.Send(req); err != nil {
 					return "", req, nil, err

@@ -2,35 +2,19 @@ package conform
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"example.com/byor/tools/internal/chapters"
-	"example.com/byor/tools/internal/wire"
 )
 
-// kind is how a stage talks to the server.
-type kind int
-
-const (
-	kindHello  kind = iota // ch03: bare bytes, "hello" then "world"
-	kindEcho               // ch04, ch06: framed text messages
-	kindStatus             // ch07-ch08: list-of-strings requests, u32 status replies
-	kindSer                // ch09 on: serialized replies
-	kindRESP               // ch17: Redis's protocol
-)
-
-// Stage is one chapter's checks.
+// Stage is one chapter's checks: the chapter, as the registry lists it,
+// and the protocol it adds, whose properties say how the stage talks to
+// the server.
 type Stage struct {
-	ID        string // "ch07"
-	Num       int    // 7
-	Dir       string // the chapter's directory, for its scripts
-	Title     string
-	Section   string // where in the book the stage comes from
-	Proto     chapters.Protocol
-	Kind      kind
-	Pipelined bool      // ch06 on: the client sends its hellos at once
-	Tags      wire.Tags // kindSer: the tag numbering
+	*chapters.Info
+	Proto chapters.Protocol
 	// extra returns the stage's own checks beyond the shared ones.
 	extra func(st *Stage, cfg *Config) []Check
 }
@@ -74,25 +58,7 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 var stages = func() []*Stage {
 	var out []*Stage
 	for _, ch := range chapters.All() {
-		st := &Stage{ID: ch.ID, Num: ch.Num, Dir: ch.Dir, Title: ch.Title, Section: ch.Section,
-			Proto: ch.Newest(), extra: extras[ch.ID]}
-		switch st.Proto {
-		case chapters.Hello:
-			st.Kind = kindHello
-		case chapters.World:
-			st.Kind = kindEcho
-		case chapters.Echo:
-			st.Kind, st.Pipelined = kindEcho, true
-		case chapters.Status:
-			st.Kind, st.Pipelined = kindStatus, true
-		case chapters.Tagged9:
-			st.Kind, st.Pipelined, st.Tags = kindSer, true, wire.Tags09
-		case chapters.Tagged11:
-			st.Kind, st.Pipelined, st.Tags = kindSer, true, wire.Tags11
-		case chapters.RESP:
-			st.Kind, st.Pipelined = kindRESP, true
-		}
-		out = append(out, st)
+		out = append(out, &Stage{Info: ch, Proto: ch.Newest(), extra: extras[ch.ID]})
 	}
 	return out
 }()
@@ -111,10 +77,8 @@ func StageIDs() []string {
 
 // StageByID returns the stage with id, or nil.
 func StageByID(id string) *Stage {
-	for _, st := range stages {
-		if st.ID == id {
-			return st
-		}
+	if i := slices.IndexFunc(stages, func(st *Stage) bool { return st.ID == id }); i >= 0 {
+		return stages[i]
 	}
 	return nil
 }
@@ -150,7 +114,7 @@ func UpTo(id string) (*Plan, error) {
 		first := p.IDs[0]
 		p.Why = fmt.Sprintf("the wire format changes at %s: a %s server speaks %s, which the stages before %s do not",
 			first, id, target.Proto, first)
-		if target.Kind == kindRESP {
+		if target.Proto == chapters.RESP {
 			p.Why += fmt.Sprintf(" (check a chapter %d server's book listener, -addr, with -upto ch16)", target.Num)
 		}
 	}
@@ -170,12 +134,12 @@ func Family(id string) []string {
 // Checks returns the stage's checks for cfg, in the order they run.
 func (st *Stage) Checks(cfg *Config) []Check {
 	out := sessionChecks(st, cfg)
-	switch st.Kind {
-	case kindHello:
+	switch {
+	case st.Proto == chapters.Hello:
 		// The session is the whole wire of chapter 03.
-	case kindEcho:
+	case st.Proto.TextMessages():
 		out = append(out, echoChecks(st, cfg)...)
-	case kindRESP:
+	case st.Proto == chapters.RESP:
 		// Its checks are all the stage's own.
 	default:
 		out = append(out, commandChecks(st, cfg)...)

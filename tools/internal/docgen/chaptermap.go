@@ -11,9 +11,6 @@ import (
 	"example.com/byor/tools/internal/chapters"
 )
 
-// LastBookChapter is the book's final chapter; later chapters go beyond it.
-const LastBookChapter = 14
-
 // DiffsDir is the directory, inside a docs directory, that holds the diffs
 // between neighbouring chapters.
 const DiffsDir = "diffs"
@@ -69,7 +66,7 @@ func ChapterMap(root, dir string) (string, error) {
 // just its own number, since the book's earlier chapters have no code.
 func bookChapters(first bool, prev, num int) string {
 	switch {
-	case num > LastBookChapter:
+	case chapters.Beyond(num):
 		return "beyond the book"
 	case !first && prev+1 < num:
 		return fmt.Sprintf("%02d-%02d", prev+1, num)

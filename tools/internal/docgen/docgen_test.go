@@ -6,23 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"example.com/byor/testkit"
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/txtar"
 )
-
-// writeTree creates files under root; keys are slash-separated paths.
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // chapter returns the files of a minimal chapter module.
 func chapter(name, adds string) map[string]string {
@@ -50,14 +37,14 @@ func repo(t *testing.T) string {
 			files[k] = v
 		}
 	}
-	writeTree(t, root, files)
+	testkit.WriteFiles(t, root, files)
 	return root
 }
 
 func TestChapterMap(t *testing.T) {
 	root := repo(t)
 	dir := filepath.Join(root, "docs")
-	writeTree(t, dir, map[string]string{"ch04_protocol.md": "# guide\n"})
+	testkit.WriteFiles(t, dir, map[string]string{"ch04_protocol.md": "# guide\n"})
 	if err := os.RemoveAll(filepath.Join(root, "ch15_extra", "cmd")); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +67,7 @@ func TestChapterMap(t *testing.T) {
 func TestChapterMapRejectsBadReadme(t *testing.T) {
 	root := repo(t)
 	// A chapter copied from the previous one, title not yet updated.
-	writeTree(t, root, map[string]string{"ch15_extra/README.md": "# ch06_eventloop: one thread\n"})
+	testkit.WriteFiles(t, root, map[string]string{"ch15_extra/README.md": "# ch06_eventloop: one thread\n"})
 	_, err := ChapterMap(root, filepath.Join(root, "docs"))
 	if err == nil || !strings.Contains(err.Error(), filepath.Join("ch15_extra", "README.md")) {
 		t.Errorf("ChapterMap error = %v, want one naming ch15_extra/README.md", err)
@@ -158,7 +145,7 @@ func TestWriteThenCheck(t *testing.T) {
 	dir := filepath.Join(root, "docs")
 	readme := filepath.Join(dir, "README.md")
 	plain := filepath.Join(dir, "notes.md")
-	writeTree(t, dir, map[string]string{
+	testkit.WriteFiles(t, dir, map[string]string{
 		"README.md": "# Docs\n\n<!-- chapter map -->\n<!-- end chapter map -->\n",
 		"notes.md":  "no blocks here\n",
 	})
@@ -195,7 +182,7 @@ func TestWriteThenCheck(t *testing.T) {
 	}
 
 	// A new guide changes the map's guide column, so README.md is stale.
-	writeTree(t, dir, map[string]string{"ch03_hello.md": skeleton})
+	testkit.WriteFiles(t, dir, map[string]string{"ch03_hello.md": skeleton})
 	problems, err = Check(root, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +196,7 @@ func TestWriteLeavesEverythingOnError(t *testing.T) {
 	root := repo(t)
 	dir := filepath.Join(root, "docs")
 	good := "<!-- chapter map -->\n<!-- end chapter map -->\n"
-	writeTree(t, dir, map[string]string{
+	testkit.WriteFiles(t, dir, map[string]string{
 		"README.md": good,
 		"bad.md":    "<!-- session: ch03_hello/testdata/script/nope.txtar -->\n<!-- end session -->\n",
 	})
@@ -239,7 +226,7 @@ func TestCheckRefusesIncompleteSession(t *testing.T) {
 	for _, f := range ar.Files {
 		files[f.Name] = string(f.Data)
 	}
-	writeTree(t, root, files)
+	testkit.WriteFiles(t, root, files)
 	dir := filepath.Join(root, "docs")
 	for name, check := range map[string]func() error{
 		"Check": func() error { _, err := Check(root, dir); return err },

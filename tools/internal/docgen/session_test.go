@@ -12,12 +12,13 @@ func console(lines ...string) string {
 	return "```console\n" + strings.Join(lines, "\n") + "\n```\n"
 }
 
-func TestRenderSession(t *testing.T) {
-	tests := []struct {
-		name, script, want string
-	}{{
-		name: "cmp stdout shows the archive's file",
-		script: `startserver
+// renderSessionTests are scripts and the sessions RenderSession shows for
+// them.
+var renderSessionTests = []struct {
+	name, script, want string
+}{{
+	name: "cmp stdout shows the archive's file",
+	script: `startserver
 exec client -addr $ADDR get k
 cmp stdout nx.out
 exec client -addr $ADDR keys
@@ -31,17 +32,17 @@ server says: [2]
 (str) k
 (arr) end
 `,
-		want: console(
-			"$ bin/client get k",
-			"server says: [2] ",
-			"$ bin/client keys",
-			"(arr) len=1",
-			"(str) k",
-			"(arr) end",
-		),
-	}, {
-		name: "redis-cli is shown on the default RESP port",
-		script: `startserver
+	want: console(
+		"$ bin/client get k",
+		"server says: [2] ",
+		"$ bin/client keys",
+		"(arr) len=1",
+		"(str) k",
+		"(arr) end",
+	),
+}, {
+	name: "redis-cli is shown on the default RESP port",
+	script: `startserver
 exec redis-cli --no-raw -p $RESP_PORT set k 'a b'
 cmpvary -text stdout 'OK'
 exec redis-cli -3 --raw -h $RESP_HOST -p $RESP_PORT get k
@@ -52,17 +53,17 @@ cmpvary -text stdout '(str) a b'
 -- get.out --
 a b
 `,
-		want: console(
-			"$ redis-cli -p 6380 set k 'a b'",
-			"OK",
-			"$ redis-cli -3 --raw -p 6380 get k",
-			"a b",
-			"$ bin/client get k",
-			"(str) a b",
-		),
-	}, {
-		name: "stdin is shown as a here-document, under the comments above it",
-		script: `startserver
+	want: console(
+		"$ redis-cli -p 6380 set k 'a b'",
+		"OK",
+		"$ redis-cli -3 --raw -p 6380 get k",
+		"a b",
+		"$ bin/client get k",
+		"(str) a b",
+	),
+}, {
+	name: "stdin is shown as a here-document, under the comments above it",
+	script: `startserver
 # A transaction, on one connection.
 stdin tx.txt
 exec redis-cli --no-raw -p $RESP_PORT
@@ -81,22 +82,22 @@ OK
 QUEUED
 OK
 `,
-		want: console(
-			"# A transaction, on one connection.",
-			"$ redis-cli -p 6380 <<'EOF'",
-			"MULTI",
-			"SET k v",
-			"EXEC",
-			"EOF",
-			"OK",
-			"QUEUED",
-			"OK",
-			"$ redis-cli -p 6380 get k",
-			`"v"`,
-		),
-	}, {
-		name: "redis-cli --no-raw is shown as typed at a terminal",
-		script: `startserver
+	want: console(
+		"# A transaction, on one connection.",
+		"$ redis-cli -p 6380 <<'EOF'",
+		"MULTI",
+		"SET k v",
+		"EXEC",
+		"EOF",
+		"OK",
+		"QUEUED",
+		"OK",
+		"$ redis-cli -p 6380 get k",
+		`"v"`,
+	),
+}, {
+	name: "redis-cli --no-raw is shown as typed at a terminal",
+	script: `startserver
 exec redis-cli --no-raw -p $RESP_PORT get k
 cmpvary -text stdout '"a b"'
 exec redis-cli -3 --no-raw -h $RESP_HOST -p $RESP_PORT get nokey
@@ -104,17 +105,17 @@ cmpvary -text stdout '(nil)'
 exec redis-cli -p $RESP_PORT --raw get k
 cmpvary -text stdout 'a b'
 `,
-		want: console(
-			"$ redis-cli -p 6380 get k",
-			`"a b"`,
-			"$ redis-cli -3 -p 6380 get nokey",
-			"(nil)",
-			"$ redis-cli -p 6380 --raw get k",
-			"a b",
-		),
-	}, {
-		name: "cmpvary shows placeholders as <name>, pattern checks add nothing",
-		script: `startserver
+	want: console(
+		"$ redis-cli -p 6380 get k",
+		`"a b"`,
+		"$ redis-cli -3 -p 6380 get nokey",
+		"(nil)",
+		"$ redis-cli -p 6380 --raw get k",
+		"a b",
+	),
+}, {
+	name: "cmpvary shows placeholders as <name>, pattern checks add nothing",
+	script: `startserver
 exec client -addr $ADDR zscore z n
 cmpvary -text stdout '(dbl) 1.5'
 stdout '^\(dbl\) 1\.5$'
@@ -141,28 +142,28 @@ cmpvary -text stdout '(str) '
 (str) b
 (arr) end
 `,
-		want: console(
-			"$ bin/client zscore z n",
-			"(dbl) 1.5",
-			"$ bin/client pttl k",
-			"(int) <ms>",
-			"$ bin/client hpttl h FIELDS 2 a b",
-			"(arr) len=2",
-			"(int) <ms>",
-			"(int) <at> and <b>",
-			"(arr) end",
-			"$ bin/client keys  "+UnorderedNote,
-			"(arr) len=2",
-			"(str) a",
-			"(str) b",
-			"(arr) end",
-			"$ bin/client set empty ''",
-			"$ bin/client get empty",
-			"(str) ",
-		),
-	}, {
-		name: "a failing client shows its stdout and stderr",
-		script: `! exec client -addr 127.0.0.1:1
+	want: console(
+		"$ bin/client zscore z n",
+		"(dbl) 1.5",
+		"$ bin/client pttl k",
+		"(int) <ms>",
+		"$ bin/client hpttl h FIELDS 2 a b",
+		"(arr) len=2",
+		"(int) <ms>",
+		"(int) <at> and <b>",
+		"(arr) end",
+		"$ bin/client keys  "+UnorderedNote,
+		"(arr) len=2",
+		"(str) a",
+		"(str) b",
+		"(arr) end",
+		"$ bin/client set empty ''",
+		"$ bin/client get empty",
+		"(str) ",
+	),
+}, {
+	name: "a failing client shows its stdout and stderr",
+	script: `! exec client -addr 127.0.0.1:1
 ! stdout .
 cmpvary -text stderr 'client: connect: connection refused'
 ! exec client -nosuchflag
@@ -172,15 +173,15 @@ cmp stderr usage.txt
 -- usage.txt --
 usage: client [-addr host:port] cmd...
 `,
-		want: console(
-			"$ bin/client -addr 127.0.0.1:1",
-			"client: connect: connection refused",
-			"$ bin/client -nosuchflag",
-			"usage: client [-addr host:port] cmd...",
-		),
-	}, {
-		name: "server commands and checks after them are left out",
-		script: `! exec server -nosuchflag
+	want: console(
+		"$ bin/client -addr 127.0.0.1:1",
+		"client: connect: connection refused",
+		"$ bin/client -nosuchflag",
+		"usage: client [-addr host:port] cmd...",
+	),
+}, {
+	name: "server commands and checks after them are left out",
+	script: `! exec server -nosuchflag
 stderr '^usage: server$'
 startserver
 exec client -addr $ADDR
@@ -197,14 +198,14 @@ server says: hello
 -- server.out --
 client says: hello
 `,
-		want: console(
-			"$ bin/client",
-			"server says: hello",
-			"$ bin/client set k v",
-		),
-	}, {
-		name: "comments directly above a client command are kept",
-		script: `# The header describes the whole file.
+	want: console(
+		"$ bin/client",
+		"server says: hello",
+		"$ bin/client set k v",
+	),
+}, {
+	name: "comments directly above a client command are kept",
+	script: `# The header describes the whole file.
 startserver
 exec client -addr $ADDR set k v
 ! stdout .
@@ -222,35 +223,35 @@ startserver
 exec client -addr $ADDR del k
 cmpvary -text stdout '(int) 1'
 `,
-		want: console(
-			"$ bin/client set k v",
-			"",
-			"# Explains the next command,",
-			"# over two lines.",
-			"$ bin/client get k",
-			"(str) v",
-			"",
-			"# Explains del.",
-			"$ bin/client del k",
-			"(int) 1",
-		),
-	}, {
-		name: "waitfor shows its command and the output compared after it",
-		script: `exec client -addr $ADDR pexpire k 100
+	want: console(
+		"$ bin/client set k v",
+		"",
+		"# Explains the next command,",
+		"# over two lines.",
+		"$ bin/client get k",
+		"(str) v",
+		"",
+		"# Explains del.",
+		"$ bin/client del k",
+		"(int) 1",
+	),
+}, {
+	name: "waitfor shows its command and the output compared after it",
+	script: `exec client -addr $ADDR pexpire k 100
 cmpvary -text stdout '(int) 1'
 waitfor '^\(nil\)$' client -addr $ADDR get k
 cmpvary -text stdout '(nil)'
 waitfor '^x$' server -addr $ADDR
 `,
-		want: console(
-			"$ bin/client pexpire k 100",
-			"(int) 1",
-			"$ bin/client get k",
-			"(nil)",
-		),
-	}, {
-		name: "arguments are quoted as a shell user types them",
-		script: `exec client -addr $ADDR set k 'a value with spaces'
+	want: console(
+		"$ bin/client pexpire k 100",
+		"(int) 1",
+		"$ bin/client get k",
+		"(nil)",
+	),
+}, {
+	name: "arguments are quoted as a shell user types them",
+	script: `exec client -addr $ADDR set k 'a value with spaces'
 ! stdout .
 exec client -addr $ADDR set empty ''
 ! stdout .
@@ -261,15 +262,17 @@ exec client -addr $ADDR zquery z 1 '' 0 10
 exec client -addr $ADDR set glob '*' -1 1.5
 ! stdout .
 `,
-		want: console(
-			"$ bin/client set k 'a value with spaces'",
-			"$ bin/client set empty ''",
-			`$ bin/client set q 'it'\''s'`,
-			"$ bin/client zquery z 1 '' 0 10",
-			"$ bin/client set glob '*' -1 1.5",
-		),
-	}}
-	for _, tt := range tests {
+	want: console(
+		"$ bin/client set k 'a value with spaces'",
+		"$ bin/client set empty ''",
+		`$ bin/client set q 'it'\''s'`,
+		"$ bin/client zquery z 1 '' 0 10",
+		"$ bin/client set glob '*' -1 1.5",
+	),
+}}
+
+func TestRenderSession(t *testing.T) {
+	for _, tt := range renderSessionTests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := RenderSession([]byte(tt.script))
 			if err != nil {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"example.com/byor/tools/internal/resp"
+	"example.com/byor/testkit/resp"
 	"example.com/byor/tools/internal/wire"
 )
 

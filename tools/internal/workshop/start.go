@@ -117,50 +117,34 @@ func Solution(root string, ex Exercise, dir string) error {
 func copyChapter(src, dst, id string) ([]string, []Line, error) {
 	var stubbed []string
 	var printed []Line
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
+	err := copyFiles(src, dst, func(rel string, data []byte) (string, []byte, error) {
 		out := rel
 		switch rel {
 		case "LESSON":
-			return nil
+			return "", nil, nil
 		case "README.md":
 			out = "CHAPTER.md"
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
 		}
 		if strings.HasSuffix(rel, ".go") {
 			name := filepath.Join(filepath.Base(src), rel)
 			if !strings.HasSuffix(rel, "_test.go") && id != "" {
 				lines, err := PrintedLines(name, data, id)
 				if err != nil {
-					return err
+					return "", nil, err
 				}
 				printed = append(printed, lines...)
 			}
 			var fns []string
+			var err error
 			data, fns, err = Cut(name, data, id)
 			if err != nil {
-				return err
+				return "", nil, err
 			}
 			for _, fn := range fns {
 				stubbed = append(stubbed, filepath.ToSlash(filepath.Dir(rel))+": "+fn)
 			}
 		}
-		return os.WriteFile(filepath.Join(dst, out), data, 0o644)
+		return out, data, nil
 	})
 	return stubbed, printed, err
 }
@@ -361,6 +345,15 @@ func appendFile(name, text string) error {
 
 // copyTree copies the regular files under src to dst.
 func copyTree(src, dst string) error {
+	return copyFiles(src, dst, func(rel string, data []byte) (string, []byte, error) {
+		return rel, data, nil
+	})
+}
+
+// copyFiles copies the directories under src to dst, and each regular file
+// as edit returns it: its path under dst ("" leaves the file out) and its
+// contents, given its path under src and its contents.
+func copyFiles(src, dst string, edit func(rel string, data []byte) (string, []byte, error)) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -379,7 +372,11 @@ func copyTree(src, dst string) error {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+		out, data, err := edit(rel, data)
+		if err != nil || out == "" {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, out), data, 0o644)
 	})
 }
 

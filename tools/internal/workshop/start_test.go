@@ -8,26 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"example.com/byor/testkit"
+)
 
 // fakeRepo is a workspace with one chapter that requires another module of
 // the repository, the way chapters will require a shared test module.
 func fakeRepo(t *testing.T) string {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	testkit.WriteFiles(t, root, map[string]string{
 		"go.work":    "go 1.26.0\n\nuse (\n\t./ch01_demo\n\t./kit\n)\n",
 		"kit/go.mod": "module example.com/byor/kit\n\ngo 1.26.0\n",
 		"kit/kit.go": "package kit\n\n// Double doubles.\nfunc Double(n int) int { return 2 * n }\n",
@@ -93,7 +82,7 @@ func TestStartWritesAStandaloneExercise(t *testing.T) {
 func TestStartRefusesANonEmptyDirectory(t *testing.T) {
 	root := fakeRepo(t)
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"mine.txt": "keep me\n"})
+	testkit.WriteFiles(t, dir, map[string]string{"mine.txt": "keep me\n"})
 	if _, err := Start(root, demo, dir); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("Start into a non-empty directory: err = %v", err)
 	}

@@ -3,9 +3,10 @@
 // address. It assumes nothing of the program but that it accepts
 // connections: no log line and no flag are required.
 //
-// It is shared by the tools that drive whole servers (the conformance
-// runner, the cross-chapter test suites) so that starting, waiting for and
-// stopping a server is written once.
+// It is shared by everything that drives whole servers (testkit's
+// StartServer for the chapters' own tests, the conformance runner, the
+// hostile-client tests, the cross-chapter suites) so that building,
+// starting, waiting for and stopping a server is written once.
 package serverproc
 
 import (
@@ -43,6 +44,35 @@ func Build(chapterDir, dir string) (server, client string, err error) {
 	return server, client, nil
 }
 
+// A Cache builds each chapter at most once, into one directory, for test
+// suites that run the same chapters' servers many times. Different
+// chapters may build at the same time.
+type Cache struct {
+	dir    string
+	builds sync.Map // absolute chapter directory -> func() (programs, error)
+}
+
+// programs are the paths of one chapter's built server and client.
+type programs struct{ server, client string }
+
+// NewCache returns a cache that builds into dir.
+func NewCache(dir string) *Cache { return &Cache{dir: dir} }
+
+// Build returns the paths of chapterDir's server and client, building
+// them (see Build) the first time a chapter is asked for.
+func (c *Cache) Build(chapterDir string) (server, client string, err error) {
+	abs, err := filepath.Abs(chapterDir)
+	if err != nil {
+		return "", "", err
+	}
+	f, _ := c.builds.LoadOrStore(abs, sync.OnceValues(func() (programs, error) {
+		srv, cli, err := Build(abs, c.dir)
+		return programs{srv, cli}, err
+	}))
+	built, err := f.(func() (programs, error))()
+	return built.server, built.client, err
+}
+
 // FreeAddr returns a loopback address with a port that was free a moment
 // ago. Another process may take it before the server binds it; callers that
 // can pass port 0 to the server should prefer that.
@@ -58,8 +88,8 @@ func FreeAddr() (string, error) {
 // MaxOutput bounds how much of a server's stdout and stderr is kept.
 const MaxOutput = 64 << 10
 
-// A Process is a running server. Its output is kept (capped at MaxOutput
-// each) for showing when a check fails.
+// A Process is a running server. Its output is kept (capped, see Launch)
+// for showing when a check fails.
 type Process struct {
 	Addr    string // the address it was told to, or found to, listen on
 	cmd     *exec.Cmd
@@ -71,12 +101,30 @@ type Process struct {
 
 // Start runs argv (argv[0] is the program) in its own process group and
 // waits, up to timeout, until addr accepts a TCP connection. It fails at
-// once if the process exits first.
+// once if the process exits first. It keeps MaxOutput bytes of each output.
 func Start(argv []string, addr string, timeout time.Duration) (*Process, error) {
+	p, err := Launch(argv, MaxOutput)
+	if err != nil {
+		return nil, err
+	}
+	p.Addr = addr
+	if err := p.WaitAccepting(timeout); err != nil {
+		p.Kill()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Launch runs argv (argv[0] is the program) in its own process group and
+// returns at once, with Addr unset, for callers that learn the address from
+// the server's log (see WaitLog). It keeps the first keep bytes of each of
+// the server's stdout and stderr, or all of them if keep is 0.
+func Launch(argv []string, keep int) (*Process, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("serverproc: empty command")
 	}
-	p := &Process{Addr: addr, exited: make(chan struct{})}
+	p := &Process{exited: make(chan struct{})}
+	p.stdout.limit, p.stderr.limit = keep, keep
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Stdout = &p.stdout
 	p.cmd.Stderr = &p.stderr
@@ -88,10 +136,6 @@ func Start(argv []string, addr string, timeout time.Duration) (*Process, error) 
 		p.waitErr = p.cmd.Wait()
 		close(p.exited)
 	}()
-	if err := p.WaitAccepting(timeout); err != nil {
-		p.Kill()
-		return nil, err
-	}
 	return p, nil
 }
 
@@ -119,27 +163,41 @@ func (p *Process) WaitAccepting(timeout time.Duration) error {
 
 // listening matches the line this repository's servers log once they are
 // ready: after their listeners (ch17's RESP one logs its own line before)
-// and after they handle signals.
-var listening = regexp.MustCompile(`(?m)^listening on \S+$`)
+// and after they handle signals. It captures the address.
+var listening = regexp.MustCompile(`(?m)^listening on (\S+)$`)
 
 // WaitListening waits until the server, one of this repository's
 // chapters, has logged its listening line, the process exits, or timeout
-// passes. For those servers it is the better wait than WaitAccepting: the
-// kernel completes connections as soon as listen() returns, before the
-// server has done the rest of its start-up (installed its signal
-// handlers, opened a second listener).
+// passes, and sets Addr to the address the line names. For those servers
+// it is the better wait than WaitAccepting: the kernel completes
+// connections as soon as listen() returns, before the server has done the
+// rest of its start-up (installed its signal handlers, opened a second
+// listener).
 func (p *Process) WaitListening(timeout time.Duration) error {
+	m, err := p.WaitLog(listening, timeout)
+	if err != nil {
+		return err
+	}
+	p.Addr = m[1]
+	return nil
+}
+
+// WaitLog waits until the server's stderr matches re, the process exits,
+// or timeout passes, and returns the match and its submatches.
+func (p *Process) WaitLog(re *regexp.Regexp, timeout time.Duration) ([]string, error) {
 	deadline := time.Now().Add(timeout)
-	for !listening.MatchString(p.Stderr()) {
+	for {
+		if m := re.FindStringSubmatch(p.Stderr()); m != nil {
+			return m, nil
+		}
 		if !p.Running() {
-			return fmt.Errorf("the server exited before logging that it listens:\n%s", p.Stderr())
+			return nil, fmt.Errorf("the server exited (%v) before logging a line matching %q:\n%s", p.waitErr, re, p.Stderr())
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the server did not log that it listens within %v:\n%s", timeout, p.Stderr())
+			return nil, fmt.Errorf("the server logged no line matching %q within %v:\n%s", re, timeout, p.Stderr())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return nil
 }
 
 // Running reports whether the process has not exited yet.
@@ -215,10 +273,11 @@ func Expand(command []string, addr string) ([]string, bool) {
 	return out, used
 }
 
-// cappedBuffer keeps the first MaxOutput bytes written to it; it is safe for
-// one writer and many readers.
+// cappedBuffer keeps the first limit bytes written to it (all if limit is
+// 0); it is safe for one writer and many readers.
 type cappedBuffer struct {
 	mu      sync.Mutex
+	limit   int
 	buf     bytes.Buffer
 	dropped int
 }
@@ -226,8 +285,8 @@ type cappedBuffer struct {
 func (b *cappedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	room := MaxOutput - b.buf.Len()
-	if room < len(p) {
+	room := b.limit - b.buf.Len()
+	if b.limit > 0 && room < len(p) {
 		if room > 0 {
 			b.buf.Write(p[:room])
 		}

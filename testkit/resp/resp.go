@@ -1,8 +1,10 @@
-// Package resp speaks Redis's protocol for the tools: commands as arrays of
-// bulk strings, and the replies to them. ReadReply decodes the RESP2
-// replies the load tools need, so that tools/loadgen drives a real Redis
-// with exactly the requests it sends to the chapter servers; ReadRaw reads
-// any whole reply of RESP2 or RESP3 as bytes, for the conformance runner.
+// Package resp speaks Redis's protocol for the tools and the chapters'
+// tests: commands as arrays of bulk strings, and the replies to them.
+// ReadReply decodes the RESP2 replies the load tools need, so that
+// tools/loadgen drives a real Redis with exactly the requests it sends to
+// the chapter servers; ReadRaw reads any whole reply of RESP2 or RESP3 as
+// bytes, for the conformance runner and the chapters' comparisons with
+// redis-server.
 package resp
 
 import (

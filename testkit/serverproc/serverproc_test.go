@@ -10,7 +10,7 @@ import (
 // TestBuildStartStop builds a real chapter's server, starts it on a free
 // loopback port given through {addr}, and stops it cleanly.
 func TestBuildStartStop(t *testing.T) {
-	srv, cli, err := Build("../../../ch07_basic", t.TempDir())
+	srv, cli, err := Build("../../ch07_basic", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,11 +60,19 @@ func TestStartFailsWhenProcessExits(t *testing.T) {
 }
 
 func TestCappedBuffer(t *testing.T) {
-	var b cappedBuffer
+	b := cappedBuffer{limit: MaxOutput}
 	b.Write([]byte(strings.Repeat("x", MaxOutput-2)))
 	b.Write([]byte("abcd"))
 	s := b.String()
 	if !strings.HasPrefix(s, strings.Repeat("x", MaxOutput-2)+"ab\n") || !strings.Contains(s, "2 more bytes") {
 		t.Fatalf("capped output ends %q", s[len(s)-40:])
+	}
+}
+
+func TestUncappedBuffer(t *testing.T) {
+	var b cappedBuffer // limit 0: everything is kept
+	b.Write([]byte(strings.Repeat("x", 2*MaxOutput)))
+	if s := b.String(); s != strings.Repeat("x", 2*MaxOutput) {
+		t.Fatalf("uncapped buffer kept %d bytes, want %d", len(s), 2*MaxOutput)
 	}
 }

@@ -1,0 +1,129 @@
+package testkit
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// AllCopiesEnv names the environment variable that makes RunUnlessCopy run
+// a package's tests even where they are a copy's: set it to 1 to test every
+// chapter's copy of a shared package, e.g.
+//
+//	BYOR_ALL_COPIES=1 go test ./...
+const AllCopiesEnv = "BYOR_ALL_COPIES"
+
+// RunUnlessCopy is the TestMain of a package that chapters carry forward
+// unchanged (the AVL tree, the hashtable, the heap...). It runs the tests
+// (m.Run) unless every file of the package, tests and testdata included,
+// is the same as in the nearest earlier chapter that has the package, with
+// the module path folded: those bytes were tested there, so the test
+// command tests each version of a package once, in the chapter that wrote
+// it. A package with no earlier copy, or one that differs in any file,
+// runs its tests; so does every copy when AllCopiesEnv is 1.
+func RunUnlessCopy(m *testing.M) {
+	if os.Getenv(AllCopiesEnv) != "1" {
+		if prev, err := earlierCopy("."); err != nil {
+			fmt.Fprintf(os.Stderr, "testkit: comparing with the earlier chapter: %v\n", err)
+			os.Exit(1)
+		} else if prev != "" {
+			fmt.Printf("skipped: the same files as %s, whose tests cover them (%s=1 runs them here too)\n",
+				prev, AllCopiesEnv)
+			os.Exit(0)
+		}
+	}
+	os.Exit(m.Run())
+}
+
+// chapterDirName matches a chapter's directory name and captures its number.
+var chapterDirName = regexp.MustCompile(`^ch([0-9]{2})_[A-Za-z0-9_]+$`)
+
+// earlierCopy returns the path (from the repository root) of the package
+// that the package in dir copies unchanged from the nearest earlier
+// chapter, or "" if it has no earlier copy or differs from it.
+func earlierCopy(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	// Walk up to the chapter's directory: the package is rel inside it.
+	chDir, rel := abs, ""
+	for !chapterDirName.MatchString(filepath.Base(chDir)) {
+		parent := filepath.Dir(chDir)
+		if parent == chDir {
+			return "", fmt.Errorf("%s is in no chapter's directory", abs)
+		}
+		rel = filepath.Join(filepath.Base(chDir), rel)
+		chDir = parent
+	}
+	if rel == "" {
+		return "", fmt.Errorf("%s is a chapter's root package, which no later chapter copies", abs)
+	}
+	root, name := filepath.Dir(chDir), filepath.Base(chDir)
+	num, _ := strconv.Atoi(chapterDirName.FindStringSubmatch(name)[1])
+
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return "", err
+	}
+	prev, prevNum := "", -1
+	for _, e := range entries {
+		m := chapterDirName.FindStringSubmatch(e.Name())
+		if m == nil || !e.IsDir() {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		if n >= num || n <= prevNum {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(root, e.Name(), rel)); err == nil && fi.IsDir() {
+			prev, prevNum = e.Name(), n
+		}
+	}
+	if prev == "" {
+		return "", nil
+	}
+	mine, err := foldedFiles(abs, name)
+	if err != nil {
+		return "", err
+	}
+	theirs, err := foldedFiles(filepath.Join(root, prev, rel), prev)
+	if err != nil {
+		return "", err
+	}
+	if len(mine) != len(theirs) {
+		return "", nil
+	}
+	for path, data := range mine {
+		if other, ok := theirs[path]; !ok || !bytes.Equal(data, other) {
+			return "", nil
+		}
+	}
+	return filepath.Join(prev, rel), nil
+}
+
+// foldedFiles reads every file below dir, by path relative to dir, with the
+// chapter's module path (example.com/byor/<chapter>) replaced by one that
+// names no chapter, as tools/chdiff folds it.
+func foldedFiles(dir, chapter string) (map[string][]byte, error) {
+	module := []byte("example.com/byor/" + chapter)
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		files[rel] = bytes.ReplaceAll(data, module, []byte("example.com/byor/CHAPTER"))
+		return nil
+	})
+	return files, err
+}
