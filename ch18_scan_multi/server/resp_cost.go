@@ -199,9 +199,10 @@ func costKeys(p *execPlan, args [][]byte) int {
 	return min(p.keys(), kKeysMaxScan) + kMatchMaxSteps/kMatchStepsPerItem + 1
 }
 
-// costScan: SCAN looks at up to kScanMaxWork slots, walked again at half
-// the count while its reply would not fit (see scanReply), and matches
-// the keys within kMatchMaxSteps.
+// costScan: SCAN's walk, its keys' bytes hashed and its matching share a
+// budget of at most kScanMaxWork (see respScan), which the walk may pass
+// by a run of full slots; four times that, and the matching's own bound,
+// leave room to spare.
 func costScan(p *execPlan, args [][]byte) int {
 	return 4*kScanMaxWork + kMatchMaxSteps/kMatchStepsPerItem + 1
 }
