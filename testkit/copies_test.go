@@ -49,4 +49,9 @@ func TestEarlierCopy(t *testing.T) {
 	if _, err := earlierCopy(filepath.Join(root, "ch01_one")); err == nil {
 		t.Errorf("a chapter's root package: no error")
 	}
+	// A package outside any chapter's directory (a workshop's copy) has no
+	// earlier copy: its tests run.
+	if got, err := earlierCopy(t.TempDir()); got != "" || err != nil {
+		t.Errorf("a package in no chapter's directory: %q, %v; want its tests run", got, err)
+	}
 }
