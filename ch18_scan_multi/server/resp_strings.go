@@ -74,6 +74,11 @@ func respSet(st *respState, w *respWriter, args [][]byte) {
 		default:
 			w.outStr(ent.val())
 		}
+		if w.over {
+			// The old value's reply did not fit in the budget: the
+			// caller answers an error, so nothing may change.
+			return
+		}
 	}
 	if nx && ent != nil || xx && ent == nil {
 		if !get {
