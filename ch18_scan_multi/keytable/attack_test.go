@@ -262,8 +262,8 @@ func keptKeys(h *Table[item]) map[string]int {
 // at once, as it did, walked every slot of it in the one delete that
 // noticed (100,000 keys: the 53,000 left, in one delete). The new salt
 // comes in the shrink's first moves, and takes the shrink's new array
-// (see reuseCur): that one step also looks at the array's tags and puts
-// its few entries again, and the table never holds a third array.
+// (see reuseCur): that one step also looks at the slots filled so far and
+// puts their few entries again, and the table never holds a third array.
 func TestChangeOfSaltInSteps(t *testing.T) {
 	const n = 100000
 	h := newItems(Hash[string])
@@ -288,7 +288,7 @@ func TestChangeOfSaltInSteps(t *testing.T) {
 		if h.epoch != salts {
 			// The entries put again walk a few slots each, as any put.
 			saltWork = max(saltWork, w)
-			saltBound = max(saltBound, 2*StepWork+len(h.cur.tags)/kTagsPerUnit+4*h.cur.live)
+			saltBound = max(saltBound, 2*StepWork+kReuseLive+4*h.cur.live)
 		} else {
 			worstWalk, worstStep = max(worstWalk, h.probes()-before), max(worstStep, w)
 		}

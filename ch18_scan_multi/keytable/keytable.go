@@ -67,7 +67,6 @@ package keytable
 
 import (
 	"cmp"
-	"encoding/binary"
 	"hash/maphash"
 	"math/rand/v2"
 	"slices"
@@ -146,13 +145,10 @@ const (
 	// those keys somewhere else at random, in a table half full.
 	kFindWindow = 1024
 	kFindWalk   = 32
-	// kReuseLive is how many entries the new array of a resize may hold
-	// for a change of salt to reuse it rather than allocate another (see
-	// reuseCur), and kTagsPerUnit how many tags its look at the array
-	// counts as a unit of work: 64, a cache line, looked at eight bytes at
-	// a time.
-	kReuseLive   = 4096
-	kTagsPerUnit = 64
+	// kReuseLive is how many slots puts may have filled in the new array
+	// of a resize for a change of salt to reuse it rather than allocate
+	// another (see reuseCur).
+	kReuseLive = 4096
 )
 
 // StepWork is the work a server gives Step once per request: enough that
@@ -171,6 +167,10 @@ type tab[T any] struct {
 	puts    int    // entries put here, and the slots their walks looked at:
 	putWalk int    // for crowded
 	stuck   bool   // crowded under a new salt: no other salt would help
+	// filled lists the slots puts have filled, while there are at most
+	// kReuseLive, in the new array of a resize (nil otherwise): the
+	// only slots not empty, for reuseCur.
+	filled []int32
 }
 
 func newTab[T any](n int, salt uint64) tab[T] {
@@ -256,6 +256,13 @@ func (t *tab[T]) put(hcode uint64, ent *T) int {
 	if t.tags[i] == tagDeleted {
 		t.deleted--
 	}
+	if t.filled != nil {
+		if len(t.filled) < cap(t.filled) {
+			t.filled = append(t.filled, int32(i))
+		} else {
+			t.filled = nil // too many to reuse the array for a new salt
+		}
+	}
 	t.tags[i] = tagOf(m)
 	t.ents[i] = ent
 	t.live++
@@ -313,6 +320,9 @@ type Table[T any] struct {
 	// found and group are Scan's, kept for the next call.
 	found []placed[T]
 	group []*T
+	// filled is the array a resize's new array lists its filled slots in
+	// (tab.filled), kept for the next resize.
+	filled []int32
 }
 
 // New returns an empty table whose entries hash with hash. weight, if not
@@ -469,6 +479,10 @@ func (h *Table[T]) startResizing() {
 	h.olds = []*tab[T]{&old}
 	h.cur = newTab[T](n, h.salt)
 	h.next = 0
+	if h.filled == nil {
+		h.filled = make([]int32, 0, kReuseLive)
+	}
+	h.cur.filled = h.filled[:0]
 }
 
 // resalt takes a new salt (see the package doc): cur joins the old arrays
@@ -490,7 +504,7 @@ func (h *Table[T]) resalt() {
 	if h.epoch++; h.epoch == 0 {
 		h.epoch = 1 // 0 would make a new scan's cursor 0, which means done
 	}
-	if h.resizing() && len(h.olds) == 1 && h.olds[0].salt == h.cur.salt && h.cur.live <= kReuseLive {
+	if h.resizing() && len(h.olds) == 1 && h.olds[0].salt == h.cur.salt && h.cur.filled != nil {
 		h.reuseCur()
 		h.finds, h.findWalk = 0, 0
 		return
@@ -506,34 +520,31 @@ func (h *Table[T]) resalt() {
 }
 
 // reuseCur gives the new salt to cur, the new array of a resize that
-// has only begun (it holds at most kReuseLive entries), instead of
-// allocating another array beside it: its entries are taken out and put
-// back under the new salt, and the resize goes on from where it was, now
-// a change of salt. A client who crowds a stretch of the hash's order
-// makes the first moves of a resize walk far (the resize moves the slots
-// in order, and with them the crowded stretch at once), so the change of
-// salt follows the resize's start closely, often in the same request;
-// a second new array there doubled the memory allocated in one request
-// (two arrays of 19 MB at 1,000,000 keys), and the second, allocated
-// while the collection the first one started was under way, was paid
-// for by the event loop in mark assists (about 30 ms). Taking the entries
-// out costs a look at every tag, eight at a time, and a put per entry:
-// less than zeroing the array a new one would need.
+// has only begun (its puts have filled at most kReuseLive slots, which
+// it lists), instead of allocating another array beside it: its entries
+// are taken out and put back under the new salt, and the resize goes on
+// from where it was, now a change of salt. A client who crowds a stretch
+// of the hash's order makes the first moves of a resize walk far (the
+// resize moves the slots in order, and with them the crowded stretch at
+// once), so the change of salt follows the resize's start closely, often
+// in the same request; a second new array there doubled the memory
+// allocated in one request (two arrays of 19 MB at 1,000,000 keys), and
+// the second, allocated while the collection the first one started was
+// under way, was paid for by the event loop in mark assists (about 28
+// ms). This costs a look at each listed slot and a put per entry, at
+// most kReuseLive of each whatever the table's size: less than zeroing
+// a new array.
 func (h *Table[T]) reuseCur() {
 	t := &h.cur
 	ents := h.group[:0]
-	for i := 0; i < len(t.tags); i++ {
-		if i&7 == 0 && i+8 <= len(t.tags) && binary.LittleEndian.Uint64(t.tags[i:]) == 0 {
-			i += 7 // eight empty slots
-			continue
-		}
+	for _, i := range t.filled {
 		if t.tags[i] > tagDeleted {
 			ents = append(ents, t.ents[i])
 			t.ents[i] = nil
 		}
+		t.tags[i] = tagEmpty
 	}
-	h.work += len(t.tags)/kTagsPerUnit + len(ents)
-	clear(t.tags)
+	h.work += len(t.filled)
 	h.gone += t.probes
 	*t = tab[T]{tags: t.tags, ents: t.ents, salt: h.salt}
 	for _, ent := range ents {
@@ -641,6 +652,7 @@ func (h *Table[T]) moveSlots(n int) int {
 			h.olds, h.next = h.olds[1:], 0
 			if len(h.olds) == 0 {
 				h.olds = nil
+				h.cur.filled = nil // only a resize lends its new array
 			}
 		}
 	}
