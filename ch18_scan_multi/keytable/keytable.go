@@ -147,8 +147,12 @@ const (
 	kFindWalk   = 32
 	// kReuseLive is how many slots puts may have filled in the new array
 	// of a resize for a change of salt to reuse it rather than allocate
-	// another (see reuseCur).
-	kReuseLive = 4096
+	// another (see reuseCur). A turn of 64 requests moves some 17,000
+	// slots of a resize (kInsertMoves and StepWork each), holding 9,000
+	// entries: a crowded stretch shows within about that. Putting 16,384
+	// entries again costs less than a turn's work (kMaxTurnWork in the
+	// server), once per change of salt.
+	kReuseLive = 1 << 14
 )
 
 // StepWork is the work a server gives Step once per request: enough that
