@@ -260,7 +260,10 @@ func keptKeys(h *Table[item]) map[string]int {
 // while the deletes go on. No delete, with the Step a server takes after
 // it, walks or moves more than a few hundred slots: rebuilding the table
 // at once, as it did, walked every slot of it in the one delete that
-// noticed (100,000 keys: the 53,000 left, in one delete).
+// noticed (100,000 keys: the 53,000 left, in one delete). The new salt
+// comes in the shrink's first moves, and takes the shrink's new array
+// (see reuseCur): that one step also looks at the slots filled so far and
+// puts their few entries again, and the table never holds a third array.
 func TestChangeOfSaltInSteps(t *testing.T) {
 	const n = 100000
 	h := newItems(Hash[string])
@@ -271,9 +274,10 @@ func TestChangeOfSaltInSteps(t *testing.T) {
 	finish(h)
 	h.Step(0) // the inserts' work: not this test's
 	keys, epoch := tableOrder(h), h.epoch
-	worstWalk, worstStep, migrating := 0, 0, 0
+	worstWalk, worstStep, migrating, arrays := 0, 0, 0, 0
+	saltWork, saltBound := 0, 0
 	for _, k := range keys {
-		before, moved := h.probes(), h.moved
+		before, moved, salts := h.probes(), h.moved, h.epoch
 		if del(h, Hash[string], k) == nil {
 			t.Fatalf("Delete(%q) found nothing", k)
 		}
@@ -281,17 +285,30 @@ func TestChangeOfSaltInSteps(t *testing.T) {
 			t.Fatalf("a delete moved %d slots", h.moved-moved)
 		}
 		w := h.Step(StepWork)
-		worstWalk, worstStep = max(worstWalk, h.probes()-before), max(worstStep, w)
+		if h.epoch != salts {
+			// The entries put again walk a few slots each, as any put.
+			saltWork = max(saltWork, w)
+			saltBound = max(saltBound, 2*StepWork+kReuseLive+4*h.cur.live)
+		} else {
+			worstWalk, worstStep = max(worstWalk, h.probes()-before), max(worstStep, w)
+		}
+		arrays = max(arrays, len(h.arrays()))
 		if h.migrating() {
 			migrating++
 		}
 	}
-	t.Logf("%d keys deleted in Scan's order: %d new salts, %d deletes while the entries moved; the longest delete and step walked %d slots, the costliest step %d units",
-		n, h.epoch-epoch, migrating, worstWalk, worstStep)
+	t.Logf("%d keys deleted in Scan's order: %d new salts, %d deletes while the entries moved; the longest delete and step walked %d slots, the costliest step %d units, the one that took the new salt %d; at most %d arrays",
+		n, h.epoch-epoch, migrating, worstWalk, worstStep, saltWork, arrays)
 	if h.epoch == epoch || migrating == 0 {
 		t.Fatal("the deletes took no new salt: the test does not exercise it")
 	}
 	if worstWalk > 4*StepWork || worstStep > 2*StepWork {
 		t.Errorf("one delete and its step walked %d slots, one step did %d units", worstWalk, worstStep)
+	}
+	if saltWork > saltBound {
+		t.Errorf("the step that took the new salt did %d units, over %d", saltWork, saltBound)
+	}
+	if arrays > 2 {
+		t.Errorf("the table held %d arrays at once: the new salt allocated one beside the shrink's", arrays)
 	}
 }
