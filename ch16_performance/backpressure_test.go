@@ -55,14 +55,16 @@ func raceEnabled() bool {
 // about kMaxOutput (1 MiB) of replies for the first, and must not drop it:
 // once it reads, every reply arrives, intact and in order.
 //
-// The bound on the server's growth, 8 MiB over its resident memory before
-// the test: the 1 MiB of pending replies, the earlier, smaller copies of
-// that buffer (each doubling leaves one, about 1 MiB in all) until the
-// garbage collector frees them, the connections' buffers, and the Go
-// runtime's own slack. Without the bound the server would read all the
-// requests and hold some 80 MB of replies, less what the kernel's socket
-// buffers absorb (a few MB on loopback). Under the race detector the
-// bound is four times larger, still far below that.
+// The bound on the server's growth, 16 MiB over its resident memory
+// before the test: the 1 MiB of pending replies, the earlier, smaller
+// copies of that buffer (each doubling leaves one, about 1 MiB in all)
+// until the garbage collector frees them, the connections' buffers, and
+// the Go runtime's own slack, which varies from run to run with when the
+// collector runs (a bound of 8 MiB was passed by 9 MiB once, under load).
+// Without the bound the server would read all the requests and hold some
+// 80 MB of replies, less what the kernel's socket buffers absorb (a few
+// MB on loopback). Under the race detector the bound is four times
+// larger, still far below that.
 //
 // The idle timeout still applies to such a client: one that makes no
 // progress at all for that long is closed, as any idle client is. It is
@@ -106,7 +108,7 @@ func TestNeverReadingClient(t *testing.T) {
 	}
 	t.Logf("other client: %d requests answered, the slowest in %v; server RSS %d KiB before, %d KiB at most",
 		rounds, slowest, base>>10, peak>>10)
-	bound := int64(8 << 20)
+	bound := int64(16 << 20)
 	if raceEnabled() {
 		bound *= 4
 	}
