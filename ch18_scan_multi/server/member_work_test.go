@@ -76,3 +76,53 @@ func TestMemberWork(t *testing.T) {
 		t.Errorf("EXISTS big0 after the refused EXEC: %q", got)
 	}
 }
+
+// TestMemberWorkWithinEstimate: the commands that find members or fields
+// by name, some of them twice (HSETEX FNX, HGETEX), do no more work than
+// EXEC weighs for them.
+func TestMemberWorkWithinEstimate(t *testing.T) {
+	resetTx(t)
+	runs := 0
+	execDone = func(weighed, did []int) {
+		runs++
+		for i := range weighed {
+			if did[i] > weighed[i] {
+				t.Errorf("EXEC's command %d did %d units of work, weighed at %d", i+1, did[i], weighed[i])
+			}
+		}
+	}
+	t.Cleanup(func() { execDone = nil })
+	a := newTxClient(t)
+	a.expect(okReply, "MULTI")
+	for _, cmd := range [][]string{
+		{"ZADD", "z", "XX", "CH", "1", "a", "2", "b"},
+		{"ZADD", "z", "1", "a", "2", "b", "3", "c"},
+		{"ZINCRBY", "z", "1", "d"},
+		{"ZSCORE", "z", "a"},
+		{"ZRANK", "z", "b"},
+		{"ZREVRANK", "z", "c"},
+		{"ZREM", "z", "a", "b", "x"},
+		{"HSET", "h", "f1", "1", "f2", "2", "f3", "3"},
+		{"HSETEX", "h", "FXX", "KEEPTTL", "FIELDS", "3", "f1", "a", "f2", "b", "f3", "c"},
+		{"HSETEX", "h", "FNX", "FIELDS", "2", "g1", "a", "g2", "b"},
+		{"HGETEX", "h", "PX", "100000", "FIELDS", "4", "f1", "f2", "f3", "g1"},
+		{"HGETEX", "h", "FIELDS", "4", "f1", "f2", "f3", "g2"},
+		{"HPEXPIRE", "h", "100000", "NX", "FIELDS", "3", "f1", "f2", "f3"},
+		{"HPTTL", "h", "FIELDS", "3", "f1", "f2", "f4"},
+		{"HPERSIST", "h", "FIELDS", "2", "f1", "f2"},
+		{"HMGET", "h", "f1", "f2", "f9"},
+		{"HINCRBY", "h", "n", "5"},
+		{"HGET", "h", "f1"},
+		{"HEXISTS", "h", "f2"},
+		{"HDEL", "h", "f1", "f2", "f9"},
+		{"HGETALL", "h"},
+	} {
+		a.expect(queued, cmd...)
+	}
+	if got := a.do("EXEC"); !strings.HasPrefix(got, "*21\r\n") {
+		t.Fatalf("EXEC: %.80q", got)
+	}
+	if runs != 1 {
+		t.Fatalf("EXEC ran %d times, want 1", runs)
+	}
+}
