@@ -1,8 +1,9 @@
 package server
 
 // The work meter. workDone (conn.go) counts the work requests do, in
-// units of about one item visited: an argument, a key, a member, a field,
-// a row of the command table. The code that does the work charges it as
+// units of about one item visited: an argument, a key, a row of the
+// command table; a member or a field weighs more (kMemberWork,
+// kVisitWork). The code that does the work charges it as
 // it goes, and serveRequests ends a connection's turn once the turn's
 // share passes kMaxTurnWork. Bytes count too, kWorkBytes to a unit:
 // those a request brings (its arguments, copied into the key space) and
