@@ -365,6 +365,7 @@ func doZAdd(cmd [][]byte, w replyWriter) {
 		ent.obj = &object{zset: &zset.ZSet{}}
 		insertEntry(ent)
 	}
+	chargeMembers(1)
 	added := ent.obj.zset.AddBytes(cmd[3], score)
 	if added {
 		w.outInt(1)
@@ -394,6 +395,7 @@ func doZRem(cmd [][]byte, w replyWriter) {
 		w.outNil()
 		return
 	}
+	chargeMembers(1)
 	if ent.obj.zset.Pop(string(cmd[2])) == nil {
 		w.outInt(0)
 		return
@@ -412,6 +414,7 @@ func doZScore(cmd [][]byte, w replyWriter) {
 		w.outNil()
 		return
 	}
+	chargeMembers(1)
 	znode := ent.obj.zset.LookupBytes(cmd[2])
 	if znode == nil {
 		w.outNil()
@@ -461,6 +464,7 @@ func doZQuery(cmd [][]byte, w replyWriter) {
 		}
 		w.outStr(znode.Name())
 		w.outDbl(znode.Score())
+		workDone += kVisitWork
 		znode = ent.obj.zset.Offset(znode, +1)
 		n += 2
 	}

@@ -39,7 +39,7 @@ func respHGetAll(st *respState, w *respWriter, args [][]byte) {
 		w.err(errReplyMemory)
 		return
 	}
-	workDone += ent.obj.hash.StoredLen() // the fields GetAll walks, expired ones too
+	workDone += ent.obj.hash.StoredLen() * kVisitWork // the fields GetAll walks, expired ones too
 	pairs := ent.obj.hash.GetAll(now)
 	hashDone(ent, now)
 	w.outMap(len(pairs))

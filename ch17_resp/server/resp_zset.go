@@ -86,6 +86,7 @@ pairs:
 	z := ent.obj.zset
 	added, updated, score, done := 0, 0, 0.0, false
 	for j := range scores {
+		chargeMembers(1)
 		score = scores[j]
 		name := string(pairs[2*j+1])
 		node := z.Lookup(name)
@@ -143,6 +144,7 @@ func respZRem(st *respState, w *respWriter, args [][]byte) {
 	}
 	removed := int64(0)
 	for _, m := range args[2:] {
+		chargeMembers(1)
 		if ent != nil && ent.obj.zset.Pop(string(m)) != nil {
 			removed++
 		}
@@ -216,7 +218,7 @@ func respZRange(st *respState, w *respWriter, args [][]byte) {
 			w.outDbl(node.Score())
 		}
 		n++
-		workDone++
+		workDone += kVisitWork
 		return !w.over
 	}
 	at := w.beginArr()

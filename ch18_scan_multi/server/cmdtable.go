@@ -203,14 +203,14 @@ func commandRows() []*command {
 		{name: "zadd", arity: -4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respZAdd,
 			book: doZAdd, bookMin: 4, bookMax: 4, cost: costGrowBy(2, 2)},
 		{name: "zrem", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respZRem,
-			book: doZRem, bookMin: 3, bookMax: 3},
+			book: doZRem, bookMin: 3, bookMax: 3, cost: costMembers},
 		{name: "zscore", arity: 3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZScore,
-			book: doZScore, bookMin: 3, bookMax: 3},
+			book: doZScore, bookMin: 3, bookMax: 3, cost: costMembers},
 		{name: "zcard", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZCard},
 		{name: "zrange", arity: -4, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZRangeOf(false), cost: costZRange},
 		{name: "zrevrange", arity: -4, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZRangeOf(true), cost: costZRange},
-		{name: "zrank", arity: 3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZRankOf(false)},
-		{name: "zrevrank", arity: 3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZRankOf(true)},
+		{name: "zrank", arity: 3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZRankOf(false), cost: costMembers},
+		{name: "zrevrank", arity: 3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZRankOf(true), cost: costMembers},
 		{name: "zcount", arity: 4, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZCount},
 		{name: "zincrby", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respZIncrBy, cost: costGrowBy(3, 1)},
 		{name: "zquery", book: doZQuery, bookMin: 6, bookMax: 6}, // the book's own
@@ -236,7 +236,7 @@ func commandRows() []*command {
 		{name: "hincrby", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHIncrBy, cost: costHashGrowBy(3, 1)},
 		{name: "hkeys", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHKeysVals(true), cost: costWalk},
 		{name: "hvals", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHKeysVals(false), cost: costWalk},
-		hashRow("hsetex", -6, flagWrite|flagDenyOOM|flagFast, doHSetEx, 3, 0).withCost(costHashGrowBy(2, 2)),
+		hashRow("hsetex", -6, flagWrite|flagDenyOOM|flagFast, doHSetEx, 3, 0).withCost(costHSetEx),
 		hashRow("hgetex", -5, flagWrite|flagFast, doHGetEx, 3, 0),
 	}
 }

@@ -440,6 +440,7 @@ func doZAdd(cmd [][]byte, w replyWriter) {
 		ent.obj = &object{zset: &zset.ZSet{}}
 		insertEntry(ent)
 	}
+	chargeMembers(1)
 	if keyWatched(cmd[1]) {
 		if node := ent.obj.zset.LookupBytes(cmd[3]); node == nil || node.Score() != score {
 			touchKey(cmd[1]) // a new member or a new score
@@ -474,6 +475,7 @@ func doZRem(cmd [][]byte, w replyWriter) {
 		w.outNil()
 		return
 	}
+	chargeMembers(1)
 	if ent.obj.zset.Pop(string(cmd[2])) == nil {
 		w.outInt(0)
 		return
@@ -493,6 +495,7 @@ func doZScore(cmd [][]byte, w replyWriter) {
 		w.outNil()
 		return
 	}
+	chargeMembers(1)
 	znode := ent.obj.zset.LookupBytes(cmd[2])
 	if znode == nil {
 		w.outNil()
@@ -542,6 +545,7 @@ func doZQuery(cmd [][]byte, w replyWriter) {
 		}
 		w.outStr(znode.Name())
 		w.outDbl(znode.Score())
+		workDone += kVisitWork
 		znode = ent.obj.zset.Offset(znode, +1)
 		n += 2
 	}

@@ -201,6 +201,7 @@ func doHSet(cmd []string, w replyWriter) {
 	now := getUnixMs()
 	added := int64(0)
 	for i := 2; i < len(cmd); i += 2 {
+		chargeMembers(1)
 		if ent.obj.hash.Set(now, cmd[i], cmd[i+1]) {
 			added++
 		}
@@ -222,6 +223,7 @@ func doHGet(cmd []string, w replyWriter) {
 		return
 	}
 	now := getUnixMs()
+	chargeMembers(1)
 	val, ok := ent.obj.hash.Get(now, cmd[2])
 	hashDone(ent, now)
 	if !ok {
@@ -245,6 +247,7 @@ func doHDel(cmd []string, w replyWriter) {
 	now := getUnixMs()
 	removed := int64(0)
 	for _, f := range cmd[2:] {
+		chargeMembers(1)
 		if ent.obj.hash.Delete(now, f) {
 			removed++
 		}
@@ -285,6 +288,7 @@ func doHExists(cmd []string, w replyWriter) {
 		return
 	}
 	now := getUnixMs()
+	chargeMembers(1)
 	ok := ent.obj.hash.Exists(now, cmd[2])
 	hashDone(ent, now)
 	if !ok {
@@ -337,6 +341,7 @@ func perField(w replyWriter, key string, fields []string, now uint64, each func(
 	}
 	w.outArr(len(fields))
 	for _, f := range fields {
+		chargeMembers(1)
 		v := int64(hashes.NoField)
 		if ent != nil {
 			v = each(&ent.obj.hash.Hash, f)
@@ -440,6 +445,7 @@ func doHSetEx(cmd []string, w replyWriter) {
 		return
 	}
 	for i := 0; i < len(o.fields) && (o.fnx || o.fxx); i += 2 {
+		chargeMembers(1)
 		if ent.obj.hash.Exists(now, o.fields[i]) != o.fxx {
 			hashDone(ent, now)
 			w.outInt(0)
@@ -447,6 +453,7 @@ func doHSetEx(cmd []string, w replyWriter) {
 		}
 	}
 	for i := 0; i < len(o.fields); i += 2 {
+		chargeMembers(1)
 		f, v := o.fields[i], o.fields[i+1]
 		switch {
 		case o.keepTTL:
@@ -486,6 +493,7 @@ func doHGetEx(cmd []string, w replyWriter) {
 	}
 	w.outArr(len(o.fields))
 	for _, f := range o.fields {
+		chargeMembers(1)
 		val, ok := "", false
 		if ent != nil {
 			val, ok = ent.obj.hash.Get(now, f)
@@ -517,6 +525,7 @@ func hgetexReplySize(ent *entry, o hashOpts, now uint64) int {
 	size := 5
 	var deleted map[string]bool
 	for _, f := range o.fields {
+		chargeMembers(1)
 		size++
 		if ent == nil || deleted[f] {
 			continue

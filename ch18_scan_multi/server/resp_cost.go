@@ -143,32 +143,51 @@ func costIncr(p *execPlan, args [][]byte) int {
 	return 0
 }
 
-// costGrowBy returns the cost function of a command that adds to its key
-// up to one member or field per per of its arguments after the first skip.
+// costGrowBy returns the cost function of a command that adds to its key,
+// or updates, up to one member or field per per of its arguments after
+// the first skip, each found by name (kMemberWork).
 func costGrowBy(skip, per int) func(p *execPlan, args [][]byte) int {
 	return func(p *execPlan, args [][]byte) int {
-		p.addItems(args[1], max(0, len(args)-skip)/per)
-		return 0
+		n := max(0, len(args)-skip) / per
+		p.addItems(args[1], n)
+		return n * kMemberWork
 	}
 }
 
+// costMembers: the command finds each of its arguments after the key by
+// name in the sorted set (ZREM, ZSCORE, ZRANK).
+func costMembers(p *execPlan, args [][]byte) int { return (len(args) - 2) * kMemberWork }
+
 // costWalk: the command may visit every field of its hash (HGETALL,
-// HKEYS, HVALS), and then drop it (costHash).
-func costWalk(p *execPlan, args [][]byte) int { return p.itemLen(args[1]) + p.dropBound(args[1]) }
+// HKEYS, HVALS), and then drop it (hashDone).
+func costWalk(p *execPlan, args [][]byte) int {
+	return p.itemLen(args[1])*kVisitWork + p.dropBound(args[1])
+}
 
-// costHash: a hash command drops the hash when it finds all its fields
-// expired (hashDone).
-func costHash(p *execPlan, args [][]byte) int { return p.dropBound(args[1]) }
+// costHash: a hash command finds fields by name, each of its arguments
+// after the key at most twice (HSETEX's FNX and HGETEX look at every
+// field before they write or answer), and drops the hash when it finds
+// all its fields expired (hashDone).
+func costHash(p *execPlan, args [][]byte) int {
+	return 2*(len(args)-2)*kMemberWork + p.dropBound(args[1])
+}
 
-// costHashGrowBy is costGrowBy for a hash command, which may also drop the
-// hash (costHash).
+// costHashGrowBy is costGrowBy for a hash command that finds each field it
+// adds once (HSET, HINCRBY), and may also drop the hash (hashDone).
 func costHashGrowBy(skip, per int) func(p *execPlan, args [][]byte) int {
 	grow := costGrowBy(skip, per)
-	return func(p *execPlan, args [][]byte) int { return costHash(p, args) + grow(p, args) }
+	return func(p *execPlan, args [][]byte) int { return grow(p, args) + p.dropBound(args[1]) }
+}
+
+// costHSetEx: HSETEX finds its fields as any hash command may (costHash),
+// and adds up to one per pair of arguments after the key.
+func costHSetEx(p *execPlan, args [][]byte) int {
+	p.addItems(args[1], (len(args)-2)/2)
+	return costHash(p, args)
 }
 
 // costZRange: a range by rank visits its span, at most the set; one by
-// score, its LIMIT's count or the set.
+// score, its LIMIT's count or the set; kVisitWork a member.
 func costZRange(p *execPlan, args [][]byte) int {
 	n := int64(p.itemLen(args[1]))
 	byScore := false
@@ -190,7 +209,7 @@ func costZRange(p *execPlan, args [][]byte) int {
 			n = min(n, stop-start+1)
 		}
 	}
-	return int(n)
+	return int(n) * kVisitWork
 }
 
 // costKeys: KEYS walks every key (up to kKeysMaxScan), and matches each

@@ -45,7 +45,7 @@ func respHGetAll(st *respState, w *respWriter, args [][]byte) {
 		w.err(errReplyMemory)
 		return
 	}
-	workDone += ent.obj.hash.StoredLen() // the fields GetAll walks, expired ones too
+	workDone += ent.obj.hash.StoredLen() * kVisitWork // the fields GetAll walks, expired ones too
 	pairs := ent.obj.hash.GetAll(now)
 	hashDone(ent, now)
 	w.outMap(len(pairs))
@@ -82,7 +82,10 @@ func respHMGet(st *respState, w *respWriter, args [][]byte) {
 	for _, f := range args[2:] {
 		if ent == nil {
 			w.outNil()
-		} else if v, ok := ent.obj.hash.Get(now, string(f)); ok {
+			continue
+		}
+		chargeMembers(1)
+		if v, ok := ent.obj.hash.Get(now, string(f)); ok {
 			w.outStr(v)
 		} else {
 			w.outNil()
@@ -111,6 +114,7 @@ func respHIncrBy(st *respState, w *respWriter, args [][]byte) {
 	now := getUnixMs()
 	field := string(args[2])
 	cur := int64(0)
+	chargeMembers(1) // read, then written
 	if ent != nil {
 		if v, found := ent.obj.hash.Get(now, field); found {
 			if cur, ok = respInt([]byte(v)); !ok {
@@ -155,7 +159,7 @@ func respHKeysOrVals(w *respWriter, args [][]byte, keys bool) {
 		w.err(errReplyMemory)
 		return
 	}
-	workDone += ent.obj.hash.StoredLen() // the fields GetAll walks, expired ones too
+	workDone += ent.obj.hash.StoredLen() * kVisitWork // the fields GetAll walks, expired ones too
 	pairs := ent.obj.hash.GetAll(now)
 	hashDone(ent, now)
 	w.outArr(len(pairs))

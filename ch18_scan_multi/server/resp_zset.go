@@ -87,6 +87,7 @@ pairs:
 	z := ent.obj.zset
 	added, updated, score, done := 0, 0, 0.0, false
 	for j := range scores {
+		chargeMembers(1)
 		score = scores[j]
 		name := string(pairs[2*j+1])
 		node := z.Lookup(name)
@@ -147,6 +148,7 @@ func respZRem(st *respState, w *respWriter, args [][]byte) {
 	}
 	removed := int64(0)
 	for _, m := range args[2:] {
+		chargeMembers(1)
 		if ent != nil && ent.obj.zset.Pop(string(m)) != nil {
 			removed++
 		}
@@ -233,7 +235,7 @@ func respZRange(w *respWriter, args [][]byte, zrev bool) {
 			w.outDbl(node.Score())
 		}
 		n++
-		workDone++
+		workDone += kVisitWork
 		return !w.over
 	}
 	at := w.beginArr()
@@ -366,6 +368,7 @@ func respZRank(w *respWriter, args [][]byte, rev bool) {
 	}
 	var node *zset.ZNode
 	if ent != nil {
+		chargeMembers(1)
 		node = ent.obj.zset.LookupBytes(args[2])
 	}
 	if node == nil {
@@ -417,6 +420,7 @@ func respZIncrBy(st *respState, w *respWriter, args [][]byte) {
 	if !ok {
 		return
 	}
+	chargeMembers(1) // looked up, then added or updated
 	name := string(args[3])
 	score, changed := by, true
 	if ent != nil {
