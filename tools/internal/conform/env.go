@@ -499,3 +499,15 @@ func formatG(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'g', 6, 64)
 }
+
+// dialed makes a check's Run of run, which is given a new connection to
+// the server: most checks begin by dialing one.
+func dialed(run func(e *Env, c *Conn) error) func(e *Env) error {
+	return func(e *Env) error {
+		c, err := e.Dial()
+		if err != nil {
+			return err
+		}
+		return run(e, c)
+	}
+}

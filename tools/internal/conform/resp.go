@@ -238,11 +238,7 @@ func respStringChecks() []Check {
 		{
 			Name: "PING and ECHO, as arrays of bulk strings and as inline commands",
 			Hint: "a request is an array of bulk strings (*2\\r\\n$4\\r\\nECHO\\r\\n...) or an inline line of words, with Redis's quoting",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				if err := c.steps(ex("+PONG\r\n", "PING"), ex(bulk("hi"), "PING", "hi"), ex(bulk("x"), "ECHO", "x"),
 					ex(bulk(""), "ECHO", ""), ex(bulk("a\r\nb\x00"), "ECHO", "a\r\nb\x00"), ex(arity("echo"), "ECHO")); err != nil {
 					return err
@@ -260,16 +256,12 @@ func respStringChecks() []Check {
 					}
 				}
 				return nil
-			},
+			}),
 		},
 		{
 			Name: "SET, GET, DEL, EXISTS; command names in any case",
 			Hint: respHint,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				c.CommandExpect(integer(0), "DEL", "conform:k", "conform:k2", "conform:empty")
 				return c.steps(
 					ex(nullBulk, "GET", "conform:k"),
@@ -288,16 +280,12 @@ func respStringChecks() []Check {
 					ex(integer(1), "UNLINK", "conform:k2"),
 					ex(nullBulk, "GET", "conform:k"),
 				)
-			},
+			}),
 		},
 		{
 			Name: "SET's options NX, XX, EX, PX and KEEPTTL",
 			Hint: "SET with NX or XX answers the null bulk string when it does not set; the last EX or PX given counts",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				k := "conform:setopt"
 				c.CommandExpect(integer(0), "DEL", k)
 				if err := c.steps(
@@ -335,7 +323,7 @@ func respStringChecks() []Check {
 					return fmt.Errorf("the last EX counts: %v", err)
 				}
 				return c.steps(ex(integer(1), "DEL", k))
-			},
+			}),
 		},
 	}
 }
@@ -347,11 +335,7 @@ func respExpiryChecks() []Check {
 		{
 			Name: "EXPIRE, PEXPIRE, TTL, PTTL, PERSIST",
 			Hint: "TTL answers -2 for no key, -1 for no TTL; an expire time not in the future deletes the key",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				k := "conform:ttl"
 				c.CommandExpect(integer(0), "DEL", k)
 				if err := c.steps(
@@ -383,18 +367,14 @@ func respExpiryChecks() []Check {
 					ex(integer(1), "PEXPIRE", k, "0"),
 					ex(integer(-2), "TTL", k),
 				)
-			},
+			}),
 		},
 		{
 			Name:    "a key expires by itself, with nobody touching it",
 			Hint:    "keys with a TTL are removed when it passes, not only when read",
 			Fresh:   true,
 			Timeout: 30 * time.Second,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				if err := c.steps(ex(integer(0), "DBSIZE"), ex(okReply, "SET", "conform:expiring", "v", "PX", "200"),
 					ex(integer(1), "DBSIZE")); err != nil {
 					return err
@@ -412,7 +392,7 @@ func respExpiryChecks() []Check {
 					}
 					time.Sleep(100 * time.Millisecond)
 				}
-			},
+			}),
 		},
 	}
 }
@@ -423,11 +403,7 @@ func respZSetHashChecks() []Check {
 		{
 			Name: "sorted sets: ZADD, ZSCORE, ZCARD, ZREM, ZRANGE by rank and BYSCORE, LIMIT, WITHSCORES",
 			Hint: "scores are bulk strings in RESP2; a sorted set emptied by ZREM is deleted",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				k := "conform:z"
 				c.CommandExpect(integer(0), "DEL", k)
 				return c.steps(
@@ -451,16 +427,12 @@ func respZSetHashChecks() []Check {
 					ex(integer(2), "ZREM", k, "b", "c"),
 					ex(integer(0), "EXISTS", k),
 				)
-			},
+			}),
 		},
 		{
 			Name: "hashes: HSET, HGET, HDEL, HLEN, HEXISTS, HGETALL",
 			Hint: "HSET answers the number of fields added; a hash emptied by HDEL is deleted",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				k := "conform:h"
 				c.CommandExpect(integer(0), "DEL", k)
 				return c.steps(
@@ -477,7 +449,7 @@ func respZSetHashChecks() []Check {
 					ex(integer(1), "HDEL", k, "b"),
 					ex(integer(0), "EXISTS", k),
 				)
-			},
+			}),
 		},
 	}
 }
@@ -488,11 +460,7 @@ func respErrorChecks() []Check {
 		{
 			Name: "errors in Redis's words; a command that fails changes nothing",
 			Hint: "unknown command, wrong number of arguments, WRONGTYPE, not an integer, not a valid float, syntax error: each as Redis words it",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				k, z := "conform:err", "conform:errz"
 				c.CommandExpect(integer(0), "DEL", k, z)
 				return c.steps(
@@ -528,7 +496,7 @@ func respErrorChecks() []Check {
 					ex(integer(1), "ZCARD", z),
 					ex(integer(2), "DEL", k, z),
 				)
-			},
+			}),
 		},
 	}
 }
@@ -540,11 +508,7 @@ func respKeysChecks() []Check {
 			Name:  "KEYS with glob patterns, DBSIZE, FLUSHALL",
 			Hint:  "KEYS matches Redis's globs (* ? [abc] [^a] [a-z] \\x); the order of its reply is not fixed",
 			Fresh: true,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				if err := c.steps(ex(integer(0), "DBSIZE"), ex(bulks(), "KEYS", "*")); err != nil {
 					return err
 				}
@@ -571,7 +535,7 @@ func respKeysChecks() []Check {
 					}
 				}
 				return c.steps(ex(integer(5), "DBSIZE"), ex(okReply, "FLUSHALL"), ex(integer(0), "DBSIZE"), ex(bulks(), "KEYS", "*"))
-			},
+			}),
 		},
 	}
 }
@@ -583,11 +547,7 @@ func respHandshakeChecks() []Check {
 		{
 			Name: "what clients send on connecting: HELLO, CLIENT SETNAME/GETNAME, SELECT 0, CONFIG GET, COMMAND COUNT, QUIT",
 			Hint: "HELLO 2 answers an array of 14 (server, version, proto, id, mode, role, modules); an unsupported version is NOPROTO",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				req := command("HELLO", "2")
 				if err := c.Send(req); err != nil {
 					return err
@@ -638,16 +598,12 @@ func respHandshakeChecks() []Check {
 					return err
 				}
 				return c.ExpectClosed("after QUIT")
-			},
+			}),
 		},
 		{
 			Name: "HELLO 3 switches the connection to RESP3: null, doubles, maps, score pairs; HELLO 2 back",
 			Hint: "RESP3: _ for null, ,1.5 for a double, %n for a map; ZRANGE WITHSCORES gives [member, score] pairs",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				req := command("HELLO", "3")
 				if err := c.Send(req); err != nil {
 					return err
@@ -692,7 +648,7 @@ func respHandshakeChecks() []Check {
 					ex(bulk("1.5"), "ZSCORE", z, "a"),
 					ex(integer(2), "DEL", z, h),
 				)
-			},
+			}),
 		},
 	}
 }
@@ -703,11 +659,7 @@ func respMultiChecks() []Check {
 		{
 			Name: "transactions: commands after MULTI change nothing before EXEC, and nothing at all if the server refuses them",
 			Hint: "clients' pipelines often send MULTI ... EXEC; a server without transactions must refuse every command up to EXEC or DISCARD (EXEC then answers -EXECABORT, as Redis does after a command it could not queue), not run them",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				k := "conform:tx"
 				c.CommandExpect(integer(0), "DEL", k)
 				for _, end := range []string{"DISCARD", "EXEC"} {
@@ -758,7 +710,7 @@ func respMultiChecks() []Check {
 					c.CommandExpect(integer(0), "DEL", k)
 				}
 				return nil
-			},
+			}),
 		},
 	}
 }
@@ -820,11 +772,7 @@ func respFramingChecks() []Check {
 		},
 		{
 			Name: "empty lines and empty arrays are skipped; a client hanging up inside a request is dropped",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				if err := c.RawExpect([]byte("\r\n\r\n*0\r\n*-1\r\n"+string(command("PING"))), "+PONG\r\n"); err != nil {
 					return err
 				}
@@ -839,16 +787,12 @@ func respFramingChecks() []Check {
 					h.Close()
 				}
 				return c.CommandExpect("+PONG\r\n", "PING")
-			},
+			}),
 		},
 		{
 			Name: "a request written byte by byte, and requests split at every byte across two writes",
 			Hint: "a request may arrive over many reads; keep what has arrived until it is whole",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				req := command("SET", "conform:split", "one byte at a time")
 				if err := c.SendBytewise(req); err != nil {
 					return err
@@ -875,7 +819,7 @@ func respFramingChecks() []Check {
 					}
 				}
 				return c.CommandExpect(integer(1), "DEL", "conform:split")
-			},
+			}),
 		},
 	}
 }
@@ -886,11 +830,7 @@ func respPipeliningChecks() []Check {
 		{
 			Name: "pipelining: 1000 commands, arrays and inline mixed, in one write are answered in order",
 			Hint: "one read may bring many requests: answer every whole one, in order",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				var all []byte
 				var reqs [][]byte
 				var wants []string
@@ -923,19 +863,15 @@ func respPipeliningChecks() []Check {
 				for i := range 10 {
 					keys = append(keys, fmt.Sprintf("conform:p%d", i))
 				}
-				_, err = c.CommandInt(append([]string{"DEL"}, keys...)...)
+				_, err := c.CommandInt(append([]string{"DEL"}, keys...)...)
 				return err
-			},
+			}),
 		},
 		{
 			Name:    "pipelining: 2000 GETs of a 4 KB value, read late, are all answered (writes that block)",
 			Hint:    "when a reply cannot be written at once, keep it and go on when the socket is writable; do not drop or reorder",
 			Timeout: 120 * time.Second,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				val := strings.Repeat("p", 4000)
 				if err := c.CommandExpect(okReply, "SET", "conform:big", val); err != nil {
 					return err
@@ -966,16 +902,12 @@ func respPipeliningChecks() []Check {
 					return err
 				}
 				return c.CommandExpect(integer(1), "DEL", "conform:big")
-			},
+			}),
 		},
 		{
 			Name: "big requests: a 1 MiB value, a command of 20,003 arguments, an inline line of 16 KiB",
 			Hint: "a request may be far larger than one read; grow the buffer until it is whole (Redis takes bulk strings of up to 512 MB, and any number of arguments)",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				val := strings.Repeat("0123456789abcdef", 64<<10)
 				if err := c.steps(ex(okReply, "SET", "conform:huge", val), ex(bulk(val), "GET", "conform:huge")); err != nil {
 					return err
@@ -992,7 +924,7 @@ func respPipeliningChecks() []Check {
 					return err
 				}
 				return c.CommandExpect(integer(1), "DEL", "conform:huge")
-			},
+			}),
 		},
 	}
 }
