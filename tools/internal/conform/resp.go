@@ -64,6 +64,17 @@ func (c *Conn) ReadRESP() ([]byte, error) {
 	return b, nil
 }
 
+// CommandReply sends a command and reads its whole reply, which it
+// returns with the request as sent.
+func (c *Conn) CommandReply(args ...string) (req, got []byte, err error) {
+	req = command(args...)
+	if err := c.Send(req); err != nil {
+		return req, nil, err
+	}
+	got, err = c.ReadRESP()
+	return req, got, err
+}
+
 // ExpectRESP reads one reply to req and checks it is want, byte for byte.
 func (c *Conn) ExpectRESP(req []byte, want string) error {
 	c.last = req
@@ -96,11 +107,7 @@ func (c *Conn) RawExpect(req []byte, want string) error {
 
 // CommandInt sends a command whose reply is an integer and returns it.
 func (c *Conn) CommandInt(args ...string) (int64, error) {
-	req := command(args...)
-	if err := c.Send(req); err != nil {
-		return 0, err
-	}
-	got, err := c.ReadRESP()
+	req, got, err := c.CommandReply(args...)
 	if err != nil {
 		return 0, err
 	}
@@ -126,12 +133,7 @@ func (c *Conn) CommandIntIn(lo, hi int64, args ...string) error {
 // CommandUnordered sends a command whose reply is an array of bulk strings
 // in no set order (KEYS) and checks it holds exactly want.
 func (c *Conn) CommandUnordered(want []string, args ...string) error {
-	req := command(args...)
-	if err := c.Send(req); err != nil {
-		return err
-	}
-	c.last = req
-	got, err := c.ReadRESP()
+	req, got, err := c.CommandReply(args...)
 	if err != nil {
 		return err
 	}
@@ -548,11 +550,7 @@ func respHandshakeChecks() []Check {
 			Name: "what clients send on connecting: HELLO, CLIENT SETNAME/GETNAME, SELECT 0, CONFIG GET, COMMAND COUNT, QUIT",
 			Hint: "HELLO 2 answers an array of 14 (server, version, proto, id, mode, role, modules); an unsupported version is NOPROTO",
 			Run: dialed(func(e *Env, c *Conn) error {
-				req := command("HELLO", "2")
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				got, err := c.ReadRESP()
+				req, got, err := c.CommandReply("HELLO", "2")
 				if err != nil {
 					return err
 				}
@@ -570,11 +568,7 @@ func respHandshakeChecks() []Check {
 				); err != nil {
 					return err
 				}
-				req = command("CONFIG", "GET", "appendonly")
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				if got, err = c.ReadRESP(); err != nil {
+				if req, got, err = c.CommandReply("CONFIG", "GET", "appendonly"); err != nil {
 					return err
 				}
 				if els := respElements(got); len(els) != 2 || els[0] != bulk("appendonly") {
@@ -584,11 +578,7 @@ func respHandshakeChecks() []Check {
 				if err != nil {
 					return err
 				}
-				req = command("COMMAND")
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				if got, err = c.ReadRESP(); err != nil {
+				if req, got, err = c.CommandReply("COMMAND"); err != nil {
 					return err
 				}
 				if els := respElements(got); int64(len(els)) != n {
@@ -604,11 +594,7 @@ func respHandshakeChecks() []Check {
 			Name: "HELLO 3 switches the connection to RESP3: null, doubles, maps, score pairs; HELLO 2 back",
 			Hint: "RESP3: _ for null, ,1.5 for a double, %n for a map; ZRANGE WITHSCORES gives [member, score] pairs",
 			Run: dialed(func(e *Env, c *Conn) error {
-				req := command("HELLO", "3")
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				got, err := c.ReadRESP()
+				req, got, err := c.CommandReply("HELLO", "3")
 				if err != nil {
 					return err
 				}
@@ -633,11 +619,7 @@ func respHandshakeChecks() []Check {
 				); err != nil {
 					return err
 				}
-				req = command("HELLO", "2")
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				if got, err = c.ReadRESP(); err != nil {
+				if req, got, err = c.CommandReply("HELLO", "2"); err != nil {
 					return err
 				}
 				if !bytes.HasPrefix(got, []byte("*14\r\n")) {

@@ -36,11 +36,7 @@ type scanPage struct {
 // splits its reply, checking its shape: an array of the next cursor, a
 // bulk string of digits, and an array of bulk strings.
 func (c *Conn) scanStep(args ...string) (scanPage, error) {
-	req := command(args...)
-	if err := c.Send(req); err != nil {
-		return scanPage{}, err
-	}
-	got, err := c.ReadRESP()
+	req, got, err := c.CommandReply(args...)
 	if err != nil {
 		return scanPage{}, err
 	}
@@ -138,11 +134,7 @@ func clipList(ks []string) string {
 // delMatching deletes the keys KEYS pattern lists (a shared server's
 // leftovers of an earlier run).
 func (c *Conn) delMatching(pattern string) error {
-	req := command("KEYS", pattern)
-	if err := c.Send(req); err != nil {
-		return err
-	}
-	got, err := c.ReadRESP()
+	req, got, err := c.CommandReply("KEYS", pattern)
 	if err != nil {
 		return err
 	}
@@ -179,11 +171,7 @@ func (c *Conn) tx(want []string, cmds ...[]string) error {
 
 // info sends INFO with args and returns the text of its reply.
 func (c *Conn) info(args ...string) (string, error) {
-	req := command(args...)
-	if err := c.Send(req); err != nil {
-		return "", err
-	}
-	got, err := c.ReadRESP()
+	req, got, err := c.CommandReply(args...)
 	if err != nil {
 		return "", err
 	}
