@@ -295,21 +295,7 @@ func partialWritesCheck(st *Stage) Check {
 				}
 				req, want = e.Req("get", "conform:big"), e.value(val)
 			}
-			written := make(chan error, 1)
-			go func() {
-				for range count {
-					if _, err := c.c.Write(req); err != nil {
-						written <- err
-						return
-					}
-				}
-				written <- nil
-			}()
-			select {
-			case <-written:
-				written <- nil
-			case <-time.After(200 * time.Millisecond):
-			}
+			written := c.writeRepeated(req, count)
 			// How long a silence counts as a stall: generous, but from
 			// chapter 12 on below the 5 s after which the book's server
 			// drops an idle connection.

@@ -141,6 +141,29 @@ func (c *Conn) SetTimeout(d time.Duration) {
 // Close closes the connection.
 func (c *Conn) Close() { c.c.Close() }
 
+// writeRepeated writes req count times, from another goroutine
+// so that the replies pile up unread meanwhile (the server's writes then
+// block), and returns the channel that will hold the writes' result. It
+// gives the writes 200 ms before it returns.
+func (c *Conn) writeRepeated(req []byte, count int) chan error {
+	written := make(chan error, 1)
+	go func() {
+		for range count {
+			if _, err := c.c.Write(req); err != nil {
+				written <- err
+				return
+			}
+		}
+		written <- nil
+	}()
+	select {
+	case err := <-written:
+		written <- err
+	case <-time.After(200 * time.Millisecond):
+	}
+	return written
+}
+
 // CloseWrite half-closes the connection: the server reads EOF.
 func (c *Conn) CloseWrite() {
 	if tc, ok := c.c.(*net.TCPConn); ok {
@@ -498,6 +521,18 @@ func formatG(v float64) string {
 		return "nan"
 	}
 	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// dialEach dials a new connection into each of conns, for a check that
+// needs several.
+func (e *Env) dialEach(conns ...**Conn) error {
+	for _, c := range conns {
+		var err error
+		if *c, err = e.Dial(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // dialed makes a check's Run of run, which is given a new connection to

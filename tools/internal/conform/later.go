@@ -221,16 +221,8 @@ func idleChecks(st *Stage, cfg *Config) []Check {
 		Slow:    true,
 		Timeout: 60 * time.Second,
 		Run: func(e *Env) error {
-			chatty, err := e.Dial()
-			if err != nil {
-				return err
-			}
-			silent, err := e.Dial()
-			if err != nil {
-				return err
-			}
-			half, err := e.Dial()
-			if err != nil {
+			var chatty, silent, half *Conn
+			if err := e.dialEach(&chatty, &silent, &half); err != nil {
 				return err
 			}
 			if err := half.Send(e.Req("get", "conform:idle")[:7]); err != nil {
@@ -466,12 +458,8 @@ func outputChecks(st *Stage, cfg *Config) []Check {
 		Hint:    "output queued for one client must be bounded; stop reading from it rather than stall the loop",
 		Timeout: 60 * time.Second,
 		Run: func(e *Env) error {
-			hog, err := e.Dial()
-			if err != nil {
-				return err
-			}
-			other, err := e.Dial()
-			if err != nil {
+			var hog, other *Conn
+			if err := e.dialEach(&hog, &other); err != nil {
 				return err
 			}
 			val := strings.Repeat("o", 4000)

@@ -860,21 +860,7 @@ func respPipeliningChecks() []Check {
 				}
 				const count = 2000
 				req := command("GET", "conform:big")
-				written := make(chan error, 1)
-				go func() {
-					for range count {
-						if _, err := c.c.Write(req); err != nil {
-							written <- err
-							return
-						}
-					}
-					written <- nil
-				}()
-				select {
-				case err := <-written:
-					written <- err
-				case <-time.After(200 * time.Millisecond):
-				}
+				written := c.writeRepeated(req, count)
 				for i := range count {
 					if err := c.ExpectRESP(req, bulk(val)); err != nil {
 						return fmt.Errorf("reply %d of %d: %v", i+1, count, err)
