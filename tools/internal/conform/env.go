@@ -254,6 +254,15 @@ func hexOf(b []byte) string {
 	return hex.EncodeToString(b)
 }
 
+// RequestReply sends the framed request req and returns the body of its
+// reply.
+func (c *Conn) RequestReply(req []byte) ([]byte, error) {
+	if err := c.Send(req); err != nil {
+		return nil, err
+	}
+	return c.ReadReply()
+}
+
 // Expect reads one reply and compares its body with want, byte for byte.
 // req is only for the report.
 func (c *Conn) Expect(req, want []byte) error {

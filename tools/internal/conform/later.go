@@ -290,10 +290,7 @@ func ttlChecks(st *Stage, cfg *Config) []Check {
 					}
 				}
 				req := e.Req("pttl", k)
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				got, err := c.ReadReply()
+				got, err := c.RequestReply(req)
 				if err != nil {
 					return err
 				}
@@ -333,10 +330,7 @@ func ttlChecks(st *Stage, cfg *Config) []Check {
 				deadline := time.Now().Add(10 * time.Second)
 				for {
 					req := e.Req("pttl", k)
-					if err := c.Send(req); err != nil {
-						return err
-					}
-					got, err := c.ReadReply()
+					got, err := c.RequestReply(req)
 					if err != nil {
 						return err
 					}
@@ -427,10 +421,7 @@ func fieldTTLChecks(st *Stage, cfg *Config) []Check {
 			deadline := time.Now().Add(10 * time.Second)
 			for {
 				req := e.Req("hexists", k, "a")
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				got, err := c.ReadReply()
+				got, err := c.RequestReply(req)
 				if err != nil {
 					return err
 				}
