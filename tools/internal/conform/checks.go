@@ -204,6 +204,16 @@ func framingChecks(st *Stage) []Check {
 	return out
 }
 
+// biggestServed returns the size of the biggest message the checks of the
+// message limit send: k_max_msg, or under the newer edition (newer) the
+// size above, a little over the 2023 limit and far below 32 MiB.
+func (e *Env) biggestServed(newer bool, above int) int {
+	if newer {
+		return above
+	}
+	return e.maxMsg()
+}
+
 // echoChecks are the checks of the framed text protocol (ch04, ch06).
 func echoChecks(st *Stage, cfg *Config) []Check {
 	newerMsg := cfg.Edition == EditionNewer && st.Num >= 6
@@ -216,10 +226,7 @@ func echoChecks(st *Stage, cfg *Config) []Check {
 			Name: maxName,
 			Hint: maxHint,
 			Run: dialed(func(e *Env, c *Conn) error {
-				n := e.maxMsg()
-				if newerMsg {
-					n = 4097 // above the 2023 limit, far below 32 MiB
-				}
+				n := e.biggestServed(newerMsg, 4097)
 				body := strings.Repeat("m", n)
 				return c.Do(Frame([]byte(body)), e.echoOf(body))
 			}),
@@ -452,10 +459,7 @@ func commandLimitChecks(st *Stage, newer bool) []Check {
 			Name: maxName,
 			Hint: maxHint,
 			Run: dialed(func(e *Env, c *Conn) error {
-				size := e.maxMsg()
-				if newer {
-					size = 5000 // above the 2023 limit, far below 32 MiB
-				}
+				size := e.biggestServed(newer, 5000)
 				// body: nstr, then set, the key and the value with their lengths.
 				key := "conform:max"
 				val := strings.Repeat("x", size-4-(4+3)-(4+len(key))-4)
