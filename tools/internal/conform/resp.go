@@ -167,6 +167,13 @@ func splitBulks(b []byte) ([]string, bool) {
 	return out, true
 }
 
+// fresh deletes key, which an earlier run may have left on a shared
+// server, and returns it.
+func (c *Conn) fresh(key string) string {
+	c.CommandExpect(integer(0), "DEL", key)
+	return key
+}
+
 // steps runs commands with their expected replies, in order.
 func (c *Conn) steps(ss ...[]string) error {
 	for _, s := range ss {
@@ -288,8 +295,7 @@ func respStringChecks() []Check {
 			Name: "SET's options NX, XX, EX, PX and KEEPTTL",
 			Hint: "SET with NX or XX answers the null bulk string when it does not set; the last EX or PX given counts",
 			Run: dialed(func(e *Env, c *Conn) error {
-				k := "conform:setopt"
-				c.CommandExpect(integer(0), "DEL", k)
+				k := c.fresh("conform:setopt")
 				if err := c.steps(
 					ex(nullBulk, "SET", k, "v", "XX"),
 					ex(nullBulk, "GET", k),
@@ -338,8 +344,7 @@ func respExpiryChecks() []Check {
 			Name: "EXPIRE, PEXPIRE, TTL, PTTL, PERSIST",
 			Hint: "TTL answers -2 for no key, -1 for no TTL; an expire time not in the future deletes the key",
 			Run: dialed(func(e *Env, c *Conn) error {
-				k := "conform:ttl"
-				c.CommandExpect(integer(0), "DEL", k)
+				k := c.fresh("conform:ttl")
 				if err := c.steps(
 					ex(integer(-2), "TTL", k),
 					ex(integer(-2), "PTTL", k),
@@ -406,8 +411,7 @@ func respZSetHashChecks() []Check {
 			Name: "sorted sets: ZADD, ZSCORE, ZCARD, ZREM, ZRANGE by rank and BYSCORE, LIMIT, WITHSCORES",
 			Hint: "scores are bulk strings in RESP2; a sorted set emptied by ZREM is deleted",
 			Run: dialed(func(e *Env, c *Conn) error {
-				k := "conform:z"
-				c.CommandExpect(integer(0), "DEL", k)
+				k := c.fresh("conform:z")
 				return c.steps(
 					ex(integer(3), "ZADD", k, "1", "a", "2", "b", "3", "c"),
 					ex(integer(0), "ZADD", k, "1.5", "a"),
@@ -435,8 +439,7 @@ func respZSetHashChecks() []Check {
 			Name: "hashes: HSET, HGET, HDEL, HLEN, HEXISTS, HGETALL",
 			Hint: "HSET answers the number of fields added; a hash emptied by HDEL is deleted",
 			Run: dialed(func(e *Env, c *Conn) error {
-				k := "conform:h"
-				c.CommandExpect(integer(0), "DEL", k)
+				k := c.fresh("conform:h")
 				return c.steps(
 					ex(integer(2), "HSET", k, "a", "1", "b", "2"),
 					ex(integer(0), "HSET", k, "a", "3"),
@@ -642,8 +645,7 @@ func respMultiChecks() []Check {
 			Name: "transactions: commands after MULTI change nothing before EXEC, and nothing at all if the server refuses them",
 			Hint: "clients' pipelines often send MULTI ... EXEC; a server without transactions must refuse every command up to EXEC or DISCARD (EXEC then answers -EXECABORT, as Redis does after a command it could not queue), not run them",
 			Run: dialed(func(e *Env, c *Conn) error {
-				k := "conform:tx"
-				c.CommandExpect(integer(0), "DEL", k)
+				k := c.fresh("conform:tx")
 				for _, end := range []string{"DISCARD", "EXEC"} {
 					batch := [][]string{{"MULTI"}, {"SET", k, "v"}, {end}, {"GET", k}}
 					var all []byte

@@ -455,8 +455,7 @@ func multiChecks18() []Check {
 			Section: section18("MULTI and EXEC"),
 			Hint:    "an unknown command or a wrong number of arguments after MULTI is answered its error and marks the transaction: EXEC then answers -EXECABORT Transaction discarded because of previous errors. and runs nothing; a nested MULTI is only an error; DISCARD drops the queue; EXEC and DISCARD outside MULTI are errors",
 			Run: dialed(func(e *Env, c *Conn) error {
-				k := "conform:txerr"
-				c.CommandExpect(integer(0), "DEL", k)
+				k := c.fresh("conform:txerr")
 				if err := c.steps(ex(okReply, "SET", k, "old")); err != nil {
 					return err
 				}
