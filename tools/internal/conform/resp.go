@@ -545,6 +545,27 @@ func respKeysChecks() []Check {
 	}
 }
 
+// hello sends HELLO version and checks its reply: 14 elements (head, an
+// array *14 or a map %7, says how they come), the protocol's version as
+// proto's value and, if named, the names of the other fields in their
+// places.
+func (c *Conn) hello(version int64, head string, named bool) error {
+	req, got, err := c.CommandReply("HELLO", strconv.FormatInt(version, 10))
+	if err != nil {
+		return err
+	}
+	els := respElements(got)
+	ok := len(els) == 14 && bytes.HasPrefix(got, []byte(head+"\r\n")) && els[4] == bulk("proto") && els[5] == integer(version)
+	if ok && named {
+		ok = els[0] == bulk("server") && els[6] == bulk("id") && els[8] == bulk("mode") && els[10] == bulk("role") && els[12] == bulk("modules")
+	}
+	if !ok {
+		want := fmt.Sprintf("%s server <name> version <v> proto :%d id :<n> mode <m> role <r> modules <array>", head, version)
+		return &Mismatch{Request: req, Want: []byte(want), Got: got, e: c.e}
+	}
+	return nil
+}
+
 // respHandshakeChecks are the checks of what clients send on connecting,
 // and of HELLO's switch to RESP3.
 func respHandshakeChecks() []Check {
@@ -553,13 +574,8 @@ func respHandshakeChecks() []Check {
 			Name: "what clients send on connecting: HELLO, CLIENT SETNAME/GETNAME, SELECT 0, CONFIG GET, COMMAND COUNT, QUIT",
 			Hint: "HELLO 2 answers an array of 14 (server, version, proto, id, mode, role, modules); an unsupported version is NOPROTO",
 			Run: dialed(func(e *Env, c *Conn) error {
-				req, got, err := c.CommandReply("HELLO", "2")
-				if err != nil {
+				if err := c.hello(2, "*14", true); err != nil {
 					return err
-				}
-				els := respElements(got)
-				if len(els) != 14 || !bytes.HasPrefix(got, []byte("*14\r\n")) || els[0] != bulk("server") || els[4] != bulk("proto") || els[5] != integer(2) || els[6] != bulk("id") || els[8] != bulk("mode") || els[10] != bulk("role") || els[12] != bulk("modules") {
-					return &Mismatch{Request: req, Want: []byte(`*14 server <name> version <v> proto :2 id :<n> mode <m> role <r> modules <array>`), Got: got, e: e}
 				}
 				if err := c.steps(
 					ex("-NOPROTO unsupported protocol version\r\n", "HELLO", "4"),
@@ -571,7 +587,8 @@ func respHandshakeChecks() []Check {
 				); err != nil {
 					return err
 				}
-				if req, got, err = c.CommandReply("CONFIG", "GET", "appendonly"); err != nil {
+				req, got, err := c.CommandReply("CONFIG", "GET", "appendonly")
+				if err != nil {
 					return err
 				}
 				if els := respElements(got); len(els) != 2 || els[0] != bulk("appendonly") {
@@ -597,13 +614,8 @@ func respHandshakeChecks() []Check {
 			Name: "HELLO 3 switches the connection to RESP3: null, doubles, maps, score pairs; HELLO 2 back",
 			Hint: "RESP3: _ for null, ,1.5 for a double, %n for a map; ZRANGE WITHSCORES gives [member, score] pairs",
 			Run: dialed(func(e *Env, c *Conn) error {
-				req, got, err := c.CommandReply("HELLO", "3")
-				if err != nil {
+				if err := c.hello(3, "%7", false); err != nil {
 					return err
-				}
-				els := respElements(got)
-				if len(els) != 14 || !bytes.HasPrefix(got, []byte("%7\r\n")) || els[4] != bulk("proto") || els[5] != integer(3) {
-					return &Mismatch{Request: req, Want: []byte(`%7 server <name> version <v> proto :3 id :<n> mode <m> role <r> modules <array>`), Got: got, e: e}
 				}
 				z, h := "conform:r3z", "conform:r3h"
 				c.CommandExpect(integer(0), "DEL", z, h)
@@ -622,7 +634,8 @@ func respHandshakeChecks() []Check {
 				); err != nil {
 					return err
 				}
-				if req, got, err = c.CommandReply("HELLO", "2"); err != nil {
+				req, got, err := c.CommandReply("HELLO", "2")
+				if err != nil {
 					return err
 				}
 				if !bytes.HasPrefix(got, []byte("*14\r\n")) {
