@@ -187,22 +187,24 @@ start_redis() {
 	SRV_PORT=$(free_port "$REDIS_PORT")
 	redis-server --bind 127.0.0.1 --port "$SRV_PORT" --save '' --appendonly no \
 		--daemonize no --dir "$TMP" --logfile "$TMP/redis-$SRV_PORT.log" &
-	SRV_PID=$!
-	PIDS+=("$SRV_PID")
-	wait_port "$SRV_PORT" "$SRV_PID" || {
-		log "redis-server did not start; see $TMP/redis-$SRV_PORT.log"
-		exit 1
-	}
+	started redis-server "$TMP/redis-$SRV_PORT.log"
 }
 
 # start_chapter CH: the chapter's server, built beforehand into $TMP/bin.
 start_chapter() {
 	SRV_PORT=$(free_port "$((REDIS_PORT + 1000))")
 	"$TMP/bin/$1-server" -addr "127.0.0.1:$SRV_PORT" >>"$TMP/$1.out" 2>>"$TMP/$1.err" &
+	started "$1 server" "$TMP/$1.err"
+}
+
+# started WHAT LOG: remembers the server just started in the background
+# ($!) as SRV_PID and waits until it listens on SRV_PORT; if it does not,
+# says so, pointing at its LOG, and exits.
+started() {
 	SRV_PID=$!
 	PIDS+=("$SRV_PID")
 	wait_port "$SRV_PORT" "$SRV_PID" || {
-		log "$1 server did not start; see $TMP/$1.err"
+		log "$1 did not start; see $2"
 		exit 1
 	}
 }
@@ -500,6 +502,15 @@ expiry() {
 			worst[$1]=$3
 		fi
 	}
+	# note_run SERVER FILL LINE: note the row of SERVER's run (at TTL
+	# $ttl, $label) from loadgen's LINE, if the run measured anything.
+	note_run() {
+		p99=$(field p99 "$3")
+		if [[ -n $p99 ]]; then
+			mx=$(field max "$3")
+			note "$1|$ttl" "$p99" "$mx" "| $1 | $label | $2 | $(field dur "$3") s | $(field rps "$3") | $(field p50 "$3") | $p99 | $mx |"
+		fi
+	}
 	for ((r = 1; r <= REPEAT; r++)); do
 		for ttl in 3600000 "$EXP_TTL"; do
 			[[ $ttl == 3600000 ]] && label="TTL 1 h (nothing expires)" || label="TTL $EXP_TTL ms (all expire)"
@@ -514,11 +525,7 @@ expiry() {
 			line=$(run_loadgen -proto resp -addr "127.0.0.1:$SRV_PORT" -t get -c 1 -P 1 -d "$EXP_DUR" \
 				-r "$EXP_KEYS" -preload=false)
 			log "  Redis: $line (fill ~${fill_s}s)"
-			p99=$(field p99 "$line")
-			if [[ -n $p99 ]]; then
-				mx=$(field max "$line")
-				note "Redis|$ttl" "$p99" "$mx" "| Redis | $label | ~${fill_s} s | $(field dur "$line") s | $(field rps "$line") | $(field p50 "$line") | $p99 | $mx |"
-			fi
+			note_run Redis "~${fill_s} s" "$line"
 			stop_server
 
 			for ch in "${RUN[@]}"; do
@@ -537,11 +544,7 @@ expiry() {
 				line=$(run_loadgen -addr "127.0.0.1:$SRV_PORT" -t get -c 1 -P 1 -d "$EXP_DUR" \
 					-r "$EXP_KEYS" -preload=false)
 				log "  $ch: $line"
-				p99=$(field p99 "$line")
-				if [[ -n $p99 ]]; then
-					mx=$(field max "$line")
-					note "$ch|$ttl" "$p99" "$mx" "| $ch | $label | ${fill_s} s | $(field dur "$line") s | $(field rps "$line") | $(field p50 "$line") | $p99 | $mx |"
-				fi
+				note_run "$ch" "${fill_s} s" "$line"
 				stop_server
 			done
 		done

@@ -88,31 +88,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	var err error
+	// What a check found, if anything, reported with summary after it.
+	var problems []string
+	var summary string
 	switch {
 	case *write != "":
 		err = chapters.WriteDiffs(*root, *write)
 	case *check != "":
-		var problems []string
 		problems, err = chapters.CheckDiffs(*root, *check)
-		if err == nil && len(problems) > 0 {
-			return reportProblems(stderr, problems, "regenerate with: go run ./tools/chdiff -write "+*check)
-		}
+		summary = "regenerate with: go run ./tools/chdiff -write " + *check
 	case *docs != "":
 		err = docgen.Write(*root, *docs)
 	case *checkDocs != "":
-		var problems []string
 		problems, err = docgen.Check(*root, *checkDocs)
-		if err == nil && len(problems) > 0 {
-			return reportProblems(stderr, problems, "regenerate with: go run ./tools/chdiff -docs "+*checkDocs)
-		}
+		summary = "regenerate with: go run ./tools/chdiff -docs " + *checkDocs
 	case *lineage:
 		var res chapters.Lineage
-		var problems []string
 		res, problems, err = chapters.CheckLineage(*root)
-		if err == nil && len(problems) > 0 {
-			return reportProblems(stderr, problems, fmt.Sprintf("lineage: %d problem(s)", len(problems)))
-		}
-		if err == nil {
+		summary = fmt.Sprintf("lineage: %d problem(s)", len(problems))
+		if err == nil && len(problems) == 0 {
 			fmt.Fprintf(stdout, "lineage: %d chapters, %d shared files in step\n", res.Chapters, res.InStep)
 		}
 	default:
@@ -131,6 +125,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		} else if err == nil {
 			err = chapters.WriteUnified(stdout, ds)
 		}
+	}
+	if err == nil && len(problems) > 0 {
+		return reportProblems(stderr, problems, summary)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "chdiff:", err)

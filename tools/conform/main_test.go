@@ -5,11 +5,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"example.com/byor/tools/internal/cmdflag/cmdflagtest"
 )
 
 // TestUsageErrors: every flag error prints usage and exits 2.
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
+	cmdflagtest.UsageErrors(t, run, "usage: conform", [][]string{
 		{},
 		{"-nosuchflag", "ch07"},
 		{"ch99"},
@@ -17,12 +19,7 @@ func TestUsageErrors(t *testing.T) {
 		{"-upto", "ch07", "ch09"},
 		{"-edition", "1999", "ch07"},
 		{"-server", "'unterminated", "ch07"},
-	} {
-		var stdout, stderr bytes.Buffer
-		if code := run(args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "usage: conform") {
-			t.Errorf("conform %q: exit %d, stderr %q; want 2 and usage", args, code, stderr.String())
-		}
-	}
+	})
 }
 
 // TestNoServer: nothing listening on -addr is a clear error, not a list

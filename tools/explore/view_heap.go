@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"sort"
-	"strconv"
 
 	"example.com/byor/ch13_heap_ttl/hashtable"
 	"example.com/byor/ch13_heap_ttl/heap"
@@ -113,26 +112,12 @@ func (w *heapWorld) do(args []string) (string, []string) {
 		}
 		return replyInt(1), []string{"server.doDel", "hashtable.(*HMap).Pop", "server.entryDel: entrySetTTL(-1)", w.setTTL(n.Owner, -1)}
 	case is(args, "pexpire", 3):
-		ttl, err := strconv.ParseInt(args[2], 10, 64)
-		if err != nil || ttl > 1<<40 {
-			return replyErr("expect int64"), []string{"server.doExpire: str2int refuses it (the explorer caps it at 2^40)"}
-		}
-		e := w.lookup(args[1])
-		if e == nil {
-			return replyInt(0), []string{"server.doExpire", "hashtable.(*HMap).Lookup: absent"}
-		}
-		w.touched = e.key
-		return replyInt(1), []string{"server.doExpire", "server.entrySetTTL", w.setTTL(e, ttl)}
+		return pexpireCmd(args, w.lookup, w.setTTL, &w.touched)
 	case is(args, "pttl", 2):
-		e := w.lookup(args[1])
-		switch {
-		case e == nil:
-			return replyInt(-2), []string{"server.doTTL: no such key"}
-		case e.heapIdx == -1:
-			return replyInt(-1), []string{"server.doTTL: no timer"}
-		}
-		w.touched = e.key
-		return replyInt(int64(w.heap[e.heapIdx].Val - w.nowMs)), []string{fmt.Sprintf("server.doTTL: the entry's heapIdx %d finds its timer in O(1)", e.heapIdx)}
+		return pttlCmd(args, w.lookup, func(i int) int64 { return int64(w.heap[i].Val - w.nowMs) },
+			func(i int) string {
+				return fmt.Sprintf("server.doTTL: the entry's heapIdx %d finds its timer in O(1)", i)
+			}, &w.touched)
 	case is(args, "wait", 2):
 		if !advanceClock(&w.nowMs, args[1]) {
 			return replyErr("expect milliseconds"), nil

@@ -186,26 +186,10 @@ func (w *ksWorld) run(args []string) (string, []string) {
 		w.db.Scan(func(n *hashtable.HNode[ksEnt]) { keys = append(keys, n.Owner.key) })
 		return fmt.Sprintf("(arr) len=%d %s", len(keys), strings.Join(keys, " ")), []string{"server.doKeys", "hashtable.(*HMap).Scan"}
 	case is(args, "pexpire", 3):
-		ttl, err := strconv.ParseInt(args[2], 10, 64)
-		if err != nil || ttl > 1<<40 {
-			return replyErr("expect int64"), []string{"server.doExpire: str2int refuses it (the explorer caps it at 2^40)"}
-		}
-		e := w.lookup(args[1])
-		if e == nil {
-			return replyInt(0), []string{"server.doExpire", "hashtable.(*HMap).Lookup: absent"}
-		}
-		w.touched = e.key
-		return replyInt(1), []string{"server.doExpire", "server.entrySetTTL", w.setTTL(e, ttl)}
+		return pexpireCmd(args, w.lookup, w.setTTL, &w.touched)
 	case is(args, "pttl", 2):
-		e := w.lookup(args[1])
-		switch {
-		case e == nil:
-			return replyInt(-2), []string{"server.doTTL: no such key"}
-		case e.heapIdx == -1:
-			return replyInt(-1), []string{"server.doTTL: no timer"}
-		}
-		w.touched = e.key
-		return replyInt(int64(w.heap[e.heapIdx].Val - w.nowMs)), []string{"server.doTTL"}
+		return pttlCmd(args, w.lookup, func(i int) int64 { return int64(w.heap[i].Val - w.nowMs) },
+			func(int) string { return "server.doTTL" }, &w.touched)
 	case is(args, "zadd", 4):
 		score, ok := parseScore(args[2])
 		if !ok {

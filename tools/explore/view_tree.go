@@ -352,8 +352,7 @@ func (w *zsetWorld) do(args []string) (string, []string) {
 		}
 		return replyInt(0), ran
 	case is(args, "zrem", 3):
-		key, name := args[1], unquote(args[2])
-		z := w.sets[key]
+		key, name, z := w.member(args)
 		if z == nil {
 			return replyNil(), []string{"server.doZRem: no such key"}
 		}
@@ -373,8 +372,7 @@ func (w *zsetWorld) do(args []string) (string, []string) {
 		}
 		return replyInt(1), ran
 	case is(args, "zscore", 3):
-		key, name := args[1], unquote(args[2])
-		z := w.sets[key]
+		key, name, z := w.member(args)
 		if z == nil {
 			return replyNil(), []string{"server.doZScore: no such key"}
 		}
@@ -427,6 +425,13 @@ func (w *zsetWorld) do(args []string) (string, []string) {
 func parseScore(s string) (float64, bool) {
 	f, err := strconv.ParseFloat(s, 64)
 	return f, err == nil && f == f
+}
+
+// member reads the arguments of a command on one member of a sorted set
+// (zrem, zscore): the key, the member's name and the set, nil if none.
+func (w *zsetWorld) member(args []string) (key, name string, z *zset.ZSet) {
+	key, name = args[1], unquote(args[2])
+	return key, name, w.sets[key]
 }
 
 func (w *zsetWorld) draw() string {

@@ -3,7 +3,6 @@ package hostile
 import (
 	"bufio"
 	"fmt"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,18 +36,16 @@ func TestCollidingFieldsCostNoMore(t *testing.T) { testCollidingNames(t, "hash")
 func testCollidingNames(t *testing.T, kind string) {
 	// For measuring by hand: HOSTILE_COLLIDING_NAMES=40000.
 	n := envInt("HOSTILE_COLLIDING_NAMES", 20_000)
-	for _, ch := range costlyBook {
-		t.Run(ch, func(t *testing.T) {
-			crafted, craftedWait := nameWork(t, ch, kind, collidingKeys(t, n))
-			random, randomWait := nameWork(t, ch, kind, randomKeys(n))
-			what := map[string]string{"zset": "members of a sorted set", "hash": "fields of a hash"}[kind]
-			t.Logf("%d %s, names of 68 bytes: server CPU %v for crafted names (bystander's worst wait %v), %v for random ones (%v)",
-				n, what, crafted, craftedWait.Round(time.Millisecond), random, randomWait.Round(time.Millisecond))
-			if crafted > 3*random+100*time.Millisecond {
-				t.Errorf("crafted names cost the server %v of CPU, random ones %v", crafted, random)
-			}
-		})
-	}
+	eachChapter(t, costlyBook, func(t *testing.T, ch string) {
+		crafted, craftedWait := nameWork(t, ch, kind, collidingKeys(t, n))
+		random, randomWait := nameWork(t, ch, kind, randomKeys(n))
+		what := map[string]string{"zset": "members of a sorted set", "hash": "fields of a hash"}[kind]
+		t.Logf("%d %s, names of 68 bytes: server CPU %v for crafted names (bystander's worst wait %v), %v for random ones (%v)",
+			n, what, crafted, craftedWait.Round(time.Millisecond), random, randomWait.Round(time.Millisecond))
+		if crafted > 3*random+100*time.Millisecond {
+			t.Errorf("crafted names cost the server %v of CPU, random ones %v", crafted, random)
+		}
+	})
 }
 
 // nameWork starts chapter ch's server, adds every name to one sorted set
@@ -87,7 +84,7 @@ func respNameWork(t *testing.T, pid int, addr, kind string, names []string) (cpu
 		reqs.WriteString(respCmd(args...))
 		want = append(want, fmt.Sprintf(":%d", len(batch)))
 	}
-	stop := pingWatch(t, addr, make(chan struct{}))
+	stop := pingWatch(t, addr)
 	cpu0 := cpuTime(t, pid)
 	c.conn.SetDeadline(time.Now().Add(5 * time.Minute))
 	go c.conn.Write([]byte(reqs.String()))
@@ -198,36 +195,15 @@ func (c *client) pipelineExpect(reqs [][]string, want []int64) {
 // protocol (which has no PING) until the returned function is called,
 // which returns the slowest answer it saw, or -1 if one failed.
 func bookPingWatch(t *testing.T, addr string) func() time.Duration {
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := dialConn(t, addr)
 	req, _ := wire.AppendRequest(nil, "get", "bystander")
-	stop, done := make(chan struct{}), make(chan time.Duration)
-	go func() {
-		worst := time.Duration(0)
-		for {
-			select {
-			case <-stop:
-				done <- worst
-				return
-			default:
-			}
-			start := time.Now()
-			conn.SetDeadline(time.Now().Add(60 * time.Second))
-			if _, err := conn.Write(req); err != nil {
-				done <- -1
-				return
-			}
-			body, err := wire.ReadFrame(conn, nil)
-			if v, derr := wire.DecodeReply(body); err != nil || derr != nil || v.Tag != wire.TagNil {
-				done <- -1
-				return
-			}
-			worst = max(worst, time.Since(start))
-			time.Sleep(2 * time.Millisecond)
+	return watchWorst(func() bool {
+		conn.SetDeadline(time.Now().Add(60 * time.Second))
+		if _, err := conn.Write(req); err != nil {
+			return false
 		}
-	}()
-	return func() time.Duration { close(stop); return <-done }
+		body, err := wire.ReadFrame(conn, nil)
+		v, derr := wire.DecodeReply(body)
+		return err == nil && derr == nil && v.Tag == wire.TagNil
+	})
 }

@@ -15,16 +15,14 @@ func TestCraftedKeysCostNoMore(t *testing.T) {
 	n, rounds := 10000, 10
 	// For measuring by hand: HOSTILE_CRAFTED_KEYS=100000.
 	n = envInt("HOSTILE_CRAFTED_KEYS", n)
-	for _, ch := range costlyBook {
-		t.Run(ch, func(t *testing.T) {
-			crafted := keyWork(t, ch, collidingKeys(t, n), rounds)
-			random := keyWork(t, ch, randomKeys(n), rounds)
-			t.Logf("%d keys set, then each got %d times: server CPU %v for crafted keys, %v for random ones", n, rounds, crafted, random)
-			if crafted > 2*random+50*time.Millisecond {
-				t.Errorf("crafted keys cost the server %v of CPU, random ones %v", crafted, random)
-			}
-		})
-	}
+	eachChapter(t, costlyBook, func(t *testing.T, ch string) {
+		crafted := keyWork(t, ch, collidingKeys(t, n), rounds)
+		random := keyWork(t, ch, randomKeys(n), rounds)
+		t.Logf("%d keys set, then each got %d times: server CPU %v for crafted keys, %v for random ones", n, rounds, crafted, random)
+		if crafted > 2*random+50*time.Millisecond {
+			t.Errorf("crafted keys cost the server %v of CPU, random ones %v", crafted, random)
+		}
+	})
 }
 
 // keyWork starts a server, sets every key and gets each rounds times, and

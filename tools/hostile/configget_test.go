@@ -18,37 +18,33 @@ import (
 // each CONFIG GET queued, refused or answered (with no parameter: none
 // matches), EXEC's reply last.
 func TestConfigGetPatternBounded(t *testing.T) {
-	for _, ch := range costlyRESP {
-		t.Run(ch, func(t *testing.T) {
-			const n = 50
-			costly := "*[" + strings.Repeat("b", 512<<10-4) + "]z"
-			plain := strings.Repeat("x", len(costly))
-			p := startServer(t, ch, 0, longIdle...)
-			addr := respAddr(t, p)
-			for _, kind := range []struct{ name, pattern string }{
-				{"plain name", plain},
-				{"costly pattern", costly},
-			} {
-				var reqs strings.Builder
-				reqs.WriteString(respCmd("MULTI"))
-				for range n {
-					reqs.WriteString(respCmd("CONFIG", "GET", kind.pattern))
-				}
-				reqs.WriteString(respCmd("EXEC"))
-				for range n {
-					reqs.WriteString(respCmd("CONFIG", "GET", kind.pattern))
-				}
-				a := dialRESP(t, addr)
-				stop := pingWatch(t, addr, make(chan struct{}))
-				time.Sleep(20 * time.Millisecond)
-				cpu0 := cpuTime(t, p.Pid())
-				start := time.Now()
+	eachChapter(t, costlyRESP, func(t *testing.T, ch string) {
+		const n = 50
+		costly := "*[" + strings.Repeat("b", 512<<10-4) + "]z"
+		plain := strings.Repeat("x", len(costly))
+		p, addr := startRESP(t, ch)
+		for _, kind := range []struct{ name, pattern string }{
+			{"plain name", plain},
+			{"costly pattern", costly},
+		} {
+			var reqs strings.Builder
+			reqs.WriteString(respCmd("MULTI"))
+			for range n {
+				reqs.WriteString(respCmd("CONFIG", "GET", kind.pattern))
+			}
+			reqs.WriteString(respCmd("EXEC"))
+			for range n {
+				reqs.WriteString(respCmd("CONFIG", "GET", kind.pattern))
+			}
+			a := dialRESP(t, addr)
+			var queued, refused, answered int
+			var exec string
+			f := measure(t, p.Pid(), addr, kind.name, func() {
 				a.conn.SetDeadline(time.Now().Add(5 * time.Minute))
 				go a.conn.Write([]byte(reqs.String()))
 				if got := skipReply(t, a.r); got != "+OK" {
 					t.Fatalf("%s: MULTI answered %q", kind.name, got)
 				}
-				queued, refused := 0, 0
 				for i := range n {
 					switch got := skipReply(t, a.r); {
 					case got == "+QUEUED":
@@ -59,11 +55,10 @@ func TestConfigGetPatternBounded(t *testing.T) {
 						t.Fatalf("%s: CONFIG GET number %d in MULTI answered %.60q", kind.name, i+1, got)
 					}
 				}
-				exec := skipReply(t, a.r)
+				exec = skipReply(t, a.r)
 				if exec[0] != '*' && !strings.HasPrefix(exec, "-EXECABORT") {
 					t.Fatalf("%s: EXEC answered %.60q", kind.name, exec)
 				}
-				answered := 0
 				for i := range n {
 					got := skipReply(t, a.r)
 					if got != "*0" && got != "%0" && got[0] != '-' {
@@ -73,18 +68,12 @@ func TestConfigGetPatternBounded(t *testing.T) {
 						answered++
 					}
 				}
-				took := time.Since(start)
-				cpu := cpuTime(t, p.Pid()) - cpu0
-				worst := stop()
-				if worst < 0 {
-					t.Fatalf("%s: the bystander's PING failed", kind.name)
-				}
-				t.Logf("%s: %d CONFIG GETs queued, %d refused, EXEC %.30q; %d of %d pipelined answered; in %v, server CPU %v; bystander's worst PING %v",
-					kind.name, queued, refused, exec, answered, n, took.Round(time.Millisecond), cpu, worst.Round(time.Millisecond))
-				if kind.pattern == plain && answered != n {
-					t.Errorf("%s: %d of %d pipelined CONFIG GETs answered", kind.name, answered, n)
-				}
+			})
+			t.Logf("%s: %d CONFIG GETs queued, %d refused, EXEC %.30q; %d of %d pipelined answered; in %v, server CPU %v; bystander's worst PING %v",
+				kind.name, queued, refused, exec, answered, n, f.took.Round(time.Millisecond), f.cpu, f.worst.Round(time.Millisecond))
+			if kind.pattern == plain && answered != n {
+				t.Errorf("%s: %d of %d pipelined CONFIG GETs answered", kind.name, answered, n)
 			}
-		})
-	}
+		}
+	})
 }

@@ -24,9 +24,7 @@ import (
 
 // TestManyConnections: see above.
 func TestManyConnections(t *testing.T) {
-	for _, ch := range costlyRESP {
-		t.Run(ch, func(t *testing.T) { testManyConnections(t, ch) })
-	}
+	eachChapter(t, costlyRESP, testManyConnections)
 }
 
 func testManyConnections(t *testing.T, ch string) {
@@ -35,9 +33,8 @@ func testManyConnections(t *testing.T, ch string) {
 	echo := respCmd("ECHO", strings.Repeat("e", 15_000))
 	want := fmt.Sprintf("$%d\r\n", 15_000)
 	for _, many := range []bool{false, true} {
-		p := startServer(t, ch, 0, append([]string{"-max-output-mb", fmt.Sprint(budgetMB)}, longIdle...)...)
-		addr := respAddr(t, p)
-		stop := pingWatch(t, addr, make(chan struct{}))
+		p, addr := startRESP(t, ch, "-max-output-mb", fmt.Sprint(budgetMB))
+		stop := pingWatch(t, addr)
 		rssBefore := procStatus(t, p.Pid(), "VmRSS")
 		cpuBefore := cpuTime(t, p.Pid())
 		conns := 100 // the twin: the same ECHOs over 100 connections

@@ -28,14 +28,11 @@ func txChapters() []string {
 
 // TestExecReplyCost: see above.
 func TestExecReplyCost(t *testing.T) {
-	for _, ch := range txChapters() {
-		t.Run(ch, func(t *testing.T) { testExecReplyCost(t, ch) })
-	}
+	eachChapter(t, txChapters(), testExecReplyCost)
 }
 
 func testExecReplyCost(t *testing.T, ch string) {
-	p := startServer(t, ch, 0, longIdle...)
-	addr := respAddr(t, p)
+	p, addr := startRESP(t, ch)
 	setup := dialRESP(t, addr)
 	args := []string{"ZADD", "z"}
 	for i := range 100 {
@@ -83,17 +80,10 @@ func testExecReplyCost(t *testing.T, ch string) {
 		}{{"pipelined", twin}, {"in MULTI/EXEC", attack}} {
 			c := dialRESP(t, addr)
 			c.conn.SetDeadline(time.Now().Add(5 * time.Minute))
-			stop := pingWatch(t, addr, make(chan struct{}))
-			time.Sleep(20 * time.Millisecond)
-			before, start := cpuTime(t, p.Pid()), time.Now()
-			heads := run.do(c)
-			took, cpu := time.Since(start), cpuTime(t, p.Pid())-before
-			worst := stop()
-			if worst < 0 {
-				t.Fatalf("%s %s: the bystander's PING failed", name, run.kind)
-			}
+			var heads []string
+			f := measure(t, p.Pid(), addr, name+" "+run.kind, func() { heads = run.do(c) })
 			t.Logf("%s %s: answered in %v, server CPU %v; bystander's worst PING %v",
-				name, run.kind, took.Round(time.Millisecond), cpu, worst.Round(time.Millisecond))
+				name, run.kind, f.took.Round(time.Millisecond), f.cpu, f.worst.Round(time.Millisecond))
 			if want == nil {
 				want = heads
 				continue

@@ -23,14 +23,11 @@ import (
 // TestExecLooseWeights: the attacks of the loose weights, each against its
 // honest twin.
 func TestExecLooseWeights(t *testing.T) {
-	for _, ch := range txChapters() {
-		t.Run(ch, func(t *testing.T) { testExecLooseWeights(t, ch) })
-	}
+	eachChapter(t, txChapters(), testExecLooseWeights)
 }
 
 func testExecLooseWeights(t *testing.T, ch string) {
-	p := startServer(t, ch, 0, longIdle...)
-	addr := respAddr(t, p)
+	p, addr := startRESP(t, ch)
 	setup := dialRESP(t, addr)
 	half := strings.Repeat("v", 500_000)
 	if got := setup.do(time.Minute, "SET", "big", half); got != "+OK" {
@@ -49,19 +46,14 @@ func testExecLooseWeights(t *testing.T, ch string) {
 	run := func(reqs string, count int) (lines []string, cpu, worst time.Duration) {
 		t.Helper()
 		a := dialRESP(t, addr)
-		stop := pingWatch(t, addr, make(chan struct{}))
-		time.Sleep(20 * time.Millisecond)
-		cpu0 := cpuTime(t, p.Pid())
-		a.conn.SetDeadline(time.Now().Add(5 * time.Minute))
-		go a.conn.Write([]byte(reqs))
-		for range count {
-			lines = append(lines, skipReply(t, a.r))
-		}
-		cpu = cpuTime(t, p.Pid()) - cpu0
-		if worst = stop(); worst < 0 {
-			t.Fatal("the bystander's PING failed")
-		}
-		return lines, cpu, worst
+		f := measure(t, p.Pid(), addr, "the requests", func() {
+			a.conn.SetDeadline(time.Now().Add(5 * time.Minute))
+			go a.conn.Write([]byte(reqs))
+			for range count {
+				lines = append(lines, skipReply(t, a.r))
+			}
+		})
+		return lines, f.cpu, f.worst
 	}
 	// tx is a transaction of n copies of cmd: MULTI, the commands, EXEC.
 	tx := func(n int, cmd ...string) string {

@@ -27,13 +27,9 @@ import (
 // TestRESPTurnBounded in ch17), which drive the event loop one turn at a
 // time.
 func TestFloodersDoNotStallOthers(t *testing.T) {
-	for _, ch := range costlyBook {
-		t.Run(ch, func(t *testing.T) { testFlooders(t, ch, false) })
-	}
+	eachChapter(t, costlyBook, func(t *testing.T, ch string) { testFlooders(t, ch, false) })
 	// RESP connections flooding, on their own listener (ch17 on).
-	for _, ch := range costlyRESP {
-		t.Run(ch+"-RESP", func(t *testing.T) { testFlooders(t, ch, true) })
-	}
+	eachChapterAs(t, costlyRESP, "-RESP", func(t *testing.T, ch string) { testFlooders(t, ch, true) })
 }
 
 // testFlooders runs the flood against chapter ch's server (in Redis's

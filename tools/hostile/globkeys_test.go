@@ -17,9 +17,7 @@ import (
 // only guards against that hang; the other client's get checks the loop
 // is free again.
 func TestKeysPatternLinear(t *testing.T) {
-	for _, ch := range withFeature(chapters.RESPListener) {
-		t.Run(ch, func(t *testing.T) { testKeysPatternLinear(t, ch) })
-	}
+	eachChapter(t, withFeature(chapters.RESPListener), testKeysPatternLinear)
 }
 
 func testKeysPatternLinear(t *testing.T, ch string) {

@@ -23,16 +23,13 @@ import (
 
 // TestHogClosed: see above.
 func TestHogClosed(t *testing.T) {
-	for _, ch := range txChapters() {
-		t.Run(ch, func(t *testing.T) { testHogClosed(t, ch) })
-	}
+	eachChapter(t, txChapters(), testHogClosed)
 }
 
 func testHogClosed(t *testing.T, ch string) {
 	const budgetMB = 64
 	for _, withHog := range []bool{false, true} {
-		p := startServer(t, ch, 0, append([]string{"-max-output-mb", fmt.Sprint(budgetMB)}, longIdle...)...)
-		addr := respAddr(t, p)
+		p, addr := startRESP(t, ch, "-max-output-mb", fmt.Sprint(budgetMB))
 		var hog *respConn
 		if withHog {
 			hog = dialRESP(t, addr)
@@ -58,34 +55,29 @@ func testHogClosed(t *testing.T, ch string) {
 			}
 			t.Logf("the hog holds %d MB queued of the %d MB budget", queued, budgetMB)
 		}
-		stop := pingWatch(t, addr, make(chan struct{}))
-		before := cpuTime(t, p.Pid())
-		others := dialRESP(t, addr)
-		// 3 MB: more than the budget has left beside the hog.
-		big := strings.Repeat("o", 3<<20)
-		for i := range 5 {
-			key := fmt.Sprint("other", i)
-			if got := others.do(time.Minute, "SET", key, big); got != "+OK" {
-				t.Fatalf("with hog %v: another client's SET of 3 MB: %q", withHog, got)
+		f := measure(t, p.Pid(), addr, fmt.Sprintf("with hog %v", withHog), func() {
+			others := dialRESP(t, addr)
+			// 3 MB: more than the budget has left beside the hog.
+			big := strings.Repeat("o", 3<<20)
+			for i := range 5 {
+				key := fmt.Sprint("other", i)
+				if got := others.do(time.Minute, "SET", key, big); got != "+OK" {
+					t.Fatalf("with hog %v: another client's SET of 3 MB: %q", withHog, got)
+				}
+				if got := others.do(time.Minute, "GET", key); got != fmt.Sprintf("$%d", len(big)) {
+					t.Fatalf("with hog %v: GET of 3 MB: %q", withHog, got)
+				}
+				others.r.Discard(len(big) + 2)
 			}
-			if got := others.do(time.Minute, "GET", key); got != fmt.Sprintf("$%d", len(big)) {
-				t.Fatalf("with hog %v: GET of 3 MB: %q", withHog, got)
+			if got := others.do(time.Minute, "WATCH", "other0"); got != "+OK" {
+				t.Fatalf("with hog %v: WATCH: %q", withHog, got)
 			}
-			others.r.Discard(len(big) + 2)
-		}
-		if got := others.do(time.Minute, "WATCH", "other0"); got != "+OK" {
-			t.Fatalf("with hog %v: WATCH: %q", withHog, got)
-		}
-		if got := others.do(time.Minute, "CLIENT", "SETNAME", strings.Repeat("n", 20_000)); got != "+OK" {
-			t.Fatalf("with hog %v: CLIENT SETNAME: %q", withHog, got)
-		}
-		cpu := cpuTime(t, p.Pid()) - before
-		worst := stop()
-		if worst < 0 {
-			t.Fatalf("with hog %v: the bystander's PING failed", withHog)
-		}
+			if got := others.do(time.Minute, "CLIENT", "SETNAME", strings.Repeat("n", 20_000)); got != "+OK" {
+				t.Fatalf("with hog %v: CLIENT SETNAME: %q", withHog, got)
+			}
+		})
 		t.Logf("with hog %v: 5 SETs and GETs of 3 MB, a WATCH, a SETNAME of 20 KB: server CPU %v; bystander's worst PING %v",
-			withHog, cpu, worst.Round(time.Millisecond))
+			withHog, f.cpu, f.worst.Round(time.Millisecond))
 		if hog != nil {
 			hog.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 			if n, err := hog.r.Read(make([]byte, 1)); err != io.EOF {

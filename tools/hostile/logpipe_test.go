@@ -85,38 +85,36 @@ func churn(addr string, n int) error {
 // nobody reads. Once the pipe is full a write to it blocks; a server that
 // logs on its event loop then stops serving everyone.
 func TestUnreadLogDoesNotBlock(t *testing.T) {
-	for _, ch := range fieldChapters {
-		t.Run(ch, func(t *testing.T) {
-			r, w, err := os.Pipe()
+	eachChapter(t, fieldChapters, func(t *testing.T, ch string) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		// The smallest pipe (one page) fills after a few hundred lines.
+		if _, err := unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
+			t.Fatal(err)
+		}
+		// With the lines that fill the pipe.
+		args := append([]string{"-idle-timeout", "1s"}, logConnsFlag(ch)...)
+		addr, _, _ := startWithOutput(t, ch, w, w, args...)
+		w.Close()
+		done := make(chan error, 1)
+		go func() { done <- churn(addr, 3000) }()
+		select {
+		case err := <-done:
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("connecting 3,000 times: %v", err)
 			}
-			defer r.Close()
-			// The smallest pipe (one page) fills after a few hundred lines.
-			if _, err := unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 4096); err != nil {
-				t.Fatal(err)
-			}
-			// With the lines that fill the pipe.
-			args := append([]string{"-idle-timeout", "1s"}, logConnsFlag(ch)...)
-			addr, _, _ := startWithOutput(t, ch, w, w, args...)
-			w.Close()
-			done := make(chan error, 1)
-			go func() { done <- churn(addr, 3000) }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("connecting 3,000 times: %v", err)
-				}
-			case <-time.After(testkit.Scale(2 * time.Minute)):
-				t.Fatal("3,000 connections not served within minutes: the server is blocked")
-			}
-			c := dial(t, addr)
-			c.conn.SetDeadline(time.Now().Add(5 * time.Second))
-			if v := c.do("set", "k", "v"); v.Tag != 0 {
-				t.Fatalf("set after the churn: %v", v)
-			}
-		})
-	}
+		case <-time.After(testkit.Scale(2 * time.Minute)):
+			t.Fatal("3,000 connections not served within minutes: the server is blocked")
+		}
+		c := dial(t, addr)
+		c.conn.SetDeadline(time.Now().Add(5 * time.Second))
+		if v := c.do("set", "k", "v"); v.Tag != 0 {
+			t.Fatalf("set after the churn: %v", v)
+		}
+	})
 }
 
 // TestClosedLogDoesNotKill: the server's stdout and stderr are pipes whose
@@ -124,85 +122,81 @@ func TestUnreadLogDoesNotBlock(t *testing.T) {
 // program that writes to such a stdout or stderr with SIGPIPE unless it
 // says otherwise.
 func TestClosedLogDoesNotKill(t *testing.T) {
-	for _, ch := range fieldChapters {
-		t.Run(ch, func(t *testing.T) {
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The reader stays open until the server is up, then goes.
-			ready := make(chan struct{})
-			go func() {
-				buf := make([]byte, 4096)
-				r.Read(buf) // "listening on ..."
-				close(ready)
-				r.Close()
-			}()
-			args := append([]string{"-idle-timeout", "100ms"}, logConnsFlag(ch)...)
-			addr, _, exited := startWithOutput(t, ch, w, w, args...)
-			w.Close()
-			<-ready
-			if err := churn(addr, 20); err != nil {
-				t.Fatal(err)
-			}
-			// An idle client makes the server write to stdout, too.
-			idle := dial(t, addr)
-			idle.do("get", "k")
-			time.Sleep(500 * time.Millisecond)
-			select {
-			case err := <-exited:
-				t.Fatalf("the server died writing to a closed pipe: %v", err)
-			default:
-			}
-			c := dial(t, addr)
-			if v := c.do("get", "k"); v.Tag != 0 {
-				t.Fatalf("get: %v", v)
-			}
-		})
-	}
+	eachChapter(t, fieldChapters, func(t *testing.T, ch string) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The reader stays open until the server is up, then goes.
+		ready := make(chan struct{})
+		go func() {
+			buf := make([]byte, 4096)
+			r.Read(buf) // "listening on ..."
+			close(ready)
+			r.Close()
+		}()
+		args := append([]string{"-idle-timeout", "100ms"}, logConnsFlag(ch)...)
+		addr, _, exited := startWithOutput(t, ch, w, w, args...)
+		w.Close()
+		<-ready
+		if err := churn(addr, 20); err != nil {
+			t.Fatal(err)
+		}
+		// An idle client makes the server write to stdout, too.
+		idle := dial(t, addr)
+		idle.do("get", "k")
+		time.Sleep(500 * time.Millisecond)
+		select {
+		case err := <-exited:
+			t.Fatalf("the server died writing to a closed pipe: %v", err)
+		default:
+		}
+		c := dial(t, addr)
+		if v := c.do("get", "k"); v.Tag != 0 {
+			t.Fatalf("get: %v", v)
+		}
+	})
 }
 
 // TestConnectionLinesOffByDefault: from chapter 16 on, the server logs
 // nothing per connection unless asked to with -log-conns: not for clients
 // that hang up, go idle or (on the RESP listener, ch17 on) break the protocol.
 func TestConnectionLinesOffByDefault(t *testing.T) {
-	for _, ch := range withFeature(chapters.OutputBound) {
-		t.Run(ch, func(t *testing.T) {
-			p := startServer(t, ch, 0, "-idle-timeout", "100ms")
-			if err := churn(p.Addr, 50); err != nil {
-				t.Fatal(err)
-			}
-			idle := dial(t, p.Addr)
-			idle.do("get", "k")
-			if chapters.ByDir(ch).Has(chapters.RESPListener) {
-				addr := respAddr(t, p)
-				for _, send := range []string{"PING\r\n", "*1\r\n+PING\r\n", "*1\r\n$4\r\nPI"} {
-					c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-					if err != nil {
-						t.Fatal(err)
-					}
-					c.SetDeadline(time.Now().Add(30 * time.Second))
-					io.WriteString(c, send)
-					if strings.HasSuffix(send, "\n") { // answered: wait for it
-						io.ReadAtLeast(c, make([]byte, 64), 1)
-					}
-					c.Close()
-				}
+	eachChapter(t, withFeature(chapters.OutputBound), func(t *testing.T, ch string) {
+		p := startServer(t, ch, 0, "-idle-timeout", "100ms")
+		if err := churn(p.Addr, 50); err != nil {
+			t.Fatal(err)
+		}
+		idle := dial(t, p.Addr)
+		idle.do("get", "k")
+		if chapters.ByDir(ch).Has(chapters.RESPListener) {
+			addr := respAddr(t, p)
+			for _, send := range []string{"PING\r\n", "*1\r\n+PING\r\n", "*1\r\n$4\r\nPI"} {
 				c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer c.Close() // left idle, to be timed out
+				c.SetDeadline(time.Now().Add(30 * time.Second))
+				io.WriteString(c, send)
+				if strings.HasSuffix(send, "\n") { // answered: wait for it
+					io.ReadAtLeast(c, make([]byte, 64), 1)
+				}
+				c.Close()
 			}
-			time.Sleep(500 * time.Millisecond)
-			if err := p.Stop(5 * time.Second); err != nil {
+			c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
 				t.Fatal(err)
 			}
-			for _, line := range strings.Split(strings.TrimSpace(p.Stderr()+p.Stdout()), "\n") {
-				if !strings.HasPrefix(line, "listening ") && !strings.Contains(line, "shutting down") {
-					t.Errorf("unexpected log line %q", line)
-				}
+			defer c.Close() // left idle, to be timed out
+		}
+		time.Sleep(500 * time.Millisecond)
+		if err := p.Stop(5 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(p.Stderr()+p.Stdout()), "\n") {
+			if !strings.HasPrefix(line, "listening ") && !strings.Contains(line, "shutting down") {
+				t.Errorf("unexpected log line %q", line)
 			}
-		})
-	}
+		}
+	})
 }

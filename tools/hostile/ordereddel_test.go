@@ -23,29 +23,22 @@ import (
 func TestOrderedDeletesCostNoMore(t *testing.T) {
 	// For measuring by hand: HOSTILE_DELETE_KEYS=1000000.
 	n := envInt("HOSTILE_DELETE_KEYS", 300000)
-	keys := make([]string, n)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("key:%d", i)
-	}
+	keys := numberedKeys(n)
 	// The table's order under the book's hash: the top bits of the hash
 	// code times 2^64 over the golden ratio pick the slot, in every table.
 	tableOrder := slices.Clone(keys)
 	slot := func(k string) uint64 { return uint64(bookHash(k)) * 0x9E3779B97F4A7C15 >> 32 }
 	slices.SortFunc(tableOrder, func(a, b string) int { return cmp.Compare(slot(a), slot(b)) })
-	randomOrder := slices.Clone(keys)
-	rng := rand.New(rand.NewPCG(5, 6))
-	rng.Shuffle(n, func(i, j int) { randomOrder[i], randomOrder[j] = randomOrder[j], randomOrder[i] })
+	randomOrder := shuffled(keys, 5, 6)
 
-	for _, ch := range costlyBook {
-		t.Run(ch, func(t *testing.T) {
-			ordered := deleteWork(t, ch, keys, tableOrder)
-			random := deleteWork(t, ch, keys, randomOrder)
-			t.Logf("deleting %d keys: server CPU %v in the table's order, %v in a random order", n, ordered, random)
-			if ordered > 2*random+50*time.Millisecond {
-				t.Errorf("deleting in the table's order cost the server %v of CPU, in a random order %v", ordered, random)
-			}
-		})
-	}
+	eachChapter(t, costlyBook, func(t *testing.T, ch string) {
+		ordered := deleteWork(t, ch, keys, tableOrder)
+		random := deleteWork(t, ch, keys, randomOrder)
+		t.Logf("deleting %d keys: server CPU %v in the table's order, %v in a random order", n, ordered, random)
+		if ordered > 2*random+50*time.Millisecond {
+			t.Errorf("deleting in the table's order cost the server %v of CPU, in a random order %v", ordered, random)
+		}
+	})
 	// Chapter 18 mixes every table's hash codes alike, so that SCAN's
 	// cursor survives resizes: the order SCAN returns the keys in is the
 	// hash's order in every table, and the table takes a new salt when
@@ -95,17 +88,9 @@ func deleteWork(t *testing.T, ch string, keys, order []string) time.Duration {
 // twice that.
 func TestFlushAllCostNoMore(t *testing.T) {
 	// For measuring by hand: HOSTILE_FLUSH_KEYS=1000000.
-	n := envInt("HOSTILE_FLUSH_KEYS", 300000)
-	keys := make([]string, n)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("key:%d", i)
-	}
-	randomOrder := slices.Clone(keys)
-	rng := rand.New(rand.NewPCG(7, 8))
-	rng.Shuffle(n, func(i, j int) { randomOrder[i], randomOrder[j] = randomOrder[j], randomOrder[i] })
-	for _, ch := range costlyRESP {
-		t.Run(ch, func(t *testing.T) { testFlushAllCost(t, ch, keys, randomOrder) })
-	}
+	keys := numberedKeys(envInt("HOSTILE_FLUSH_KEYS", 300000))
+	randomOrder := shuffled(keys, 7, 8)
+	eachChapter(t, costlyRESP, func(t *testing.T, ch string) { testFlushAllCost(t, ch, keys, randomOrder) })
 }
 
 func testFlushAllCost(t *testing.T, ch string, keys, randomOrder []string) {
@@ -150,4 +135,21 @@ func scanOrder(t *testing.T, c *client) []string {
 			return keys
 		}
 	}
+}
+
+// numberedKeys returns the n keys "key:0" to "key:n-1".
+func numberedKeys(n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("key:%d", i)
+	}
+	return keys
+}
+
+// shuffled returns a copy of keys in the random order the seeds give.
+func shuffled(keys []string, seed1, seed2 uint64) []string {
+	out := slices.Clone(keys)
+	rng := rand.New(rand.NewPCG(seed1, seed2))
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
 }

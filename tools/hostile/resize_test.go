@@ -84,12 +84,11 @@ func TestResizeNotPaidByLookups(t *testing.T) {
 		keys int
 	}{{"resizing", n}, {"settled", n - 1}} {
 		t.Run(kind.name, func(t *testing.T) {
-			p := startServer(t, ch, 0, longIdle...)
-			addr := respAddr(t, p)
+			p, addr := startRESP(t, ch)
 			load := dialRESP(t, addr)
 			setKeys(t, load, kind.keys)
 			c := dialRESP(t, addr)
-			stop := pingWatch(t, addr, make(chan struct{}))
+			stop := pingWatch(t, addr)
 			time.Sleep(20 * time.Millisecond)
 			cpu0, start := cpuTime(t, p.Pid()), time.Now()
 			got := c.do(time.Minute, append([]string{"MGET"}, keys...)...)
@@ -197,12 +196,11 @@ func TestResaltNoStall(t *testing.T) {
 	rounds := 0
 	for _, kind := range []string{"band", "every sixteenth"} {
 		t.Run(kind, func(t *testing.T) {
-			p := startServer(t, ch, 0, longIdle...)
-			addr := respAddr(t, p)
+			p, addr := startRESP(t, ch)
 			c := dialRESP(t, addr)
 			setKeys(t, c, n)
 			epoch := scanEpoch(t, c)
-			stop := pingWatch(t, addr, make(chan struct{}))
+			stop := pingWatch(t, addr)
 			cpu0, slowest, kept, salted := cpuTime(t, p.Pid()), time.Duration(0), 0, -1
 			timed := func(cmds [][]string) {
 				began := time.Now()

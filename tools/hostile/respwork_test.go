@@ -55,35 +55,19 @@ func skipReply(t *testing.T, r *bufio.Reader) string {
 	return line
 }
 
-// pingWatch has a bystander PING the server over RESP until stop is
-// closed, and returns the slowest answer it saw.
-func pingWatch(t *testing.T, addr string, stop chan struct{}) func() time.Duration {
+// pingWatch has a bystander PING the server over RESP until the function
+// it returns is called, which returns the slowest answer it saw, or -1 if
+// one failed.
+func pingWatch(t *testing.T, addr string) func() time.Duration {
 	c := dialRESP(t, addr)
-	done := make(chan time.Duration)
-	go func() {
-		worst := time.Duration(0)
-		for {
-			select {
-			case <-stop:
-				done <- worst
-				return
-			default:
-			}
-			start := time.Now()
-			c.conn.SetDeadline(time.Now().Add(60 * time.Second))
-			if _, err := c.conn.Write([]byte(respCmd("PING"))); err != nil {
-				done <- -1
-				return
-			}
-			if s, err := c.r.ReadString('\n'); err != nil || s != "+PONG\r\n" {
-				done <- -1
-				return
-			}
-			worst = max(worst, time.Since(start))
-			time.Sleep(2 * time.Millisecond)
+	return watchWorst(func() bool {
+		c.conn.SetDeadline(time.Now().Add(60 * time.Second))
+		if _, err := c.conn.Write([]byte(respCmd("PING"))); err != nil {
+			return false
 		}
-	}()
-	return func() time.Duration { close(stop); return <-done }
+		s, err := c.r.ReadString('\n')
+		return err == nil && s == "+PONG\r\n"
+	})
 }
 
 // TestRESPWorkBounded: over 300,000 keys and a sorted set of 300,000
@@ -94,15 +78,12 @@ func pingWatch(t *testing.T, addr string, stop chan struct{}) func() time.Durati
 // such ZRANGEs held the loop for seconds, and FLUSHALL of 300k keys for
 // 2.2 s.
 func TestRESPWorkBounded(t *testing.T) {
-	for _, ch := range costlyRESP {
-		t.Run(ch, func(t *testing.T) { testRESPWorkBounded(t, ch) })
-	}
+	eachChapter(t, costlyRESP, testRESPWorkBounded)
 }
 
 func testRESPWorkBounded(t *testing.T, ch string) {
 	n := envInt("HOSTILE_RESP_KEYS", 300_000)
-	p := startServer(t, ch, 0, longIdle...)
-	addr := respAddr(t, p)
+	p, addr := startRESP(t, ch)
 	load := dialRESP(t, addr)
 	// The sorted set, 4000 members a request, and the keys, 1000 SETs a write.
 	var sb strings.Builder
@@ -134,23 +115,17 @@ func testRESPWorkBounded(t *testing.T, ch string) {
 	attack := func(name string, count int, args ...string) {
 		t.Helper()
 		a := dialRESP(t, addr)
-		stop := pingWatch(t, addr, make(chan struct{}))
-		time.Sleep(20 * time.Millisecond)
-		start := time.Now()
-		a.conn.SetDeadline(time.Now().Add(5 * time.Minute))
-		if _, err := a.conn.Write([]byte(strings.Repeat(respCmd(args...), count))); err != nil {
-			t.Fatal(err)
-		}
 		var first string
-		for range count {
-			first = skipReply(t, a.r)
-		}
-		took := time.Since(start)
-		worst := stop()
-		if worst < 0 {
-			t.Fatalf("%s: the bystander's PING failed", name)
-		}
-		t.Logf("%s: answered in %v (%.40q); bystander's worst PING %v", name, took.Round(time.Millisecond), first, worst.Round(time.Millisecond))
+		f := measure(t, p.Pid(), addr, name, func() {
+			a.conn.SetDeadline(time.Now().Add(5 * time.Minute))
+			if _, err := a.conn.Write([]byte(strings.Repeat(respCmd(args...), count))); err != nil {
+				t.Fatal(err)
+			}
+			for range count {
+				first = skipReply(t, a.r)
+			}
+		})
+		t.Logf("%s: answered in %v (%.40q); bystander's worst PING %v", name, f.took.Round(time.Millisecond), first, f.worst.Round(time.Millisecond))
 	}
 	attack("16 pipelined ZRANGE z 0 -1", 16, "ZRANGE", "z", "0", "-1")
 	attack("16 pipelined ZRANGE z 0 -1 WITHSCORES", 16, "ZRANGE", "z", "0", "-1", "WITHSCORES")
@@ -169,15 +144,12 @@ func testRESPWorkBounded(t *testing.T, ch string) {
 // budget of 64 MiB (issue 20; before, partial requests reached 2.2 GB and
 // names 1.5 GB); clients refused for memory get an error saying so.
 func TestRESPClientsMemoryBounded(t *testing.T) {
-	for _, ch := range costlyRESP {
-		t.Run(ch, func(t *testing.T) { testRESPClientsMemoryBounded(t, ch) })
-	}
+	eachChapter(t, costlyRESP, testRESPClientsMemoryBounded)
 }
 
 func testRESPClientsMemoryBounded(t *testing.T, ch string) {
 	clients := envInt("HOSTILE_RESP_CLIENTS", 2000)
-	p := startServer(t, ch, 0, append([]string{"-max-output-mb", "64"}, longIdle...)...)
-	addr := respAddr(t, p)
+	p, addr := startRESP(t, ch, "-max-output-mb", "64")
 	setup := dialRESP(t, addr)
 	for i := range 20_000 {
 		if got := setup.do(time.Minute, "SET", fmt.Sprintf("key-with-a-long-name:%030d", i), "v"); got != "+OK" {
@@ -243,14 +215,11 @@ func testRESPClientsMemoryBounded(t *testing.T, ch string) {
 // issue 20); the reported ratio should now stay near 1, bar the cost of
 // the reads themselves. The verdict asserted is only the replies.
 func TestRESPTrickleCost(t *testing.T) {
-	for _, ch := range costlyRESP {
-		t.Run(ch, func(t *testing.T) { testRESPTrickleCost(t, ch) })
-	}
+	eachChapter(t, costlyRESP, testRESPTrickleCost)
 }
 
 func testRESPTrickleCost(t *testing.T, ch string) {
-	p := startServer(t, ch, 0, longIdle...)
-	addr := respAddr(t, p)
+	p, addr := startRESP(t, ch)
 	big := respCmd("SET", "k", strings.Repeat("v", 500_000))
 	args := []string{"DEL"}
 	for i := 1; i < 8192; i++ {

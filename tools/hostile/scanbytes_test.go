@@ -23,8 +23,7 @@ func TestScanLongKeysBounded(t *testing.T) {
 	// measuring by hand: HOSTILE_SCAN_KEY_BYTES=262144.
 	for _, size := range []int{16, envInt("HOSTILE_SCAN_KEY_BYTES", 511<<10)} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
-			p := startServer(t, ch, 0, longIdle...)
-			addr := respAddr(t, p)
+			p, addr := startRESP(t, ch)
 			c := dialRESP(t, addr)
 			pad := strings.Repeat("k", size-8)
 			want := map[string]int{}
@@ -36,7 +35,7 @@ func TestScanLongKeysBounded(t *testing.T) {
 				want[k] = 0
 			}
 			for _, count := range []int{10, 1000} {
-				stop := pingWatch(t, addr, make(chan struct{}))
+				stop := pingWatch(t, addr)
 				time.Sleep(20 * time.Millisecond)
 				cpu0, calls, slowest := cpuTime(t, p.Pid()), 0, time.Duration(0)
 				for cursor := "0"; ; calls++ {

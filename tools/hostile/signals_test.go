@@ -17,24 +17,22 @@ import (
 // TestHangupExitsCleanly: SIGHUP (the terminal went away) ends the server
 // with status 0 and a log line; it used to kill it silently.
 func TestHangupExitsCleanly(t *testing.T) {
-	for _, ch := range fieldChapters {
-		t.Run(ch, func(t *testing.T) {
-			p := startServer(t, ch, 0)
-			syscall.Kill(p.Pid(), syscall.SIGHUP)
-			select {
-			case <-p.Exited():
-			case <-time.After(testkit.Scale(30 * time.Second)):
-				t.Fatal("the server ignored SIGHUP")
-			}
-			// Stop reports how it had exited.
-			if err := p.Stop(time.Second); !strings.Contains(err.Error(), "<nil>") {
-				t.Errorf("the server did not exit cleanly: %v", err)
-			}
-			if !strings.Contains(p.Stderr(), "hangup: shutting down") {
-				t.Errorf("no log line about the hangup:\n%s", p.Stderr())
-			}
-		})
-	}
+	eachChapter(t, fieldChapters, func(t *testing.T, ch string) {
+		p := startServer(t, ch, 0)
+		syscall.Kill(p.Pid(), syscall.SIGHUP)
+		select {
+		case <-p.Exited():
+		case <-time.After(testkit.Scale(30 * time.Second)):
+			t.Fatal("the server ignored SIGHUP")
+		}
+		// Stop reports how it had exited.
+		if err := p.Stop(time.Second); !strings.Contains(err.Error(), "<nil>") {
+			t.Errorf("the server did not exit cleanly: %v", err)
+		}
+		if !strings.Contains(p.Stderr(), "hangup: shutting down") {
+			t.Errorf("no log line about the hangup:\n%s", p.Stderr())
+		}
+	})
 }
 
 // TestHangupAtFirstAccept: SIGHUP sent the moment the server first accepts
@@ -45,26 +43,24 @@ func TestHangupExitsCleanly(t *testing.T) {
 // times.
 func TestHangupAtFirstAccept(t *testing.T) {
 	const tries = 20
-	for _, ch := range fieldChapters {
-		t.Run(ch, func(t *testing.T) {
-			for i := range tries {
-				p := startAccepting(t, ch)
-				syscall.Kill(p.Pid(), syscall.SIGHUP)
-				select {
-				case <-p.Exited():
-				case <-time.After(testkit.Scale(30 * time.Second)):
-					t.Fatalf("try %d of %d: the server ignored SIGHUP", i+1, tries)
-				}
-				if err := p.Stop(time.Second); !strings.Contains(err.Error(), "<nil>") {
-					t.Fatalf("try %d of %d: SIGHUP at the first accept: the server did not exit cleanly: %v\n%s",
-						i+1, tries, err, p.Stderr())
-				}
-				if !strings.Contains(p.Stderr(), "hangup: shutting down") {
-					t.Fatalf("try %d of %d: no log line about the hangup:\n%s", i+1, tries, p.Stderr())
-				}
+	eachChapter(t, fieldChapters, func(t *testing.T, ch string) {
+		for i := range tries {
+			p := startAccepting(t, ch)
+			syscall.Kill(p.Pid(), syscall.SIGHUP)
+			select {
+			case <-p.Exited():
+			case <-time.After(testkit.Scale(30 * time.Second)):
+				t.Fatalf("try %d of %d: the server ignored SIGHUP", i+1, tries)
 			}
-		})
-	}
+			if err := p.Stop(time.Second); !strings.Contains(err.Error(), "<nil>") {
+				t.Fatalf("try %d of %d: SIGHUP at the first accept: the server did not exit cleanly: %v\n%s",
+					i+1, tries, err, p.Stderr())
+			}
+			if !strings.Contains(p.Stderr(), "hangup: shutting down") {
+				t.Fatalf("try %d of %d: no log line about the hangup:\n%s", i+1, tries, p.Stderr())
+			}
+		}
+	})
 }
 
 // TestDrippingClientDropped: a client that sends one byte of a request at
@@ -72,13 +68,9 @@ func TestHangupAtFirstAccept(t *testing.T) {
 // whole within the idle timeout (on the RESP listener, Redis's timeout,
 // set to 1 s here: it is 0, never, by default).
 func TestDrippingClientDropped(t *testing.T) {
-	for _, ch := range fieldChapters {
-		t.Run(ch, func(t *testing.T) { testDrippingClient(t, ch, false) })
-	}
+	eachChapter(t, fieldChapters, func(t *testing.T, ch string) { testDrippingClient(t, ch, false) })
 	// RESP connections (ch17 on) read into a buffer of their own.
-	for _, ch := range withFeature(chapters.RESPListener) {
-		t.Run(ch+"-RESP", func(t *testing.T) { testDrippingClient(t, ch, true) })
-	}
+	eachChapterAs(t, withFeature(chapters.RESPListener), "-RESP", func(t *testing.T, ch string) { testDrippingClient(t, ch, true) })
 }
 
 // testDrippingClient drips a request to chapter ch's server, in Redis's

@@ -67,13 +67,9 @@ func getLatency(t *testing.T, addr, key string, n int) time.Duration {
 // held for it; the server must also bound the sum (to 8 MiB here, with
 // -max-output-mb), and keep serving others.
 func TestSlowReadersMemoryBounded(t *testing.T) {
-	for _, ch := range costlyBook {
-		t.Run(ch, func(t *testing.T) { testSlowReaders(t, ch, false, "8", 50<<20) })
-	}
+	eachChapter(t, costlyBook, func(t *testing.T, ch string) { testSlowReaders(t, ch, false, "8", 50<<20) })
 	// RESP connections (ch17 on), whose replies are built their own way.
-	for _, ch := range costlyRESP {
-		t.Run(ch+"-RESP", func(t *testing.T) { testSlowReaders(t, ch, true, "8", 50<<20) })
-	}
+	eachChapterAs(t, costlyRESP, "-RESP", func(t *testing.T, ch string) { testSlowReaders(t, ch, true, "8", 50<<20) })
 }
 
 // testSlowReaders runs the flood against chapter ch's server (in Redis's

@@ -17,20 +17,17 @@ import (
 // the watchers' EXECs; the test asserts that every WATCH is accepted and
 // every watcher's EXEC fails (a null array), the SET's reply between.
 func TestWatchManyOneWrite(t *testing.T) {
-	for _, ch := range costlyRESP {
-		t.Run(ch, func(t *testing.T) {
-			// Room in the budget for every watch (about 200 bytes each).
-			p := startServer(t, ch, 0, append([]string{"-max-output-mb", "512"}, longIdle...)...)
-			addr := respAddr(t, p)
-			if got := dialRESP(t, addr).do(time.Minute, "WATCH", "probe"); got != "+OK" {
-				t.Skipf("%s has no WATCH: %q", ch, got)
-			}
-			honest := watchOneWrite(t, p.Pid(), addr, 1, 1)
-			attack := watchOneWrite(t, p.Pid(), addr, 34, 10_000)
-			t.Logf("one SET with 1 client watching 1 key: %s", honest)
-			t.Logf("one SET with 34 clients watching the same 10,000 keys: %s", attack)
-		})
-	}
+	eachChapter(t, costlyRESP, func(t *testing.T, ch string) {
+		// Room in the budget for every watch (about 200 bytes each).
+		p, addr := startRESP(t, ch, "-max-output-mb", "512")
+		if got := dialRESP(t, addr).do(time.Minute, "WATCH", "probe"); got != "+OK" {
+			t.Skipf("%s has no WATCH: %q", ch, got)
+		}
+		honest := watchOneWrite(t, p.Pid(), addr, 1, 1)
+		attack := watchOneWrite(t, p.Pid(), addr, 34, 10_000)
+		t.Logf("one SET with 1 client watching 1 key: %s", honest)
+		t.Logf("one SET with 34 clients watching the same 10,000 keys: %s", attack)
+	})
 }
 
 // watchOneWrite has clients each WATCH the same keys, then SETs one of
@@ -59,20 +56,12 @@ func watchOneWrite(t *testing.T, pid int, addr string, clients, keys int) string
 		ws = append(ws, c)
 	}
 	writer := dialRESP(t, addr)
-	stop := pingWatch(t, addr, make(chan struct{}))
-	time.Sleep(20 * time.Millisecond)
+	f := measure(t, pid, addr, "the SET", func() {
+		if got := writer.do(time.Minute, "SET", names[keys/2], "v"); got != "+OK" {
+			t.Fatalf("SET: %q", got)
+		}
+	})
 	cpu0 := cpuTime(t, pid)
-	start := time.Now()
-	if got := writer.do(time.Minute, "SET", names[keys/2], "v"); got != "+OK" {
-		t.Fatalf("SET: %q", got)
-	}
-	took := time.Since(start)
-	cpu := cpuTime(t, pid) - cpu0
-	worst := stop()
-	if worst < 0 {
-		t.Fatal("the bystander's PING failed")
-	}
-	cpu0 = cpuTime(t, pid)
 	execStart := time.Now()
 	for i, c := range ws {
 		c.conn.SetDeadline(time.Now().Add(time.Minute))
@@ -84,5 +73,5 @@ func watchOneWrite(t *testing.T, pid int, addr string, clients, keys int) string
 		}
 	}
 	return fmt.Sprintf("SET answered in %v, server CPU %v, bystander's worst PING %v; then the %d watchers' EXECs in %v, server CPU %v",
-		took.Round(time.Microsecond), cpu, worst.Round(time.Microsecond), clients, time.Since(execStart).Round(time.Millisecond), cpuTime(t, pid)-cpu0)
+		f.took.Round(time.Microsecond), f.cpu, f.worst.Round(time.Microsecond), clients, time.Since(execStart).Round(time.Millisecond), cpuTime(t, pid)-cpu0)
 }

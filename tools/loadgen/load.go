@@ -69,29 +69,51 @@ type op struct {
 // digits like redis-benchmark's key:__rand_int__ (which pads to twelve).
 func appendKey(dst []byte, i int) []byte { return loadkit.AppendKey(dst, i, 6) }
 
+// answer is what the checks of a reply look at, in either protocol: an
+// error; what set answers (nil in the book's protocol, OK in Redis's); a
+// nil; a string of n bytes; an integer i.
+type answer struct {
+	err, setOK, null, str, isInt bool
+	n                            int
+	i                            int64
+}
+
+// answerWords name, in one protocol's words, what set, get and the other
+// commands answer, for the errors; get's has a %d for the value's size.
+type answerWords struct{ set, get, num string }
+
+var (
+	bookWords = answerWords{"nil", "nil or a str of %d bytes", "int 0 or 1"}
+	respWords = answerWords{"OK", "nil or a bulk string of %d bytes", "integer 0 or 1"}
+)
+
+// problem returns "" if a is what a command of kind answers (a get, a nil
+// or a value of valSize bytes; zadd and pexpire, 1 or 0), or else the
+// format, with a %v for the reply, of the error that says what it is not.
+func (a answer) problem(kind opKind, valSize int, w answerWords) string {
+	switch {
+	case a.err:
+		return "server error %v"
+	case kind == opSet && !a.setOK:
+		return "got %v, want " + w.set
+	case kind == opGet && !(a.null || a.str && a.n == valSize):
+		return "got %v, want " + fmt.Sprintf(w.get, valSize)
+	case kind != opSet && kind != opGet && !(a.isInt && (a.i == 0 || a.i == 1)):
+		return "got %v, want " + w.num
+	}
+	return ""
+}
+
 // checkRESPReply verifies one reply of Redis's protocol for the command:
 // the same answers as checkReply, in Redis's words (OK for set).
 func checkRESPReply(kind opKind, v resp.Reply, valSize int) error {
-	if v.Kind == resp.Error {
-		return fmt.Errorf("server error %v", v)
+	bulk := v.Kind == resp.Bulk
+	a := answer{err: v.Kind == resp.Error, setOK: v.Kind == resp.Simple && string(v.Str) == "OK",
+		null: bulk && v.Null, str: bulk && !v.Null, n: len(v.Str), isInt: v.Kind == resp.Int, i: v.Int}
+	if p := a.problem(kind, valSize, respWords); p != "" {
+		return fmt.Errorf(p, v)
 	}
-	switch kind {
-	case opSet:
-		if v.Kind == resp.Simple && string(v.Str) == "OK" {
-			return nil
-		}
-		return fmt.Errorf("got %v, want OK", v)
-	case opGet:
-		if v.Kind == resp.Bulk && (v.Null || len(v.Str) == valSize) {
-			return nil
-		}
-		return fmt.Errorf("got %v, want nil or a bulk string of %d bytes", v, valSize)
-	default: // zadd and pexpire answer 1 or 0
-		if v.Kind == resp.Int && (v.Int == 0 || v.Int == 1) {
-			return nil
-		}
-		return fmt.Errorf("got %v, want integer 0 or 1", v)
-	}
+	return nil
 }
 
 // checkReply decodes one reply body and verifies its type for the command.
@@ -100,26 +122,12 @@ func checkReply(kind opKind, body []byte, valSize int) error {
 	if err != nil {
 		return err
 	}
-	if v.Tag == wire.TagErr {
-		return fmt.Errorf("server error %v", v)
+	a := answer{err: v.Tag == wire.TagErr, setOK: v.Tag == wire.TagNil, null: v.Tag == wire.TagNil,
+		str: v.Tag == wire.TagStr, n: len(v.Str), isInt: v.Tag == wire.TagInt, i: v.Int}
+	if p := a.problem(kind, valSize, bookWords); p != "" {
+		return fmt.Errorf(p, v)
 	}
-	switch kind {
-	case opSet:
-		if v.Tag == wire.TagNil {
-			return nil
-		}
-		return fmt.Errorf("got %v, want nil", v)
-	case opGet:
-		if v.Tag == wire.TagNil || (v.Tag == wire.TagStr && len(v.Str) == valSize) {
-			return nil
-		}
-		return fmt.Errorf("got %v, want nil or a str of %d bytes", v, valSize)
-	default: // zadd and pexpire answer 1 or 0
-		if v.Tag == wire.TagInt && (v.Int == 0 || v.Int == 1) {
-			return nil
-		}
-		return fmt.Errorf("got %v, want int 0 or 1", v)
-	}
+	return nil
 }
 
 // reporter prints the first few errors of a run, from any connection.

@@ -129,25 +129,18 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fail := func(format string, a ...any) (*config, error) {
 		return nil, usageError{fmt.Sprintf(format, a...)}
 	}
-	switch {
-	case fs.NArg() > 0:
-		return fail("unexpected argument %q", fs.Arg(0))
-	case *conns < 1 || *conns > maxConns:
-		return fail("-c must be between 1 and %d", maxConns)
-	case *pipeline < 1 || *pipeline > maxPipeline:
-		return fail("-P must be between 1 and %d", maxPipeline)
-	case *total < 1:
-		return fail("-n must be at least 1")
-	case *dur < 0 || *dur > maxDuration:
-		return fail("-d must be between 0 and %v", maxDuration)
-	case *keys < 1 || *keys > maxKeys:
-		return fail("-r must be between 1 and %d", maxKeys)
-	case *valSize < 0 || *valSize > maxValSize:
-		return fail("-v must be between 0 and %d", maxValSize)
-	case *protocol != "book" && *protocol != "resp":
-		return fail("-proto must be book or resp, not %q", *protocol)
-	case *pid < 0:
-		return fail("-pid must be a process id")
+	if err := cmdflag.First(
+		cmdflag.Check(fs.NArg() == 0, "unexpected argument %q", fs.Arg(0)),
+		cmdflag.Between("c", *conns, 1, maxConns),
+		cmdflag.Between("P", *pipeline, 1, maxPipeline),
+		cmdflag.Check(*total >= 1, "-n must be at least 1"),
+		cmdflag.Check(*dur >= 0 && *dur <= maxDuration, "-d must be between 0 and %v", maxDuration),
+		cmdflag.Between("r", *keys, 1, maxKeys),
+		cmdflag.Between("v", *valSize, 0, maxValSize),
+		cmdflag.Check(*protocol == "book" || *protocol == "resp", "-proto must be book or resp, not %q", *protocol),
+		cmdflag.Check(*pid >= 0, "-pid must be a process id"),
+	); err != nil {
+		return fail("%v", err)
 	}
 	if *pid > 0 {
 		if _, err := procCPU(*pid); err != nil {

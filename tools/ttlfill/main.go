@@ -104,23 +104,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		fmt.Fprintf(stderr, "ttlfill: "+format+"\n", a...)
 		return nil, errUsage
 	}
-	switch {
-	case fs.NArg() > 0:
-		return bad("unexpected argument %q", fs.Arg(0))
-	case *keys < 1 || *keys > maxKeys:
-		return bad("-n must be between 1 and %d", maxKeys)
-	case *ttl < 0:
-		return bad("-ttl must not be negative")
-	case *conns < 1 || *conns > maxConns:
-		return bad("-c must be between 1 and %d", maxConns)
-	case *batch < 1 || *batch > maxBatch:
-		return bad("-batch must be between 1 and %d", maxBatch)
-	case *valSize < 0 || *valSize > 1024:
-		return bad("-v must be between 0 and 1024")
-	case *pad < 0 || *pad > 20:
-		return bad("-pad must be between 0 and 20")
-	case *timeout <= 0 || *timeout > maxTimeout:
-		return bad("-timeout must be above 0 and at most %v", maxTimeout)
+	if err := cmdflag.First(
+		cmdflag.Check(fs.NArg() == 0, "unexpected argument %q", fs.Arg(0)),
+		cmdflag.Between("n", *keys, 1, maxKeys),
+		cmdflag.Check(*ttl >= 0, "-ttl must not be negative"),
+		cmdflag.Between("c", *conns, 1, maxConns),
+		cmdflag.Between("batch", *batch, 1, maxBatch),
+		cmdflag.Between("v", *valSize, 0, 1024),
+		cmdflag.Between("pad", *pad, 0, 20),
+		cmdflag.Check(*timeout > 0 && *timeout <= maxTimeout, "-timeout must be above 0 and at most %v", maxTimeout),
+	); err != nil {
+		return bad("%v", err)
 	}
 	cfg := &config{
 		keys: *keys, ttl: *ttl, conns: *conns, batch: *batch,

@@ -7,26 +7,19 @@ import (
 	"strings"
 	"testing"
 
+	"example.com/byor/tools/internal/cmdflag/cmdflagtest"
 	"example.com/byor/tools/internal/workshop"
 )
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
+	cmdflagtest.UsageErrors(t, run, "usage:", [][]string{
 		nil,
 		{"bogus"},
 		{"list", "extra"},
 		{"start", "ch07-parse-request"},
 		{"check"},
 		{"-nosuchflag", "list"},
-	} {
-		var out, errs strings.Builder
-		if code := run(args, &out, &errs); code != 2 {
-			t.Errorf("run(%q) = %d, want 2", args, code)
-		}
-		if !strings.Contains(errs.String(), "usage:") {
-			t.Errorf("run(%q) printed no usage: %q", args, errs.String())
-		}
-	}
+	})
 }
 
 func TestListShowsEveryExercise(t *testing.T) {

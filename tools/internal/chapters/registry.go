@@ -24,22 +24,20 @@ const (
 	RESP                     // Redis's protocol (ch17's second listener)
 )
 
+// protocolNames describe the wire formats, in the order of their numbers.
+var protocolNames = [...]string{
+	Hello:    "bare hello/world bytes (ch03)",
+	World:    "length-prefixed messages answered with world (ch04)",
+	Echo:     "length-prefixed messages echoed back (ch06)",
+	Status:   "lists of strings with status replies (ch07-ch08)",
+	Tagged9:  "serialized replies with arrays tagged 4 (ch09-ch10)",
+	Tagged11: "serialized replies with doubles tagged 4 and arrays 5 (ch11 on)",
+	RESP:     "Redis's protocol, RESP (ch17 on)",
+}
+
 func (p Protocol) String() string {
-	switch p {
-	case Hello:
-		return "bare hello/world bytes (ch03)"
-	case World:
-		return "length-prefixed messages answered with world (ch04)"
-	case Echo:
-		return "length-prefixed messages echoed back (ch06)"
-	case Status:
-		return "lists of strings with status replies (ch07-ch08)"
-	case Tagged9:
-		return "serialized replies with arrays tagged 4 (ch09-ch10)"
-	case Tagged11:
-		return "serialized replies with doubles tagged 4 and arrays 5 (ch11 on)"
-	case RESP:
-		return "Redis's protocol, RESP (ch17 on)"
+	if p >= 0 && int(p) < len(protocolNames) {
+		return protocolNames[p]
 	}
 	return fmt.Sprintf("protocol(%d)", int(p))
 }

@@ -3,6 +3,7 @@
 package cmdflag
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -19,4 +20,32 @@ func NewFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// Between returns nil if the value v of flag -name lies in lo..hi, and
+// otherwise an error saying it must.
+func Between[T cmp.Ordered](name string, v, lo, hi T) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("-%s must be between %v and %v", name, lo, hi)
+	}
+	return nil
+}
+
+// Check returns nil if ok, and otherwise the error of format and a.
+func Check(ok bool, format string, a ...any) error {
+	if !ok {
+		return fmt.Errorf(format, a...)
+	}
+	return nil
+}
+
+// First returns the first of errs that is not nil: of a command's checks
+// of its flags, in order, the one to report.
+func First(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

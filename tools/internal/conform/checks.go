@@ -204,6 +204,16 @@ func framingChecks(st *Stage) []Check {
 	return out
 }
 
+// biggestServed returns the size of the biggest message the checks of the
+// message limit send: k_max_msg, or under the newer edition (newer) the
+// size above, a little over the 2023 limit and far below 32 MiB.
+func (e *Env) biggestServed(newer bool, above int) int {
+	if newer {
+		return above
+	}
+	return e.maxMsg()
+}
+
 // echoChecks are the checks of the framed text protocol (ch04, ch06).
 func echoChecks(st *Stage, cfg *Config) []Check {
 	newerMsg := cfg.Edition == EditionNewer && st.Num >= 6
@@ -215,59 +225,40 @@ func echoChecks(st *Stage, cfg *Config) []Check {
 		{
 			Name: maxName,
 			Hint: maxHint,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
-				n := e.maxMsg()
-				if newerMsg {
-					n = 4097 // above the 2023 limit, far below 32 MiB
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
+				n := e.biggestServed(newerMsg, 4097)
 				body := strings.Repeat("m", n)
 				return c.Do(Frame([]byte(body)), e.echoOf(body))
-			},
+			}),
 		},
 		{
 			Name: "a request written byte by byte is answered",
 			Hint: "a request may arrive over many reads; keep what has arrived until it is whole",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				req := Frame([]byte("one byte at a time"))
 				if err := c.SendBytewise(req); err != nil {
 					return err
 				}
 				return c.Expect(req, e.echoOf("one byte at a time"))
-			},
+			}),
 		},
 		{
 			Name: "requests on one connection are answered in turn",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				for _, b := range []string{"a", "bb", "", "ccc"} {
 					if err := c.Do(Frame([]byte(b)), e.echoOf(b)); err != nil {
 						return err
 					}
 				}
 				return nil
-			},
+			}),
 		},
 	}
 	if st.Proto.Pipelined() {
 		out = append(out, Check{
 			Name: "pipelining: requests sent in one write are all answered in order",
 			Hint: "one read may bring several requests: handle every whole one in the buffer",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				var all []byte
 				bodies := []string{"a", "bb", "", "ccc"}
 				for _, b := range bodies {
@@ -282,7 +273,7 @@ func echoChecks(st *Stage, cfg *Config) []Check {
 					}
 				}
 				return nil
-			},
+			}),
 		}, partialWritesCheck(st))
 	}
 	return append(out, framingChecks(st)...)
@@ -298,11 +289,7 @@ func partialWritesCheck(st *Stage) Check {
 		Name:    "pipelining: 2000 requests with 4 KB replies, read late, are all answered (writes that block)",
 		Hint:    hintHang,
 		Timeout: 120 * time.Second,
-		Run: func(e *Env) error {
-			c, err := e.Dial()
-			if err != nil {
-				return err
-			}
+		Run: dialed(func(e *Env, c *Conn) error {
 			const count = 2000
 			var req, want []byte
 			if st.Proto.TextMessages() {
@@ -315,21 +302,7 @@ func partialWritesCheck(st *Stage) Check {
 				}
 				req, want = e.Req("get", "conform:big"), e.value(val)
 			}
-			written := make(chan error, 1)
-			go func() {
-				for range count {
-					if _, err := c.c.Write(req); err != nil {
-						written <- err
-						return
-					}
-				}
-				written <- nil
-			}()
-			select {
-			case <-written:
-				written <- nil
-			case <-time.After(200 * time.Millisecond):
-			}
+			written := c.writeRepeated(req, count)
 			// How long a silence counts as a stall: generous, but from
 			// chapter 12 on below the 5 s after which the book's server
 			// drops an idle connection.
@@ -365,7 +338,7 @@ func partialWritesCheck(st *Stage) Check {
 				}
 			}
 			return <-written
-		},
+		}),
 	}
 }
 
@@ -388,11 +361,7 @@ func commandBasicChecks(st *Stage, newer bool) []Check {
 		{
 			Name: "set, get, del answer with the chapter's replies",
 			Hint: replyHint(st),
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				steps := []struct {
 					want []byte
 					args []string
@@ -415,34 +384,26 @@ func commandBasicChecks(st *Stage, newer bool) []Check {
 					}
 				}
 				return nil
-			},
+			}),
 		},
 		{
 			Name:       "an unknown command gets the unknown-command error",
 			Hint:       "unknown commands answer " + unknownText(st, newer),
 			Unverified: newer,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				for _, args := range [][]string{{"aaa", "bbb"}, {"nosuchcommand"}, {}} {
 					if err := c.Cmd(e.Unknown(), args...); err != nil {
 						return err
 					}
 				}
 				return nil
-			},
+			}),
 		},
 		{
 			Name:       "arity: a known command with the wrong number of arguments is an unknown command",
 			Hint:       "the book matches the command's name and its argument count together",
 			Unverified: newer,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				for _, args := range [][]string{{"get"}, {"get", "a", "b"}, {"set", "k"}, {"set", "k", "v", "x"}, {"del"}, {"del", "a", "b"}} {
 					if err := c.Cmd(e.Unknown(), args...); err != nil {
 						return err
@@ -452,30 +413,22 @@ func commandBasicChecks(st *Stage, newer bool) []Check {
 					return c.Cmd(e.Unknown(), "keys", "extra")
 				}
 				return nil
-			},
+			}),
 		},
 	}
 	if newer {
 		out = append(out, Check{
 			Name:       "command names are case-sensitive (newer edition)",
 			Unverified: true,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				return c.Cmd(e.Unknown(), "GET", "conform:k")
-			},
+			}),
 		})
 	} else {
 		out = append(out, Check{
 			Name: "command names are case-insensitive; keys are not",
 			Hint: "compare command names ignoring case (the book uses strcasecmp)",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				if err := c.Cmd(e.okSet(), "SET", "conform:Key", "v"); err != nil {
 					return err
 				}
@@ -486,7 +439,7 @@ func commandBasicChecks(st *Stage, newer bool) []Check {
 					return err
 				}
 				return c.Cmd(e.deleted(true), "DeL", "conform:Key")
-			},
+			}),
 		})
 	}
 	return out
@@ -505,15 +458,8 @@ func commandLimitChecks(st *Stage, newer bool) []Check {
 		Check{
 			Name: maxName,
 			Hint: maxHint,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
-				size := e.maxMsg()
-				if newer {
-					size = 5000 // above the 2023 limit, far below 32 MiB
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
+				size := e.biggestServed(newer, 5000)
 				// body: nstr, then set, the key and the value with their lengths.
 				key := "conform:max"
 				val := strings.Repeat("x", size-4-(4+3)-(4+len(key))-4)
@@ -528,32 +474,24 @@ func commandLimitChecks(st *Stage, newer bool) []Check {
 					return err
 				}
 				return c.Cmd(e.deleted(true), "del", key)
-			},
+			}),
 		},
 		Check{
 			Name:       "the argument limit: the most strings a message holds are parsed (an unknown command)",
 			Hint:       argsHint,
 			Unverified: newer,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				n := (e.maxMsg() - 4) / 4
 				if n > e.maxArgs() {
 					n = e.maxArgs()
 				}
 				return c.Do(e.Req(make([]string, n)...), e.Unknown())
-			},
+			}),
 		},
 		Check{
 			Name: "a request written byte by byte is answered",
 			Hint: "a request may arrive over many reads; keep what has arrived until it is whole",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				req := e.Req("set", "conform:slow", "one byte at a time")
 				if err := c.SendBytewise(req); err != nil {
 					return err
@@ -565,17 +503,13 @@ func commandLimitChecks(st *Stage, newer bool) []Check {
 					return err
 				}
 				return c.Cmd(e.deleted(true), "del", "conform:slow")
-			},
+			}),
 		},
 		Check{
 			Name:       "pipelining: requests sent in one write are all answered in order",
 			Hint:       "one read may bring several requests: handle every whole one in the buffer",
 			Unverified: newer,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				reqs := [][]string{{"set", "conform:p", "1"}, {"get", "conform:p"}, {"del", "conform:p"}, {"get", "conform:p"}, {"nope"}}
 				wants := [][]byte{e.okSet(), e.value("1"), e.deleted(true), e.missing(), e.Unknown()}
 				var all []byte
@@ -591,7 +525,7 @@ func commandLimitChecks(st *Stage, newer bool) []Check {
 					}
 				}
 				return nil
-			},
+			}),
 		},
 		partialWritesCheck(st),
 	}

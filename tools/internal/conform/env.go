@@ -141,6 +141,29 @@ func (c *Conn) SetTimeout(d time.Duration) {
 // Close closes the connection.
 func (c *Conn) Close() { c.c.Close() }
 
+// writeRepeated writes req count times, from another goroutine
+// so that the replies pile up unread meanwhile (the server's writes then
+// block), and returns the channel that will hold the writes' result. It
+// gives the writes 200 ms before it returns.
+func (c *Conn) writeRepeated(req []byte, count int) chan error {
+	written := make(chan error, 1)
+	go func() {
+		for range count {
+			if _, err := c.c.Write(req); err != nil {
+				written <- err
+				return
+			}
+		}
+		written <- nil
+	}()
+	select {
+	case err := <-written:
+		written <- err
+	case <-time.After(200 * time.Millisecond):
+	}
+	return written
+}
+
 // CloseWrite half-closes the connection: the server reads EOF.
 func (c *Conn) CloseWrite() {
 	if tc, ok := c.c.(*net.TCPConn); ok {
@@ -229,6 +252,15 @@ func hexOf(b []byte) string {
 		return hex.EncodeToString(b[:256]) + fmt.Sprintf("... (%d bytes)", len(b))
 	}
 	return hex.EncodeToString(b)
+}
+
+// RequestReply sends the framed request req and returns the body of its
+// reply.
+func (c *Conn) RequestReply(req []byte) ([]byte, error) {
+	if err := c.Send(req); err != nil {
+		return nil, err
+	}
+	return c.ReadReply()
 }
 
 // Expect reads one reply and compares its body with want, byte for byte.
@@ -498,4 +530,28 @@ func formatG(v float64) string {
 		return "nan"
 	}
 	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// dialEach dials a new connection into each of conns, for a check that
+// needs several.
+func (e *Env) dialEach(conns ...**Conn) error {
+	for _, c := range conns {
+		var err error
+		if *c, err = e.Dial(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dialed makes a check's Run of run, which is given a new connection to
+// the server: most checks begin by dialing one.
+func dialed(run func(e *Env, c *Conn) error) func(e *Env) error {
+	return func(e *Env) error {
+		c, err := e.Dial()
+		if err != nil {
+			return err
+		}
+		return run(e, c)
+	}
 }

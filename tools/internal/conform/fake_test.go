@@ -51,20 +51,31 @@ type fake struct {
 	maxArgs int
 }
 
+// fakeArgs reads the arguments of a fake server the test binary runs as:
+// -name MODE and -addr ADDR (defaultAddr if not given). ok is false when
+// the binary was not started as that fake.
+func fakeArgs(name, defaultAddr string) (mode, addr string, ok bool) {
+	if len(os.Args) < 2 || os.Args[1] != "-"+name {
+		return "", "", false
+	}
+	fs := flag.NewFlagSet(name, flag.ExitOnError)
+	m := fs.String(name, "", "mode")
+	a := fs.String("addr", defaultAddr, "address")
+	fs.Parse(os.Args[1:])
+	return *m, *a, true
+}
+
 // fakeMain runs a fake server if the test binary was started as one.
 func fakeMain() bool {
-	if len(os.Args) < 2 || os.Args[1] != "-fake" {
+	mode, addr, ok := fakeArgs("fake", "127.0.0.1:1234")
+	if !ok {
 		return false
 	}
-	fs := flag.NewFlagSet("fake", flag.ExitOnError)
-	mode := fs.String("fake", "", "mode")
-	addr := fs.String("addr", "127.0.0.1:1234", "address")
-	fs.Parse(os.Args[1:])
-	f := &fake{mode: *mode, strs: map[string]string{}, zsets: map[string]map[string]float64{}, ttls: map[string]uint64{}, start: time.Now(), maxMsg: 4096, maxArgs: 1024}
+	f := &fake{mode: mode, strs: map[string]string{}, zsets: map[string]map[string]float64{}, ttls: map[string]uint64{}, start: time.Now(), maxMsg: 4096, maxArgs: 1024}
 	if f.mode == "newer" {
 		f.maxMsg, f.maxArgs = 32<<20, 200000
 	}
-	l, err := net.Listen("tcp", *addr)
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -46,11 +46,7 @@ func keysChecks(st *Stage, cfg *Config) []Check {
 			Hint:       "the table starts with 4 slots; keys inserts at the head of a slot's chain and keys walks slots in order",
 			Fresh:      true,
 			Unverified: newer,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				if err := c.Cmd(e.Arr(), "keys"); err != nil {
 					return err
 				}
@@ -67,7 +63,7 @@ func keysChecks(st *Stage, cfg *Config) []Check {
 					want = append(want, e.Str(k))
 				}
 				return c.Cmd(e.Arr(want...), "keys")
-			},
+			}),
 		})
 	}
 	out = append(out, []Check{
@@ -131,11 +127,7 @@ func zsetChecks(st *Stage, cfg *Config) []Check {
 		{
 			Name: "zscore answers a double (tag 4) and zquery an array (tag 5) of names and scores",
 			Hint: "from chapter 11 doubles are tag 4 and arrays tag 5",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				c.Cmd(e.Int(0), "del", "conform:z")
 				if err := c.Cmd(e.Int(1), "zadd", "conform:z", "1.5", "a"); err != nil {
 					return err
@@ -150,16 +142,12 @@ func zsetChecks(st *Stage, cfg *Config) []Check {
 					return err
 				}
 				return c.Cmd(e.Int(1), "del", "conform:z")
-			},
+			}),
 		},
 		{
 			Name: "zquery offsets: negative offsets move back from the seek position, limits count elements",
 			Hint: "zquery seeks to the first pair >= (score, name), moves by offset, then returns up to limit elements",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				c.Cmd(e.Int(0), "del", "conform:zq")
 				for i, n := range []string{"a", "b", "c", "d", "e"} {
 					if err := c.Cmd(e.Int(1), "zadd", "conform:zq", fmt.Sprint(i), n); err != nil {
@@ -192,17 +180,13 @@ func zsetChecks(st *Stage, cfg *Config) []Check {
 					}
 				}
 				return c.Cmd(e.Int(1), "del", "conform:zq")
-			},
+			}),
 		},
 		{
 			Name:       "zrem and zscore on a missing key",
 			Hint:       map[bool]string{false: "in the 2023 edition a missing key answers nil", true: "in the newer edition a missing key acts as an empty set"}[newer],
 			Unverified: newer,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				c.Cmd(e.Int(0), "del", "conform:nozset")
 				want := e.Nil()
 				if newer {
@@ -212,23 +196,19 @@ func zsetChecks(st *Stage, cfg *Config) []Check {
 					return err
 				}
 				return c.Cmd(e.Nil(), "zscore", "conform:nozset", "n")
-			},
+			}),
 		},
 		{
 			Name:       "a score that is not a number is refused with ERR_ARG",
 			Hint:       "scores are parsed as doubles; junk answers err 4",
 			Unverified: newer,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				msg := "expect fp number"
 				if newer {
 					msg = "expect float"
 				}
 				return c.Cmd(e.Err(4, msg), "zadd", "conform:zbad", "abc", "n")
-			},
+			}),
 		},
 	}
 }
@@ -241,16 +221,8 @@ func idleChecks(st *Stage, cfg *Config) []Check {
 		Slow:    true,
 		Timeout: 60 * time.Second,
 		Run: func(e *Env) error {
-			chatty, err := e.Dial()
-			if err != nil {
-				return err
-			}
-			silent, err := e.Dial()
-			if err != nil {
-				return err
-			}
-			half, err := e.Dial()
-			if err != nil {
+			var chatty, silent, half *Conn
+			if err := e.dialEach(&chatty, &silent, &half); err != nil {
 				return err
 			}
 			if err := half.Send(e.Req("get", "conform:idle")[:7]); err != nil {
@@ -299,11 +271,7 @@ func ttlChecks(st *Stage, cfg *Config) []Check {
 		{
 			Name: "pexpire and pttl: -2 for no key, -1 for no TTL, else the milliseconds left",
 			Hint: "pexpire answers 1 if the key exists else 0; a negative TTL removes it",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				k := "conform:ttl"
 				c.Cmd(e.Int(0), "del", k)
 				steps := []struct {
@@ -322,10 +290,7 @@ func ttlChecks(st *Stage, cfg *Config) []Check {
 					}
 				}
 				req := e.Req("pttl", k)
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				got, err := c.ReadReply()
+				got, err := c.RequestReply(req)
 				if err != nil {
 					return err
 				}
@@ -344,17 +309,13 @@ func ttlChecks(st *Stage, cfg *Config) []Check {
 					return err
 				}
 				return c.Cmd(e.Int(1), "del", k)
-			},
+			}),
 		},
 		{
 			Name:    "a key expires by itself, with nobody touching it",
 			Hint:    "the event loop's poll timeout must come from the nearest TTL, and expired keys are removed by the loop",
 			Timeout: 30 * time.Second,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				k := "conform:expiring"
 				if err := c.Cmd(e.Nil(), "set", k, "v"); err != nil {
 					return err
@@ -369,10 +330,7 @@ func ttlChecks(st *Stage, cfg *Config) []Check {
 				deadline := time.Now().Add(10 * time.Second)
 				for {
 					req := e.Req("pttl", k)
-					if err := c.Send(req); err != nil {
-						return err
-					}
-					got, err := c.ReadReply()
+					got, err := c.RequestReply(req)
 					if err != nil {
 						return err
 					}
@@ -384,7 +342,7 @@ func ttlChecks(st *Stage, cfg *Config) []Check {
 					}
 					time.Sleep(100 * time.Millisecond)
 				}
-			},
+			}),
 		},
 	}
 }
@@ -396,11 +354,7 @@ func poolChecks(st *Stage, cfg *Config) []Check {
 		Name:    "deleting a sorted set above the large-container size answers, and others keep being served",
 		Hint:    "sets above k_large_container_size are destroyed by the thread pool; the reply and other clients must not wait on it",
 		Timeout: 120 * time.Second,
-		Run: func(e *Env) error {
-			c, err := e.Dial()
-			if err != nil {
-				return err
-			}
+		Run: dialed(func(e *Env, c *Conn) error {
 			other, err := e.Dial()
 			if err != nil {
 				return err
@@ -445,7 +399,7 @@ func poolChecks(st *Stage, cfg *Config) []Check {
 				return fmt.Errorf("another client while the set was deleted: %v", otherErr)
 			}
 			return c.Cmd(e.Nil(), "zscore", k, "m1")
-		},
+		}),
 	}}
 }
 
@@ -455,11 +409,7 @@ func fieldTTLChecks(st *Stage, cfg *Config) []Check {
 		Name:    "beyond the book: a hash field expires by itself and the others stay",
 		Hint:    "hpexpire sets one field's TTL (answering 1 per field set); expired fields are removed without being touched",
 		Timeout: 30 * time.Second,
-		Run: func(e *Env) error {
-			c, err := e.Dial()
-			if err != nil {
-				return err
-			}
+		Run: dialed(func(e *Env, c *Conn) error {
 			k := "conform:h"
 			c.Cmd(e.Int(0), "del", k)
 			if err := c.Cmd(e.Int(2), "hset", k, "a", "1", "b", "2"); err != nil {
@@ -471,10 +421,7 @@ func fieldTTLChecks(st *Stage, cfg *Config) []Check {
 			deadline := time.Now().Add(10 * time.Second)
 			for {
 				req := e.Req("hexists", k, "a")
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				got, err := c.ReadReply()
+				got, err := c.RequestReply(req)
 				if err != nil {
 					return err
 				}
@@ -490,7 +437,7 @@ func fieldTTLChecks(st *Stage, cfg *Config) []Check {
 				return err
 			}
 			return c.Cmd(e.Int(1), "del", k)
-		},
+		}),
 	}}
 }
 
@@ -502,12 +449,8 @@ func outputChecks(st *Stage, cfg *Config) []Check {
 		Hint:    "output queued for one client must be bounded; stop reading from it rather than stall the loop",
 		Timeout: 60 * time.Second,
 		Run: func(e *Env) error {
-			hog, err := e.Dial()
-			if err != nil {
-				return err
-			}
-			other, err := e.Dial()
-			if err != nil {
+			var hog, other *Conn
+			if err := e.dialEach(&hog, &other); err != nil {
 				return err
 			}
 			val := strings.Repeat("o", 4000)
@@ -547,11 +490,7 @@ func resizeChecks(st *Stage, cfg *Config) []Check {
 		Name:    "20000 keys set, read back, half deleted: every key stays reachable while the table resizes",
 		Hint:    "during progressive resizing, lookups and deletes must search both tables",
 		Timeout: 120 * time.Second,
-		Run: func(e *Env) error {
-			c, err := e.Dial()
-			if err != nil {
-				return err
-			}
+		Run: dialed(func(e *Env, c *Conn) error {
 			const n, batch = 20000, 1000
 			key := func(i int) string { return fmt.Sprintf("conform:many:%d", i) }
 			pass := func(what string, req func(i int) []string, want func(i int) []byte) error {
@@ -603,6 +542,6 @@ func resizeChecks(st *Stage, cfg *Config) []Check {
 			}
 			return pass("del odd", func(i int) []string { return []string{"del", key(i)} },
 				func(i int) []byte { return e.deleted(i%2 == 1) })
-		},
+		}),
 	}}
 }

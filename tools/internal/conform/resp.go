@@ -64,6 +64,17 @@ func (c *Conn) ReadRESP() ([]byte, error) {
 	return b, nil
 }
 
+// CommandReply sends a command and reads its whole reply, which it
+// returns with the request as sent.
+func (c *Conn) CommandReply(args ...string) (req, got []byte, err error) {
+	req = command(args...)
+	if err := c.Send(req); err != nil {
+		return req, nil, err
+	}
+	got, err = c.ReadRESP()
+	return req, got, err
+}
+
 // ExpectRESP reads one reply to req and checks it is want, byte for byte.
 func (c *Conn) ExpectRESP(req []byte, want string) error {
 	c.last = req
@@ -96,11 +107,7 @@ func (c *Conn) RawExpect(req []byte, want string) error {
 
 // CommandInt sends a command whose reply is an integer and returns it.
 func (c *Conn) CommandInt(args ...string) (int64, error) {
-	req := command(args...)
-	if err := c.Send(req); err != nil {
-		return 0, err
-	}
-	got, err := c.ReadRESP()
+	req, got, err := c.CommandReply(args...)
 	if err != nil {
 		return 0, err
 	}
@@ -126,12 +133,7 @@ func (c *Conn) CommandIntIn(lo, hi int64, args ...string) error {
 // CommandUnordered sends a command whose reply is an array of bulk strings
 // in no set order (KEYS) and checks it holds exactly want.
 func (c *Conn) CommandUnordered(want []string, args ...string) error {
-	req := command(args...)
-	if err := c.Send(req); err != nil {
-		return err
-	}
-	c.last = req
-	got, err := c.ReadRESP()
+	req, got, err := c.CommandReply(args...)
 	if err != nil {
 		return err
 	}
@@ -163,6 +165,13 @@ func splitBulks(b []byte) ([]string, bool) {
 		out = append(out, el[i+1:len(el)-2])
 	}
 	return out, true
+}
+
+// fresh deletes key, which an earlier run may have left on a shared
+// server, and returns it.
+func (c *Conn) fresh(key string) string {
+	c.CommandExpect(integer(0), "DEL", key)
+	return key
 }
 
 // steps runs commands with their expected replies, in order.
@@ -238,11 +247,7 @@ func respStringChecks() []Check {
 		{
 			Name: "PING and ECHO, as arrays of bulk strings and as inline commands",
 			Hint: "a request is an array of bulk strings (*2\\r\\n$4\\r\\nECHO\\r\\n...) or an inline line of words, with Redis's quoting",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				if err := c.steps(ex("+PONG\r\n", "PING"), ex(bulk("hi"), "PING", "hi"), ex(bulk("x"), "ECHO", "x"),
 					ex(bulk(""), "ECHO", ""), ex(bulk("a\r\nb\x00"), "ECHO", "a\r\nb\x00"), ex(arity("echo"), "ECHO")); err != nil {
 					return err
@@ -260,16 +265,12 @@ func respStringChecks() []Check {
 					}
 				}
 				return nil
-			},
+			}),
 		},
 		{
 			Name: "SET, GET, DEL, EXISTS; command names in any case",
 			Hint: respHint,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				c.CommandExpect(integer(0), "DEL", "conform:k", "conform:k2", "conform:empty")
 				return c.steps(
 					ex(nullBulk, "GET", "conform:k"),
@@ -288,18 +289,13 @@ func respStringChecks() []Check {
 					ex(integer(1), "UNLINK", "conform:k2"),
 					ex(nullBulk, "GET", "conform:k"),
 				)
-			},
+			}),
 		},
 		{
 			Name: "SET's options NX, XX, EX, PX and KEEPTTL",
 			Hint: "SET with NX or XX answers the null bulk string when it does not set; the last EX or PX given counts",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
-				k := "conform:setopt"
-				c.CommandExpect(integer(0), "DEL", k)
+			Run: dialed(func(e *Env, c *Conn) error {
+				k := c.fresh("conform:setopt")
 				if err := c.steps(
 					ex(nullBulk, "SET", k, "v", "XX"),
 					ex(nullBulk, "GET", k),
@@ -335,7 +331,7 @@ func respStringChecks() []Check {
 					return fmt.Errorf("the last EX counts: %v", err)
 				}
 				return c.steps(ex(integer(1), "DEL", k))
-			},
+			}),
 		},
 	}
 }
@@ -347,13 +343,8 @@ func respExpiryChecks() []Check {
 		{
 			Name: "EXPIRE, PEXPIRE, TTL, PTTL, PERSIST",
 			Hint: "TTL answers -2 for no key, -1 for no TTL; an expire time not in the future deletes the key",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
-				k := "conform:ttl"
-				c.CommandExpect(integer(0), "DEL", k)
+			Run: dialed(func(e *Env, c *Conn) error {
+				k := c.fresh("conform:ttl")
 				if err := c.steps(
 					ex(integer(-2), "TTL", k),
 					ex(integer(-2), "PTTL", k),
@@ -383,18 +374,14 @@ func respExpiryChecks() []Check {
 					ex(integer(1), "PEXPIRE", k, "0"),
 					ex(integer(-2), "TTL", k),
 				)
-			},
+			}),
 		},
 		{
 			Name:    "a key expires by itself, with nobody touching it",
 			Hint:    "keys with a TTL are removed when it passes, not only when read",
 			Fresh:   true,
 			Timeout: 30 * time.Second,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				if err := c.steps(ex(integer(0), "DBSIZE"), ex(okReply, "SET", "conform:expiring", "v", "PX", "200"),
 					ex(integer(1), "DBSIZE")); err != nil {
 					return err
@@ -412,7 +399,7 @@ func respExpiryChecks() []Check {
 					}
 					time.Sleep(100 * time.Millisecond)
 				}
-			},
+			}),
 		},
 	}
 }
@@ -423,13 +410,8 @@ func respZSetHashChecks() []Check {
 		{
 			Name: "sorted sets: ZADD, ZSCORE, ZCARD, ZREM, ZRANGE by rank and BYSCORE, LIMIT, WITHSCORES",
 			Hint: "scores are bulk strings in RESP2; a sorted set emptied by ZREM is deleted",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
-				k := "conform:z"
-				c.CommandExpect(integer(0), "DEL", k)
+			Run: dialed(func(e *Env, c *Conn) error {
+				k := c.fresh("conform:z")
 				return c.steps(
 					ex(integer(3), "ZADD", k, "1", "a", "2", "b", "3", "c"),
 					ex(integer(0), "ZADD", k, "1.5", "a"),
@@ -451,18 +433,13 @@ func respZSetHashChecks() []Check {
 					ex(integer(2), "ZREM", k, "b", "c"),
 					ex(integer(0), "EXISTS", k),
 				)
-			},
+			}),
 		},
 		{
 			Name: "hashes: HSET, HGET, HDEL, HLEN, HEXISTS, HGETALL",
 			Hint: "HSET answers the number of fields added; a hash emptied by HDEL is deleted",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
-				k := "conform:h"
-				c.CommandExpect(integer(0), "DEL", k)
+			Run: dialed(func(e *Env, c *Conn) error {
+				k := c.fresh("conform:h")
 				return c.steps(
 					ex(integer(2), "HSET", k, "a", "1", "b", "2"),
 					ex(integer(0), "HSET", k, "a", "3"),
@@ -477,7 +454,7 @@ func respZSetHashChecks() []Check {
 					ex(integer(1), "HDEL", k, "b"),
 					ex(integer(0), "EXISTS", k),
 				)
-			},
+			}),
 		},
 	}
 }
@@ -488,11 +465,7 @@ func respErrorChecks() []Check {
 		{
 			Name: "errors in Redis's words; a command that fails changes nothing",
 			Hint: "unknown command, wrong number of arguments, WRONGTYPE, not an integer, not a valid float, syntax error: each as Redis words it",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				k, z := "conform:err", "conform:errz"
 				c.CommandExpect(integer(0), "DEL", k, z)
 				return c.steps(
@@ -528,7 +501,7 @@ func respErrorChecks() []Check {
 					ex(integer(1), "ZCARD", z),
 					ex(integer(2), "DEL", k, z),
 				)
-			},
+			}),
 		},
 	}
 }
@@ -540,11 +513,7 @@ func respKeysChecks() []Check {
 			Name:  "KEYS with glob patterns, DBSIZE, FLUSHALL",
 			Hint:  "KEYS matches Redis's globs (* ? [abc] [^a] [a-z] \\x); the order of its reply is not fixed",
 			Fresh: true,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				if err := c.steps(ex(integer(0), "DBSIZE"), ex(bulks(), "KEYS", "*")); err != nil {
 					return err
 				}
@@ -571,9 +540,30 @@ func respKeysChecks() []Check {
 					}
 				}
 				return c.steps(ex(integer(5), "DBSIZE"), ex(okReply, "FLUSHALL"), ex(integer(0), "DBSIZE"), ex(bulks(), "KEYS", "*"))
-			},
+			}),
 		},
 	}
+}
+
+// hello sends HELLO version and checks its reply: 14 elements (head, an
+// array *14 or a map %7, says how they come), the protocol's version as
+// proto's value and, if named, the names of the other fields in their
+// places.
+func (c *Conn) hello(version int64, head string, named bool) error {
+	req, got, err := c.CommandReply("HELLO", strconv.FormatInt(version, 10))
+	if err != nil {
+		return err
+	}
+	els := respElements(got)
+	ok := len(els) == 14 && bytes.HasPrefix(got, []byte(head+"\r\n")) && els[4] == bulk("proto") && els[5] == integer(version)
+	if ok && named {
+		ok = els[0] == bulk("server") && els[6] == bulk("id") && els[8] == bulk("mode") && els[10] == bulk("role") && els[12] == bulk("modules")
+	}
+	if !ok {
+		want := fmt.Sprintf("%s server <name> version <v> proto :%d id :<n> mode <m> role <r> modules <array>", head, version)
+		return &Mismatch{Request: req, Want: []byte(want), Got: got, e: c.e}
+	}
+	return nil
 }
 
 // respHandshakeChecks are the checks of what clients send on connecting,
@@ -583,22 +573,9 @@ func respHandshakeChecks() []Check {
 		{
 			Name: "what clients send on connecting: HELLO, CLIENT SETNAME/GETNAME, SELECT 0, CONFIG GET, COMMAND COUNT, QUIT",
 			Hint: "HELLO 2 answers an array of 14 (server, version, proto, id, mode, role, modules); an unsupported version is NOPROTO",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
+			Run: dialed(func(e *Env, c *Conn) error {
+				if err := c.hello(2, "*14", true); err != nil {
 					return err
-				}
-				req := command("HELLO", "2")
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				got, err := c.ReadRESP()
-				if err != nil {
-					return err
-				}
-				els := respElements(got)
-				if len(els) != 14 || !bytes.HasPrefix(got, []byte("*14\r\n")) || els[0] != bulk("server") || els[4] != bulk("proto") || els[5] != integer(2) || els[6] != bulk("id") || els[8] != bulk("mode") || els[10] != bulk("role") || els[12] != bulk("modules") {
-					return &Mismatch{Request: req, Want: []byte(`*14 server <name> version <v> proto :2 id :<n> mode <m> role <r> modules <array>`), Got: got, e: e}
 				}
 				if err := c.steps(
 					ex("-NOPROTO unsupported protocol version\r\n", "HELLO", "4"),
@@ -610,11 +587,8 @@ func respHandshakeChecks() []Check {
 				); err != nil {
 					return err
 				}
-				req = command("CONFIG", "GET", "appendonly")
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				if got, err = c.ReadRESP(); err != nil {
+				req, got, err := c.CommandReply("CONFIG", "GET", "appendonly")
+				if err != nil {
 					return err
 				}
 				if els := respElements(got); len(els) != 2 || els[0] != bulk("appendonly") {
@@ -624,11 +598,7 @@ func respHandshakeChecks() []Check {
 				if err != nil {
 					return err
 				}
-				req = command("COMMAND")
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				if got, err = c.ReadRESP(); err != nil {
+				if req, got, err = c.CommandReply("COMMAND"); err != nil {
 					return err
 				}
 				if els := respElements(got); int64(len(els)) != n {
@@ -638,27 +608,14 @@ func respHandshakeChecks() []Check {
 					return err
 				}
 				return c.ExpectClosed("after QUIT")
-			},
+			}),
 		},
 		{
 			Name: "HELLO 3 switches the connection to RESP3: null, doubles, maps, score pairs; HELLO 2 back",
 			Hint: "RESP3: _ for null, ,1.5 for a double, %n for a map; ZRANGE WITHSCORES gives [member, score] pairs",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
+			Run: dialed(func(e *Env, c *Conn) error {
+				if err := c.hello(3, "%7", false); err != nil {
 					return err
-				}
-				req := command("HELLO", "3")
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				got, err := c.ReadRESP()
-				if err != nil {
-					return err
-				}
-				els := respElements(got)
-				if len(els) != 14 || !bytes.HasPrefix(got, []byte("%7\r\n")) || els[4] != bulk("proto") || els[5] != integer(3) {
-					return &Mismatch{Request: req, Want: []byte(`%7 server <name> version <v> proto :3 id :<n> mode <m> role <r> modules <array>`), Got: got, e: e}
 				}
 				z, h := "conform:r3z", "conform:r3h"
 				c.CommandExpect(integer(0), "DEL", z, h)
@@ -677,11 +634,8 @@ func respHandshakeChecks() []Check {
 				); err != nil {
 					return err
 				}
-				req = command("HELLO", "2")
-				if err := c.Send(req); err != nil {
-					return err
-				}
-				if got, err = c.ReadRESP(); err != nil {
+				req, got, err := c.CommandReply("HELLO", "2")
+				if err != nil {
 					return err
 				}
 				if !bytes.HasPrefix(got, []byte("*14\r\n")) {
@@ -692,7 +646,7 @@ func respHandshakeChecks() []Check {
 					ex(bulk("1.5"), "ZSCORE", z, "a"),
 					ex(integer(2), "DEL", z, h),
 				)
-			},
+			}),
 		},
 	}
 }
@@ -703,13 +657,8 @@ func respMultiChecks() []Check {
 		{
 			Name: "transactions: commands after MULTI change nothing before EXEC, and nothing at all if the server refuses them",
 			Hint: "clients' pipelines often send MULTI ... EXEC; a server without transactions must refuse every command up to EXEC or DISCARD (EXEC then answers -EXECABORT, as Redis does after a command it could not queue), not run them",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
-				k := "conform:tx"
-				c.CommandExpect(integer(0), "DEL", k)
+			Run: dialed(func(e *Env, c *Conn) error {
+				k := c.fresh("conform:tx")
 				for _, end := range []string{"DISCARD", "EXEC"} {
 					batch := [][]string{{"MULTI"}, {"SET", k, "v"}, {end}, {"GET", k}}
 					var all []byte
@@ -758,7 +707,7 @@ func respMultiChecks() []Check {
 					c.CommandExpect(integer(0), "DEL", k)
 				}
 				return nil
-			},
+			}),
 		},
 	}
 }
@@ -820,11 +769,7 @@ func respFramingChecks() []Check {
 		},
 		{
 			Name: "empty lines and empty arrays are skipped; a client hanging up inside a request is dropped",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				if err := c.RawExpect([]byte("\r\n\r\n*0\r\n*-1\r\n"+string(command("PING"))), "+PONG\r\n"); err != nil {
 					return err
 				}
@@ -839,16 +784,12 @@ func respFramingChecks() []Check {
 					h.Close()
 				}
 				return c.CommandExpect("+PONG\r\n", "PING")
-			},
+			}),
 		},
 		{
 			Name: "a request written byte by byte, and requests split at every byte across two writes",
 			Hint: "a request may arrive over many reads; keep what has arrived until it is whole",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				req := command("SET", "conform:split", "one byte at a time")
 				if err := c.SendBytewise(req); err != nil {
 					return err
@@ -875,7 +816,7 @@ func respFramingChecks() []Check {
 					}
 				}
 				return c.CommandExpect(integer(1), "DEL", "conform:split")
-			},
+			}),
 		},
 	}
 }
@@ -886,11 +827,7 @@ func respPipeliningChecks() []Check {
 		{
 			Name: "pipelining: 1000 commands, arrays and inline mixed, in one write are answered in order",
 			Hint: "one read may bring many requests: answer every whole one, in order",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				var all []byte
 				var reqs [][]byte
 				var wants []string
@@ -923,40 +860,22 @@ func respPipeliningChecks() []Check {
 				for i := range 10 {
 					keys = append(keys, fmt.Sprintf("conform:p%d", i))
 				}
-				_, err = c.CommandInt(append([]string{"DEL"}, keys...)...)
+				_, err := c.CommandInt(append([]string{"DEL"}, keys...)...)
 				return err
-			},
+			}),
 		},
 		{
 			Name:    "pipelining: 2000 GETs of a 4 KB value, read late, are all answered (writes that block)",
 			Hint:    "when a reply cannot be written at once, keep it and go on when the socket is writable; do not drop or reorder",
 			Timeout: 120 * time.Second,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				val := strings.Repeat("p", 4000)
 				if err := c.CommandExpect(okReply, "SET", "conform:big", val); err != nil {
 					return err
 				}
 				const count = 2000
 				req := command("GET", "conform:big")
-				written := make(chan error, 1)
-				go func() {
-					for range count {
-						if _, err := c.c.Write(req); err != nil {
-							written <- err
-							return
-						}
-					}
-					written <- nil
-				}()
-				select {
-				case err := <-written:
-					written <- err
-				case <-time.After(200 * time.Millisecond):
-				}
+				written := c.writeRepeated(req, count)
 				for i := range count {
 					if err := c.ExpectRESP(req, bulk(val)); err != nil {
 						return fmt.Errorf("reply %d of %d: %v", i+1, count, err)
@@ -966,16 +885,12 @@ func respPipeliningChecks() []Check {
 					return err
 				}
 				return c.CommandExpect(integer(1), "DEL", "conform:big")
-			},
+			}),
 		},
 		{
 			Name: "big requests: a 1 MiB value, a command of 20,003 arguments, an inline line of 16 KiB",
 			Hint: "a request may be far larger than one read; grow the buffer until it is whole (Redis takes bulk strings of up to 512 MB, and any number of arguments)",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				val := strings.Repeat("0123456789abcdef", 64<<10)
 				if err := c.steps(ex(okReply, "SET", "conform:huge", val), ex(bulk(val), "GET", "conform:huge")); err != nil {
 					return err
@@ -992,7 +907,7 @@ func respPipeliningChecks() []Check {
 					return err
 				}
 				return c.CommandExpect(integer(1), "DEL", "conform:huge")
-			},
+			}),
 		},
 	}
 }

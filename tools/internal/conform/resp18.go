@@ -36,11 +36,7 @@ type scanPage struct {
 // splits its reply, checking its shape: an array of the next cursor, a
 // bulk string of digits, and an array of bulk strings.
 func (c *Conn) scanStep(args ...string) (scanPage, error) {
-	req := command(args...)
-	if err := c.Send(req); err != nil {
-		return scanPage{}, err
-	}
-	got, err := c.ReadRESP()
+	req, got, err := c.CommandReply(args...)
 	if err != nil {
 		return scanPage{}, err
 	}
@@ -138,11 +134,7 @@ func clipList(ks []string) string {
 // delMatching deletes the keys KEYS pattern lists (a shared server's
 // leftovers of an earlier run).
 func (c *Conn) delMatching(pattern string) error {
-	req := command("KEYS", pattern)
-	if err := c.Send(req); err != nil {
-		return err
-	}
-	got, err := c.ReadRESP()
+	req, got, err := c.CommandReply("KEYS", pattern)
 	if err != nil {
 		return err
 	}
@@ -179,11 +171,7 @@ func (c *Conn) tx(want []string, cmds ...[]string) error {
 
 // info sends INFO with args and returns the text of its reply.
 func (c *Conn) info(args ...string) (string, error) {
-	req := command(args...)
-	if err := c.Send(req); err != nil {
-		return "", err
-	}
-	got, err := c.ReadRESP()
+	req, got, err := c.CommandReply(args...)
 	if err != nil {
 		return "", err
 	}
@@ -219,11 +207,7 @@ func scanCursorChecks18() []Check {
 			Fresh:         true,
 			FreshOptional: true,
 			Timeout:       60 * time.Second,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				const prefix = "conform:scan:"
 				var strs, zsets, hashes, ones []string
 				if e.fresh {
@@ -298,17 +282,13 @@ func scanCursorChecks18() []Check {
 					return fmt.Errorf("DEL of the %d keys: %d, %v", len(all), n, err)
 				}
 				return nil
-			},
+			}),
 		},
 		{
 			Name:    "SCAN's errors: a cursor that is not an unsigned integer, bad COUNT, unknown options",
 			Section: section18("SCAN"),
 			Hint:    "a cursor is an unsigned 64-bit decimal integer (else ERR invalid cursor); COUNT below 1, an option without its value or an unknown option is a syntax error",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				const invalid = "-ERR invalid cursor\r\n"
 				return c.steps(
 					ex(arity("scan"), "SCAN"),
@@ -322,7 +302,7 @@ func scanCursorChecks18() []Check {
 					ex(syntaxErr, "SCAN", "0", "TYPE"),
 					ex(syntaxErr, "SCAN", "0", "BOGUS", "x"),
 				)
-			},
+			}),
 		},
 	}
 }
@@ -337,11 +317,7 @@ func scanChurnChecks18() []Check {
 			Fresh:         true,
 			FreshOptional: true,
 			Timeout:       90 * time.Second,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				const stay, come = "conform:scanstay:", "conform:scancome:"
 				if !e.fresh {
 					if err := c.delMatching("conform:scan[sc]*"); err != nil {
@@ -417,7 +393,7 @@ func scanChurnChecks18() []Check {
 				}
 				_, err = c.CommandInt(append([]string{"DEL"}, kept...)...)
 				return err
-			},
+			}),
 		},
 	}
 }
@@ -435,11 +411,7 @@ func multiChecks18() []Check {
 			Name:    "MULTI queues commands; EXEC answers the array of their replies, a runtime error as one element",
 			Section: section18("MULTI and EXEC"),
 			Hint:    "after MULTI every command is checked (name, arity) and answered +QUEUED, and nothing runs; EXEC runs them all in one go and answers an array of their replies; a command that fails when run (WRONGTYPE, not an integer) is just its own element and the others apply: nothing rolls back",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				k, s, z := "conform:tx18", "conform:tx18s", "conform:tx18z"
 				c.CommandExpect(integer(0), "DEL", k, s, z)
 				if err := c.steps(ex(okReply, "SET", s, "text"), ex(integer(1), "ZADD", z, "1", "m")); err != nil {
@@ -476,19 +448,14 @@ func multiChecks18() []Check {
 					return fmt.Errorf("an empty transaction: %v", err)
 				}
 				return c.steps(ex(integer(2), "DEL", k, z))
-			},
+			}),
 		},
 		{
 			Name:    "MULTI's errors: a command refused while queuing aborts EXEC; nested MULTI; DISCARD; EXEC and DISCARD without MULTI",
 			Section: section18("MULTI and EXEC"),
 			Hint:    "an unknown command or a wrong number of arguments after MULTI is answered its error and marks the transaction: EXEC then answers -EXECABORT Transaction discarded because of previous errors. and runs nothing; a nested MULTI is only an error; DISCARD drops the queue; EXEC and DISCARD outside MULTI are errors",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
-				k := "conform:txerr"
-				c.CommandExpect(integer(0), "DEL", k)
+			Run: dialed(func(e *Env, c *Conn) error {
+				k := c.fresh("conform:txerr")
 				if err := c.steps(ex(okReply, "SET", k, "old")); err != nil {
 					return err
 				}
@@ -509,7 +476,7 @@ func multiChecks18() []Check {
 					return err
 				}
 				return c.steps(ex(arity("multi"), "MULTI", "x"), ex(arity("discard"), "DISCARD", "x"), ex(integer(1), "DEL", k))
-			},
+			}),
 		},
 	}
 }
@@ -521,11 +488,7 @@ func watchChecks18() []Check {
 			Name:    "WATCH: another connection's write makes EXEC answer the null array; no write, or UNWATCH, and EXEC runs",
 			Section: section18("WATCH"),
 			Hint:    "WATCH marks keys; a write to one of them (by any connection, the watcher's own included, a missing key created) before EXEC makes EXEC run nothing and answer *-1; EXEC, DISCARD and UNWATCH forget the watched keys; WATCH inside MULTI is an error that aborts nothing",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				o, err := e.Dial()
 				if err != nil {
 					return err
@@ -608,7 +571,7 @@ func watchChecks18() []Check {
 					return err
 				}
 				return c.steps(ex(arity("watch"), "WATCH"), ex(arity("unwatch"), "UNWATCH", k), ex(integer(2), "DEL", k, missing))
-			},
+			}),
 		},
 	}
 }
@@ -627,11 +590,7 @@ func infoTypeChecks18() []Check {
 			Section: section18("INFO"),
 			Hint:    "INFO answers one bulk string of \"# Section\" headers and field:value lines ending in \\r\\n; the keyspace section has db0:keys=N,expires=M,avg_ttl=T while db 0 holds keys, and no db0 line when it is empty; INFO keyspace answers that section alone",
 			Fresh:   true,
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				// check reads INFO's sections from args and wants the db0
 				// line to start with db0 ("" for none).
 				check := func(db0 string, args ...string) error {
@@ -693,17 +652,13 @@ func infoTypeChecks18() []Check {
 					return err
 				}
 				return check("", "INFO", "keyspace")
-			},
+			}),
 		},
 		{
 			Name:    "TYPE of a string, a hash, a sorted set, and none",
 			Section: section18("TYPE"),
 			Hint:    "TYPE answers a simple string: +string, +hash, +zset, or +none for a missing key",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				s, h, z := "conform:ts", "conform:th", "conform:tz"
 				c.CommandExpect(integer(0), "DEL", s, h, z)
 				return c.steps(
@@ -719,7 +674,7 @@ func infoTypeChecks18() []Check {
 					ex(integer(3), "DEL", s, h, z),
 					ex("+none\r\n", "TYPE", s),
 				)
-			},
+			}),
 		},
 	}
 }
@@ -732,11 +687,7 @@ func stringChecks18() []Check {
 			Name:    "INCR, INCRBY, DECR, DECRBY: values, a missing key as 0, the TTL kept; not an integer, overflow",
 			Section: section18("INCR and DECR"),
 			Hint:    "the value must be a 64-bit decimal integer exactly as Redis prints one (no sign +, no spaces, no leading zeros); a result outside 64 bits is ERR increment or decrement would overflow (DECRBY of -2^63 is ERR decrement would overflow), and changes nothing; the key keeps its TTL",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				n, s, z := "conform:n", "conform:ns", "conform:nz"
 				c.CommandExpect(integer(0), "DEL", n, s, z)
 				if err := c.steps(
@@ -793,17 +744,13 @@ func stringChecks18() []Check {
 					ex(integer(3), "DEL", n, s, z),
 				)
 				return c.steps(steps...)
-			},
+			}),
 		},
 		{
 			Name:    "MGET, MSET, STRLEN, HMGET",
 			Section: section18("MGET, MSET, STRLEN, HMGET"),
 			Hint:    "MGET answers one element per key, the null bulk string for a missing key or one that is not a string; MSET takes key value pairs (an odd count is a wrong number of arguments) and answers +OK; STRLEN is 0 for a missing key; HMGET answers one element per field",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				a, b, h, z := "conform:ma", "conform:mb", "conform:mh", "conform:mz"
 				c.CommandExpect(integer(0), "DEL", a, b, h, z)
 				return c.steps(
@@ -826,7 +773,7 @@ func stringChecks18() []Check {
 					ex(arity("hmget"), "HMGET", h),
 					ex(integer(4), "DEL", a, b, h, z),
 				)
-			},
+			}),
 		},
 	}
 }
@@ -838,11 +785,7 @@ func zsetChecks18() []Check {
 			Name:    "sorted sets: ZRANK, ZREVRANK, ZCOUNT with exclusive bounds, ZINCRBY, ZREVRANGE, ZRANGE ... REV",
 			Section: section18("sorted sets"),
 			Hint:    "ranks count from 0 in score order (ties by member), from the highest for ZREVRANK and REV; ( makes a score bound exclusive; ZRANGE ... BYSCORE REV takes the range as max then min; ZINCRBY answers the new score as a bulk string and a missing member starts at 0",
-			Run: func(e *Env) error {
-				c, err := e.Dial()
-				if err != nil {
-					return err
-				}
+			Run: dialed(func(e *Env, c *Conn) error {
 				z, s := "conform:zr", "conform:zrs"
 				c.CommandExpect(integer(0), "DEL", z, s)
 				return c.steps(
@@ -890,7 +833,7 @@ func zsetChecks18() []Check {
 					ex(bulks(), "ZRANGE", z, "0", "3", "BYSCORE", "REV"),
 					ex(integer(2), "DEL", z, s),
 				)
-			},
+			}),
 		},
 	}
 }

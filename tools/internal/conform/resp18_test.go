@@ -2,7 +2,6 @@ package conform
 
 import (
 	"bufio"
-	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -30,13 +29,10 @@ import (
 
 // respFakeMain runs the faulty Redis if the test binary was started as one.
 func respFakeMain() bool {
-	if len(os.Args) < 2 || os.Args[1] != "-respfake" {
+	mode, addr, ok := fakeArgs("respfake", "")
+	if !ok {
 		return false
 	}
-	fs := flag.NewFlagSet("respfake", flag.ExitOnError)
-	mode := fs.String("respfake", "", "mode")
-	addr := fs.String("addr", "", "address")
-	fs.Parse(os.Args[1:])
 	fail := func(err error) bool {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -61,7 +57,7 @@ func respFakeMain() bool {
 			return fail(fmt.Errorf("redis-server on %s did not start", backend))
 		}
 	}
-	l, err := net.Listen("tcp", *addr)
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fail(err)
 	}
@@ -70,7 +66,7 @@ func respFakeMain() bool {
 		if err != nil {
 			return fail(err)
 		}
-		go proxyRESP(c, backend, *mode)
+		go proxyRESP(c, backend, mode)
 	}
 }
 

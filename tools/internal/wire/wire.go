@@ -39,20 +39,12 @@ const (
 	TagArr Tag = 5 // u32 n, then n values
 )
 
+// tagNames are the tags' names, in the order of their numbers.
+var tagNames = [...]string{TagNil: "nil", TagErr: "err", TagStr: "str", TagInt: "int", TagDbl: "dbl", TagArr: "arr"}
+
 func (t Tag) String() string {
-	switch t {
-	case TagNil:
-		return "nil"
-	case TagErr:
-		return "err"
-	case TagStr:
-		return "str"
-	case TagInt:
-		return "int"
-	case TagDbl:
-		return "dbl"
-	case TagArr:
-		return "arr"
+	if int(t) < len(tagNames) {
+		return tagNames[t]
 	}
 	return fmt.Sprintf("tag(%d)", byte(t))
 }

@@ -1,7 +1,6 @@
 package workshop
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -171,72 +170,59 @@ func requiredRepoModules(dir string) ([]string, error) {
 		return nil, err
 	}
 	var mods []string
-	inRequire := false
-	for _, line := range strings.Split(string(data), "\n") {
-		line, _, _ = strings.Cut(line, "//")
-		f := strings.Fields(line)
-		switch {
-		case len(f) == 0:
-			continue
-		case f[0] == "require" && len(f) >= 2 && f[1] == "(":
-			inRequire = true
-			continue
-		case inRequire && f[0] == ")":
-			inRequire = false
-			continue
-		}
-		var mod string
-		if inRequire && len(f) >= 2 {
-			mod = f[0]
-		} else if f[0] == "require" && len(f) >= 3 {
-			mod = f[1]
-		}
-		if strings.HasPrefix(mod, repoModulePrefix) {
-			mods = append(mods, mod)
+	for _, req := range directiveEntries(string(data), "require") {
+		if len(req) >= 2 && strings.HasPrefix(req[0], repoModulePrefix) {
+			mods = append(mods, req[0])
 		}
 	}
 	return mods, nil
 }
 
+// directiveEntries returns the fields of every entry of the directive verb
+// in the text of a go.mod or go.work file, comments left out: of each line
+// "verb a b" it gives [a b], and of each line inside "verb ( ... )" its
+// fields.
+func directiveEntries(text, verb string) [][]string {
+	var entries [][]string
+	inBlock := false
+	for _, line := range strings.Split(text, "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0:
+		case f[0] == verb && len(f) >= 2 && f[1] == "(":
+			inBlock = true
+		case inBlock && f[0] == ")":
+			inBlock = false
+		case inBlock:
+			entries = append(entries, f)
+		case f[0] == verb && len(f) >= 2:
+			entries = append(entries, f[1:])
+		}
+	}
+	return entries
+}
+
 // workspaceModules maps the module path of every module the root's go.work
 // uses to its directory.
 func workspaceModules(root string) (map[string]string, error) {
-	f, err := os.Open(filepath.Join(root, "go.work"))
+	data, err := os.ReadFile(filepath.Join(root, "go.work"))
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	mods := map[string]string{}
-	inUse := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line, _, _ := strings.Cut(sc.Text(), "//")
-		fields := strings.Fields(line)
-		var dir string
-		switch {
-		case len(fields) == 0:
-			continue
-		case fields[0] == "use" && len(fields) >= 2 && fields[1] == "(":
-			inUse = true
-			continue
-		case inUse && fields[0] == ")":
-			inUse = false
-			continue
-		case inUse:
-			dir = fields[0]
-		case fields[0] == "use" && len(fields) == 2:
-			dir = fields[1]
-		default:
+	for _, use := range directiveEntries(string(data), "use") {
+		if len(use) != 1 {
 			continue
 		}
-		abs := filepath.Join(root, dir)
+		abs := filepath.Join(root, use[0])
 		mod, err := modulePath(abs)
 		if err != nil {
 			return nil, err
 		}
 		mods[mod] = abs
 	}
-	return mods, sc.Err()
+	return mods, nil
 }
 
 // vendorRepoModules copies every repository module that dir's module needs,

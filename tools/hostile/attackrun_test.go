@@ -1,0 +1,82 @@
+package hostile
+
+import (
+	"testing"
+	"time"
+
+	"example.com/byor/testkit/serverproc"
+)
+
+// The frame the attacks share: each runs as a subtest per chapter, and
+// measures its work (and its honest twin's) by the server's CPU time and a
+// bystander's worst answer meanwhile.
+
+// eachChapter runs test as a subtest named for each chapter of chs.
+func eachChapter(t *testing.T, chs []string, test func(t *testing.T, ch string)) {
+	t.Helper()
+	eachChapterAs(t, chs, "", test)
+}
+
+// eachChapterAs is eachChapter with suffix after each subtest's name, for
+// a test that runs the same chapters twice (in either protocol).
+func eachChapterAs(t *testing.T, chs []string, suffix string, test func(t *testing.T, ch string)) {
+	t.Helper()
+	for _, ch := range chs {
+		t.Run(ch+suffix, func(t *testing.T) { test(t, ch) })
+	}
+}
+
+// figures are what a measured piece of work reports: how long it took,
+// the server's CPU time for it and the bystander's worst PING meanwhile.
+type figures struct{ took, cpu, worst time.Duration }
+
+// measure runs work while a bystander PINGs the server of process pid over
+// RESP at addr, and returns its figures. The test fails, naming what, if
+// one of the bystander's PINGs failed.
+func measure(t *testing.T, pid int, addr, what string, work func()) figures {
+	t.Helper()
+	stop := pingWatch(t, addr)
+	time.Sleep(20 * time.Millisecond)
+	cpu0, start := cpuTime(t, pid), time.Now()
+	work()
+	f := figures{took: time.Since(start), cpu: cpuTime(t, pid) - cpu0}
+	if f.worst = stop(); f.worst < 0 {
+		t.Fatalf("%s: the bystander's PING failed", what)
+	}
+	return f
+}
+
+// watchWorst calls probe, a bystander's request and its answer, again and
+// again until the function it returns is called, which returns the
+// slowest call, or -1 if probe reported a failure (and then stopped).
+func watchWorst(probe func() bool) func() time.Duration {
+	stop, done := make(chan struct{}), make(chan time.Duration)
+	go func() {
+		worst := time.Duration(0)
+		for {
+			select {
+			case <-stop:
+				done <- worst
+				return
+			default:
+			}
+			start := time.Now()
+			if !probe() {
+				done <- -1
+				return
+			}
+			worst = max(worst, time.Since(start))
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	return func() time.Duration { close(stop); return <-done }
+}
+
+// startRESP starts chapter ch's server with the extra arguments args, and
+// without closing idle connections (an attack's may wait long), and
+// returns it with the address of its RESP listener.
+func startRESP(t *testing.T, ch string, args ...string) (*serverproc.Process, string) {
+	t.Helper()
+	p := startServer(t, ch, 0, append(args[:len(args):len(args)], longIdle...)...)
+	return p, respAddr(t, p)
+}
