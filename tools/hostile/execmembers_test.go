@@ -24,15 +24,10 @@ import (
 // transaction whose work could pass the bound is; the twin runs.
 
 // TestExecMemberWork: see above.
-func TestExecMemberWork(t *testing.T) {
-	for _, ch := range txChapters() {
-		t.Run(ch, func(t *testing.T) { testExecMemberWork(t, ch) })
-	}
-}
+func TestExecMemberWork(t *testing.T) { eachChapter(t, txChapters(), testExecMemberWork) }
 
 func testExecMemberWork(t *testing.T, ch string) {
-	p := startServer(t, ch, 0, longIdle...)
-	addr := respAddr(t, p)
+	p, addr := startRESP(t, ch)
 	const cmds, members = 8, 100_000
 
 	// queue sends MULTI and the commands, and reads their replies, so
@@ -51,17 +46,12 @@ func testExecMemberWork(t *testing.T, ch string) {
 	// for it and the bystander's worst PING meanwhile.
 	exec := func(c *respConn) (string, time.Duration, time.Duration) {
 		t.Helper()
-		stop := pingWatch(t, addr, make(chan struct{}))
-		time.Sleep(20 * time.Millisecond)
-		cpu0 := cpuTime(t, p.Pid())
-		c.conn.Write([]byte(respCmd("EXEC")))
-		got := skipReply(t, c.r)
-		cpu := cpuTime(t, p.Pid()) - cpu0
-		worst := stop()
-		if worst < 0 {
-			t.Fatal("the bystander's PING failed")
-		}
-		return got, cpu, worst
+		var got string
+		f := measure(t, p.Pid(), addr, "EXEC", func() {
+			c.conn.Write([]byte(respCmd("EXEC")))
+			got = skipReply(t, c.r)
+		})
+		return got, f.cpu, f.worst
 	}
 
 	for _, kind := range []string{"ZADD", "HSET"} {
