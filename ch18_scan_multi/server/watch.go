@@ -159,10 +159,13 @@ func watchersShrink() {
 //
 // Until then the keys still count in the budget (inputHeld), and the
 // closed connection still sits in their watchers. That is harmless: a
-// write of such a key marks it dirty and drops it (touchWatchers), as it
-// does a live watcher, and nothing reads that flag again; FLUSHALL walks
-// watchers the same way; its respState stays allocated, held by the
-// queue, so nothing touched has been given back. keyWatched may say yes
+// write of such a key, or a FLUSHALL, marks it dirty and drops it from
+// the key's watchers (touchWatchers), as it does a live watcher, and
+// nothing reads that mark again; what touchWatchers reads and writes, the
+// connection's txState, is still there, its respState held by the queue.
+// When unwatchClosed reaches such a key, it finds nothing to delete in
+// its watchers (unwatchKey).
+// keyWatched may say yes
 // for a key only a closed connection watches, which costs its caller
 // only the work of looking. budgetMake, which closes the connection
 // holding the most to make room, goes through connDone, which unwatches
@@ -190,17 +193,17 @@ func (st *respState) releaseLater() {
 	}
 }
 
-// unwatchClosed unwatches at most max watched keys of the connections in
+// unwatchClosed unwatches at most limit watched keys of the connections in
 // unwatchQueue, the first closed first, gives back what they held, and
 // returns how many it unwatched. Each key is deleted from the closed
 // connection's own map as it goes, so the next call starts with those
 // left (a map's iteration may begin anywhere).
-func unwatchClosed(max int) int {
+func unwatchClosed(limit int) int {
 	n := 0
-	for n < max && len(unwatchQueue) > 0 {
+	for n < limit && len(unwatchQueue) > 0 {
 		st := unwatchQueue[0]
 		for key := range st.tx.watched {
-			if n == max {
+			if n == limit {
 				break
 			}
 			st.unwatchKey(key)

@@ -114,20 +114,22 @@ func testWatchClose(t *testing.T, ch string) {
 	expectReplies(t, "the new watcher", again, []string{"+OK", "+QUEUED", "*-1"}, "MULTI", "SET ran 1", "EXEC")
 }
 
-// closeTogether opens n connections to addr, runs load on each, then
-// closes them all at once while a bystander PINGs, and returns the
+// closeTogether opens n connections to addr, runs load on each (the log
+// reports the server's CPU for it), then closes them all at once while a bystander PINGs, and returns the
 // server's CPU from the closes until it is idle again (no more than a
 // clock tick in each of two windows of 200 ms running) and the
 // bystander's worst PING.
 func closeTogether(t *testing.T, pid int, addr string, n int, load func(i int, c *respConn)) (cpu, worst time.Duration) {
 	t.Helper()
 	var cs []*respConn
+	loadCPU := cpuTime(t, pid)
 	for i := range n {
 		c := dialRESP(t, addr)
 		c.conn.SetDeadline(time.Now().Add(testkit.Scale(5 * time.Minute)))
 		load(i, c)
 		cs = append(cs, c)
 	}
+	t.Logf("loading the %d clients took server CPU %v", n, cpuTime(t, pid)-loadCPU)
 	stop := pingWatch(t, addr, make(chan struct{}))
 	time.Sleep(20 * time.Millisecond)
 	cpu0 := cpuTime(t, pid)
