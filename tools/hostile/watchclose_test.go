@@ -20,7 +20,10 @@ import (
 // iteration. The honest twin is the same 200 clients each holding an
 // 80 KB ECHO (its request read, its reply sent) before they hang up
 // together. The log reports, for each, the server's CPU from the
-// hang-ups until it is idle again and the bystander's worst PING; the
+// hang-ups until it is idle again and the bystander's worst PING (in one
+// loaded run, before: 2.3 s and 2.8 s; after: 1.8 s, spread out, and
+// 195 ms; the twin 10 ms and 4 to 25 ms; the WATCHes themselves cost
+// 7.5 s); the
 // test asserts counts and replies: every WATCH accepted, the connections
 // gone (connected_clients), and afterwards a write to a formerly watched
 // key fails the EXEC of a live client watching it, a live client whose
