@@ -95,8 +95,10 @@ type txState struct {
 	watched map[string]bool
 	// dirty says a watched key was touched: EXEC will fail.
 	dirty bool
-	// held is what the queue and the watched keys count in inputHeld.
-	held int
+	// held is what the queue and the watched keys count in inputHeld,
+	// and watchHeld the watched keys' part of it.
+	held      int
+	watchHeld int
 }
 
 // respWatch: WATCH key... Keys already watched stay as they are. A WATCH
@@ -145,6 +147,7 @@ func respWatch(st *respState, w *respWriter, args [][]byte) {
 		}
 		set[st] = struct{}{}
 		st.tx.held += len(key) + kWatchOverhead
+		st.tx.watchHeld += len(key) + kWatchOverhead
 		inputHeld += len(key) + kWatchOverhead
 	}
 	w.simple("OK")

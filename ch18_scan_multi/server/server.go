@@ -243,17 +243,13 @@ func serve(fd int) error {
 			if conn == nil {
 				continue // closed earlier in this batch, for the memory it held (see budgetMake)
 			}
-			connectionIO(conn, ev.Events)
-			if conn.state == stateEnd {
-				// The client hung up or broke the protocol.
-				connDone(conn)
-			} else {
-				connWatch(conn)
-			}
+			connReady(conn, ev.Events)
 		}
 
 		// Fire the timers that are due.
 		processTimers()
+		// Stop watching some keys of the connections closed (watch.go).
+		unwatchClosed(kMaxUnwatch)
 
 		if listenerReady {
 			acceptNewConn(fd)
@@ -308,6 +304,19 @@ func connWatch(conn *conn) {
 	conn.events = want
 }
 
+// connReady does for a connection epoll reported ready what it asks:
+// reads, answers and writes; then closes it if it is done, or watches it
+// for what it waits for next.
+func connReady(conn *conn, events sock.Events) {
+	connectionIO(conn, events)
+	if conn.state == stateEnd {
+		// The client hung up or broke the protocol.
+		connHungUp(conn)
+	} else {
+		connWatch(conn)
+	}
+}
+
 // connPut stores conn at index conn.fd, growing the table as needed.
 func connPut(fd2conn *[]*conn, conn *conn) {
 	for len(*fd2conn) <= conn.fd {
@@ -321,15 +330,36 @@ func connPut(fd2conn *[]*conn, conn *conn) {
 // every epoll set once its last file descriptor is closed, and nothing here
 // duplicates these fds (no dup, no fork), so no EPOLL_CTL_DEL is needed.
 // (Forget costs nothing then; only the poll() fallback needs it.)
+//
+// A RESP connection's watched keys are unwatched at once, a map operation
+// each: budgetMake closes a connection to have its memory back now.
+// A connection that ends by itself goes through connHungUp instead.
 func connDone(conn *conn) {
+	if st, ok := conn.framing.(*respState); ok {
+		st.release()
+	}
+	connClose(conn)
+}
+
+// connHungUp is connDone for a connection that ended by itself: it hung
+// up, broke the protocol, or stayed idle too long. Its watched keys are
+// unwatched over the next loop iterations (see unwatchClosed), so that
+// many watchers closing together do not stall the loop.
+func connHungUp(conn *conn) {
+	if st, ok := conn.framing.(*respState); ok {
+		st.releaseLater()
+	}
+	connClose(conn)
+}
+
+// connClose closes a connection and forgets it, once its framing has
+// given back what it held (connDone).
+func connClose(conn *conn) {
 	gData.fd2conn[conn.fd] = nil
 	gStats.connsOpen--
 	outputHeld -= cap(conn.wbuf)
 	inputHeld -= cap(conn.rbuf)
 	conn.rbuf, conn.wbuf = nil, nil
-	if st, ok := conn.framing.(*respState); ok {
-		st.release()
-	}
 	bufForget(conn)
 	connsOpen--
 	gData.poller.Forget(conn.fd)

@@ -62,6 +62,9 @@ func nextTimerMs() int {
 	if bufUs := nextBufTimerUs(); bufUs != 0 {
 		nextUs = min(nextUs, bufUs) // give back an idle connection's buffers
 	}
+	if len(unwatchQueue) > 0 {
+		nextUs = nowUs // closed connections' keys to unwatch (watch.go)
+	}
 	if nextUs == math.MaxUint64 {
 		return 10000 // no timers; any timeout will do
 	}
@@ -85,7 +88,7 @@ func closeIdle(list *dlist.DList[conn], timeoutMs, nowUs uint64) {
 	for idleDueUs(list, timeoutMs) < nowUs {
 		next := list.Next().Owner
 		connMsg(os.Stdout, "removing idle connection: %d", next.fd)
-		connDone(next)
+		connHungUp(next)
 	}
 }
 
