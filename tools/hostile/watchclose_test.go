@@ -29,17 +29,12 @@ import (
 // key fails the EXEC of a live client watching it, a live client whose
 // key was not written runs its EXEC, and a new client may watch as many
 // keys again.
-func TestWatchClose(t *testing.T) {
-	for _, ch := range txChapters() {
-		t.Run(ch, func(t *testing.T) { testWatchClose(t, ch) })
-	}
-}
+func TestWatchClose(t *testing.T) { eachChapter(t, txChapters(), testWatchClose) }
 
 func testWatchClose(t *testing.T, ch string) {
 	conns := envInt("HOSTILE_WATCH_CONNS", 200)
 	keys := envInt("HOSTILE_WATCH_KEYS", 10_000)
-	p := startServer(t, ch, 0, longIdle...)
-	addr := respAddr(t, p)
+	p, addr := startRESP(t, ch)
 	if got := dialRESP(t, addr).do(time.Minute, "WATCH", "probe"); got != "+OK" {
 		t.Skipf("%s has no WATCH: %q", ch, got)
 	}
@@ -133,31 +128,28 @@ func closeTogether(t *testing.T, pid int, addr string, n int, load func(i int, c
 		cs = append(cs, c)
 	}
 	t.Logf("loading the %d clients took server CPU %v", n, cpuTime(t, pid)-loadCPU)
-	stop := pingWatch(t, addr, make(chan struct{}))
-	time.Sleep(20 * time.Millisecond)
-	cpu0 := cpuTime(t, pid)
-	for _, c := range cs {
-		c.conn.Close()
-	}
-	last, quiet := cpu0, 0
-	for deadline := time.Now().Add(testkit.Scale(2 * time.Minute)); quiet < 2; {
-		if time.Now().After(deadline) {
-			t.Fatal("the server was still busy two minutes after the clients hung up")
+	f := measure(t, pid, addr, "the hang-ups", func() {
+		for _, c := range cs {
+			c.conn.Close()
 		}
-		time.Sleep(200 * time.Millisecond)
-		now := cpuTime(t, pid)
-		if now-last <= 10*time.Millisecond {
-			quiet++
-		} else {
-			quiet = 0
+		// Until the server is idle again: the unwatching goes on after
+		// the round that saw the hang-ups.
+		last, quiet := cpuTime(t, pid), 0
+		for deadline := time.Now().Add(testkit.Scale(2 * time.Minute)); quiet < 2; {
+			if time.Now().After(deadline) {
+				t.Fatal("the server was still busy two minutes after the clients hung up")
+			}
+			time.Sleep(200 * time.Millisecond)
+			now := cpuTime(t, pid)
+			if now-last <= 10*time.Millisecond {
+				quiet++
+			} else {
+				quiet = 0
+			}
+			last = now
 		}
-		last = now
-	}
-	worst = stop()
-	if worst < 0 {
-		t.Fatal("the bystander's PING failed")
-	}
-	return last - cpu0, worst
+	})
+	return f.cpu, f.worst
 }
 
 // expectReplies sends each command (its arguments split at spaces),
