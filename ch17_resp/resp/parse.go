@@ -44,12 +44,15 @@ func (e *ProtocolError) Error() string { return "Protocol error: " + e.Msg }
 func protoErr(msg string) error { return &ProtocolError{Msg: msg} }
 
 // ParseRequest parses the request at the front of data. It returns the
-// arguments, appended to args[:0] so the caller can reuse the array, and
-// the number of bytes the request took. The arguments of an array request
-// are slices of data (the caller must not keep them past its buffer's
-// next change); an inline request with quotes is unescaped into new
-// memory. An empty request (a blank line, or an array of zero elements)
-// returns no arguments and a positive count: skip it, as Redis does.
+// arguments, and the number of bytes the request took. The arguments go
+// in args's array if it has room for them all (the caller can reuse the
+// array); a request of more is checked whole first, then given an array
+// of exactly its count, never one grown by doubling. The arguments of an
+// array request are slices of data (the caller must not keep them past
+// its buffer's next change); an inline request with quotes is unescaped
+// into new memory. An empty request (a blank line, or an array of zero
+// elements) returns no arguments and a positive count: skip it, as Redis
+// does.
 //
 // The error is ErrIncomplete when more bytes are needed, or a
 // *ProtocolError when the request is malformed or over a limit. With
@@ -59,7 +62,11 @@ func protoErr(msg string) error { return &ProtocolError{Msg: msg} }
 // then (a 1 MB value arriving 16 KiB at a time would be parsed from its
 // start 64 times).
 func ParseRequest(data []byte, args [][]byte) ([][]byte, int, error) {
-	return ParseRequestFrom(data, args, nil)
+	args, n, argc, err := ParseRequestFrom(data, args, nil)
+	if err == nil && len(args) < argc {
+		args, n, _, err = ParseRequestFrom(data, make([][]byte, 0, argc), nil)
+	}
+	return args, n, err
 }
 
 // Progress is how far ParseRequestFrom got into an array request that is
@@ -70,121 +77,155 @@ type Progress struct {
 	Done int64
 }
 
-// ParseRequestFrom is ParseRequest for a request read in pieces: with p,
-// it checks an incomplete array request from where the last call on the
-// same request stopped, rather than from its start (an array of thousands
-// of small arguments, arriving 1 KiB at a time, would be walked from its
-// start once for each piece), and records in p where this call stopped.
-// Once the request is whole, or wrong, it is parsed from its start in one
-// pass, so the result is ParseRequest's, and p is reset. The caller
-// resets p (to Progress{}) when the request at the front of data changes
-// otherwise.
-func ParseRequestFrom(data []byte, args [][]byte, p *Progress) ([][]byte, int, error) {
+// ParseRequestFrom is ParseRequest for a server that counts what a
+// request makes it hold, and reads requests in pieces. It never allocates
+// an array for the arguments: it builds them in args[:argc] only if args
+// has room for all argc of them, and otherwise (args nil, say) only checks
+// the request, returning no arguments but its count, argc, so that the
+// caller can make room for exactly that many (counted in its memory) and
+// call again. A request's arguments cost a slice header each, 24 bytes,
+// where an empty bulk string takes 6 bytes of the request.
+//
+// With p, it checks an incomplete array request from where the last call
+// on the same request stopped, rather than from its start (an array of
+// thousands of small arguments, arriving 1 KiB at a time, would be walked
+// from its start once for each piece), and records in p where this call
+// stopped. Once the request is whole, p is reset; it is walked from its
+// start again only to build its arguments, or to find its error. The
+// caller resets p (to Progress{}) when the request at the front of data
+// changes otherwise.
+func ParseRequestFrom(data []byte, args [][]byte, p *Progress) (out [][]byte, n, argc int, err error) {
 	if p == nil {
 		return parseRequest(data, args, nil)
 	}
 	if p.Done > 0 {
-		if need, incomplete := checkFrom(data, p); incomplete {
-			return args[:0], need, ErrIncomplete
+		n, argc, state := checkFrom(data, p)
+		switch {
+		case state == checkIncomplete:
+			return args[:0], n, 0, ErrIncomplete
+		case state == checkWhole && argc > cap(args):
+			*p = Progress{}
+			return args[:0], n, argc, nil
 		}
-		// Whole, or wrong: parse it all, for its arguments or its error.
+		// Whole with room for its arguments, or wrong: parse it all, for
+		// its arguments or its error.
 		*p = Progress{}
 	}
-	args, n, err := parseRequest(data, args, p)
+	out, n, argc, err = parseRequest(data, args, p)
 	if err != ErrIncomplete {
 		*p = Progress{}
 	}
-	return args, n, err
+	return out, n, argc, err
 }
 
 // parseRequest is ParseRequestFrom from the start of the request,
 // recording in p, if not nil, how far it got.
-func parseRequest(data []byte, args [][]byte, p *Progress) ([][]byte, int, error) {
+func parseRequest(data []byte, args [][]byte, p *Progress) ([][]byte, int, int, error) {
 	args = args[:0]
 	if len(data) == 0 {
-		return args, 1, ErrIncomplete
+		return args, 1, 0, ErrIncomplete
 	}
 	if data[0] != '*' {
 		return parseInline(data, args)
 	}
 	count, pos, err := headerLine(data, 0, "multibulk count")
 	if err == ErrIncomplete {
-		return args, len(data) + 1, err
+		return args, len(data) + 1, 0, err
 	}
 	if err != nil {
-		return args, 0, err
+		return args, 0, 0, err
 	}
 	if count > MaxArgs {
-		return args, 0, protoErr("invalid multibulk length")
+		return args, 0, 0, protoErr("invalid multibulk length")
 	}
+	// Build the arguments only where they all fit: a count the client
+	// announced is not a reason to allocate.
+	build := count <= int64(cap(args))
 	for i := int64(0); i < count; i++ {
 		if p != nil {
 			p.Pos, p.Done = pos, i
 		}
 		if pos >= len(data) {
-			return args, pos + 1, ErrIncomplete
+			return dropArgs(args), pos + 1, 0, ErrIncomplete
 		}
 		if data[pos] != '$' {
-			return args, 0, protoErr("expected '$', got '" + printable(data[pos]) + "'")
+			return dropArgs(args), 0, 0, protoErr("expected '$', got '" + printable(data[pos]) + "'")
 		}
 		n, next, err := headerLine(data, pos, "bulk count")
 		if err == ErrIncomplete {
-			return args, len(data) + 1, err
+			return dropArgs(args), len(data) + 1, 0, err
 		}
 		if err != nil {
-			return args, 0, err
+			return dropArgs(args), 0, 0, err
 		}
 		if n < 0 || n > MaxBulkLen {
-			return args, 0, protoErr("invalid bulk length")
+			return dropArgs(args), 0, 0, protoErr("invalid bulk length")
 		}
 		end := next + int(n)
 		if end+2 > len(data) {
-			return args, end + 2, ErrIncomplete
+			return dropArgs(args), end + 2, 0, ErrIncomplete
 		}
 		if data[end] != '\r' || data[end+1] != '\n' {
-			return args, 0, protoErr("expected CRLF after a bulk string")
+			return dropArgs(args), 0, 0, protoErr("expected CRLF after a bulk string")
 		}
-		args = append(args, data[next:end:end])
+		if build {
+			args = append(args, data[next:end:end])
+		}
 		pos = end + 2
 	}
-	return args, pos, nil
+	return args, pos, int(max(count, 0)), nil
 }
+
+// dropArgs returns args emptied, its slots cleared: they pointed into the
+// caller's buffer, which the array must not keep alive.
+func dropArgs(args [][]byte) [][]byte {
+	clear(args)
+	return args[:0]
+}
+
+// What checkFrom found.
+const (
+	checkIncomplete = iota
+	checkWhole
+	checkWrong
+)
 
 // checkFrom checks the array request at the front of data from the
 // element at p.Pos on (p.Done elements come before it), updating p as it
 // goes. If the request is still incomplete it reports so, with the length
-// data needs, as ParseRequest would; if it is whole or wrong, the caller
-// parses it from its start.
-func checkFrom(data []byte, p *Progress) (need int, incomplete bool) {
+// data needs, as ParseRequest would; if it is whole, with its length and
+// its argument count; if it is wrong, the caller parses it from its start
+// for the error.
+func checkFrom(data []byte, p *Progress) (n, argc, state int) {
 	count, _, err := headerLine(data, 0, "multibulk count")
 	if err != nil {
-		return 0, false
+		return 0, 0, checkWrong
 	}
 	for ; p.Done < count; p.Done++ {
 		pos := p.Pos
 		if pos >= len(data) {
-			return pos + 1, true
+			return pos + 1, 0, checkIncomplete
 		}
 		if data[pos] != '$' {
-			return 0, false
+			return 0, 0, checkWrong
 		}
 		n, next, err := headerLine(data, pos, "bulk count")
 		if err == ErrIncomplete {
-			return len(data) + 1, true
+			return len(data) + 1, 0, checkIncomplete
 		}
 		if err != nil || n < 0 || n > MaxBulkLen {
-			return 0, false
+			return 0, 0, checkWrong
 		}
 		end := next + int(n)
 		if end+2 > len(data) {
-			return end + 2, true
+			return end + 2, 0, checkIncomplete
 		}
 		if data[end] != '\r' || data[end+1] != '\n' {
-			return 0, false
+			return 0, 0, checkWrong
 		}
 		p.Pos = end + 2
 	}
-	return 0, false
+	return p.Pos, int(count), checkWhole
 }
 
 // headerLine reads the line at data[pos:] made of one type byte and a
@@ -253,40 +294,47 @@ func printable(c byte) string {
 
 // parseInline parses a command typed by hand: one line, arguments split on
 // spaces and tabs, with Redis's quoting ("a b", 'a b', and in double
-// quotes the escapes \n \r \t \b \a \\ \" \xHH).
-func parseInline(data []byte, args [][]byte) ([][]byte, int, error) {
+// quotes the escapes \n \r \t \b \a \\ \" \xHH). As for an array, the
+// arguments are built only if args has room for them all.
+func parseInline(data []byte, args [][]byte) ([][]byte, int, int, error) {
 	eol := bytes.IndexByte(data, '\n')
 	if eol < 0 {
 		if len(data) > MaxInline {
-			return args, 0, protoErr("too big inline request")
+			return args, 0, 0, protoErr("too big inline request")
 		}
-		return args, len(data) + 1, ErrIncomplete
+		return args, len(data) + 1, 0, ErrIncomplete
 	}
 	if eol > MaxInline {
-		return args, 0, protoErr("too big inline request")
+		return args, 0, 0, protoErr("too big inline request")
 	}
 	line := data[:eol]
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 	}
-	args, ok := splitArgs(line, args)
+	args, argc, ok := splitArgs(line, args)
 	if !ok {
-		return args[:0], 0, protoErr("unbalanced quotes in request")
+		return dropArgs(args), 0, 0, protoErr("unbalanced quotes in request")
 	}
-	return args, eol + 1, nil
+	if argc > cap(args) {
+		args = dropArgs(args)
+	}
+	return args, eol + 1, argc, nil
 }
 
-// splitArgs splits an inline command line into arguments. Arguments
-// without quotes are slices of line; quoted ones are copied, unescaped.
-func splitArgs(line []byte, args [][]byte) ([][]byte, bool) {
-	i := 0
+// splitArgs splits an inline command line into arguments, and counts
+// them. Arguments without quotes are slices of line; quoted ones are
+// copied, unescaped. Once the count passes what args has room for, the
+// rest are only checked and counted, not built.
+func splitArgs(line []byte, args [][]byte) ([][]byte, int, bool) {
+	i, argc := 0, 0
 	for {
 		for i < len(line) && isSpace(line[i]) {
 			i++
 		}
 		if i == len(line) {
-			return args, true
+			return args, argc, true
 		}
+		keep := argc < cap(args)
 		start := i
 		var arg []byte // nil until a quote makes a copy necessary
 		for i < len(line) && !isSpace(line[i]) {
@@ -298,25 +346,29 @@ func splitArgs(line []byte, args [][]byte) ([][]byte, bool) {
 				i++
 				continue
 			}
-			if arg == nil {
+			if arg == nil && keep {
 				arg = append([]byte{}, line[start:i]...)
 			}
 			var ok bool
-			if arg, i, ok = quoted(line, i, arg); !ok {
-				return args, false
+			if arg, i, ok = quoted(line, i, arg, keep); !ok {
+				return args, argc, false
 			}
 		}
 		if arg == nil {
 			arg = line[start:i:i]
 		}
-		args = append(args, arg)
+		if keep {
+			args = append(args, arg)
+		}
+		argc++
 	}
 }
 
-// quoted appends to arg the quoted string that starts at line[i], and
-// returns the index after its closing quote. As in Redis, the closing
-// quote must be followed by a space or the end of the line.
-func quoted(line []byte, i int, arg []byte) ([]byte, int, bool) {
+// quoted appends to arg (if keep: otherwise it only checks) the quoted
+// string that starts at line[i], and returns the index after its closing
+// quote. As in Redis, the closing quote must be followed by a space or the
+// end of the line.
+func quoted(line []byte, i int, arg []byte, keep bool) ([]byte, int, bool) {
 	q := line[i]
 	for i++; i < len(line); i++ {
 		c := line[i]
@@ -327,34 +379,40 @@ func quoted(line []byte, i int, arg []byte) ([]byte, int, bool) {
 			}
 			return arg, i + 1, true
 		case c == '\\' && i+1 < len(line) && q == '\'' && line[i+1] == '\'':
-			arg = append(arg, '\'')
+			c = '\''
 			i++
 		case c == '\\' && i+1 < len(line) && q == '"':
 			if i+3 < len(line) && line[i+1] == 'x' && isHex(line[i+2]) && isHex(line[i+3]) {
-				arg = append(arg, unhex(line[i+2])<<4|unhex(line[i+3]))
+				c = unhex(line[i+2])<<4 | unhex(line[i+3])
 				i += 3
 				break
 			}
 			i++
-			switch e := line[i]; e {
-			case 'n':
-				arg = append(arg, '\n')
-			case 'r':
-				arg = append(arg, '\r')
-			case 't':
-				arg = append(arg, '\t')
-			case 'b':
-				arg = append(arg, '\b')
-			case 'a':
-				arg = append(arg, '\a')
-			default:
-				arg = append(arg, e)
-			}
-		default:
+			c = unescape(line[i])
+		}
+		if keep {
 			arg = append(arg, c)
 		}
 	}
 	return arg, 0, false // no closing quote
+}
+
+// unescape is the byte a backslash escape stands for inside double quotes:
+// \n \r \t \b \a, and any other byte for itself.
+func unescape(e byte) byte {
+	switch e {
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	case 'b':
+		return '\b'
+	case 'a':
+		return '\a'
+	}
+	return e
 }
 
 func isSpace(c byte) bool {

@@ -230,21 +230,30 @@ func FuzzParseRESP(f *testing.F) {
 }
 
 // checkPieces feeds data to ParseRequestFrom a byte more at a time, with
-// one Progress, as a connection reading it in pieces would: up to the
-// first prefix that is not incomplete, every answer must be
-// ParseRequest's on the same prefix.
+// one Progress, as a connection reading it in pieces would, first with no
+// room for the arguments (a check) and then, once it is whole, with room
+// for exactly its count: up to the first prefix that is not incomplete,
+// every answer must be ParseRequest's on the same prefix, and the check
+// must have built nothing.
 func checkPieces(t *testing.T, data []byte) {
 	t.Helper()
 	var p Progress
 	for i := 0; i <= min(len(data), 4096); i++ {
-		args, n, err := ParseRequestFrom(data[:i], nil, &p)
+		args, n, argc, err := ParseRequestFrom(data[:i], nil, &p)
 		wantArgs, wantN, wantErr := ParseRequest(data[:i], nil)
-		if fmt.Sprint(err) != fmt.Sprint(wantErr) || n != wantN || err == nil && !cmp.Equal(strs(args), strs(wantArgs)) {
-			t.Fatalf("prefix %q in pieces: %q, %d, %v; whole: %q, %d, %v", data[:i], strs(args), n, err, strs(wantArgs), wantN, wantErr)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || n != wantN || len(args) != 0 || err == nil && argc != len(wantArgs) {
+			t.Fatalf("prefix %q in pieces: %d args built, %d counted, %d, %v; whole: %q, %d, %v", data[:i], len(args), argc, n, err, strs(wantArgs), wantN, wantErr)
 		}
 		if err != ErrIncomplete {
 			if p != (Progress{}) {
 				t.Fatalf("prefix %q: progress %+v left after %v", data[:i], p, err)
+			}
+			if err != nil {
+				return
+			}
+			args, m, argc, err := ParseRequestFrom(data[:i], make([][]byte, 0, argc), &p)
+			if err != nil || m != n || argc != len(args) || cap(args) != argc || !cmp.Equal(strs(args), strs(wantArgs)) {
+				t.Fatalf("prefix %q with room for %d: %q (room for %d), %d, %v; want %q, %d", data[:i], argc, strs(args), cap(args), m, err, strs(wantArgs), n)
 			}
 			return
 		}
@@ -261,15 +270,55 @@ func TestParseRequestFromResumes(t *testing.T) {
 	data := AppendRequest(nil, args...)
 	var p Progress
 	for i := 1024; i < len(data); i += 1024 {
-		if _, _, err := ParseRequestFrom(data[:i], nil, &p); err != ErrIncomplete {
+		if _, _, _, err := ParseRequestFrom(data[:i], nil, &p); err != ErrIncomplete {
 			t.Fatalf("prefix of %d bytes: %v", i, err)
 		}
 		if done := int64(i-16) / 7; p.Done < done-1 {
 			t.Fatalf("prefix of %d bytes: %d elements checked, want about %d", i, p.Done, done)
 		}
 	}
-	got, n, err := ParseRequestFrom(data, nil, &p)
-	if err != nil || n != len(data) || len(got) != len(args) || p != (Progress{}) {
-		t.Fatalf("whole: %d args, %d of %d bytes, %v, progress %+v", len(got), n, len(data), err, p)
+	got, n, argc, err := ParseRequestFrom(data, nil, &p)
+	if err != nil || n != len(data) || len(got) != 0 || argc != len(args) || p != (Progress{}) {
+		t.Fatalf("whole: %d args built, %d counted, %d of %d bytes, %v, progress %+v", len(got), argc, n, len(data), err, p)
+	}
+}
+
+// TestParseRequestNoRoom: a request of more arguments than the array has
+// room for is checked, not built: ParseRequestFrom returns its count and
+// length and allocates nothing (an inline request's quoted arguments,
+// copied as they are split, aside), whatever count a header announces;
+// with room for that count it builds them in the array given.
+func TestParseRequestNoRoom(t *testing.T) {
+	reqs := [][]byte{
+		AppendRequest(nil, "EXISTS", "", "", ""),
+		[]byte("EXISTS a b c\r\n"),
+	}
+	for _, data := range reqs {
+		small := make([][]byte, 0, 3)
+		var args [][]byte
+		var n, argc int
+		var err error
+		allocs := testing.AllocsPerRun(10, func() {
+			args, n, argc, err = ParseRequestFrom(data, small, nil)
+		})
+		if allocs != 0 || err != nil || len(args) != 0 || argc != 4 || n != len(data) {
+			t.Errorf("%q with room for 3: %d built, count %d, %d of %d bytes, %v, %v allocations", data, len(args), argc, n, len(data), err, allocs)
+		}
+		room := make([][]byte, 0, argc)
+		if args, _, _, err = ParseRequestFrom(data, room, nil); err != nil || len(args) != 4 || &args[:1][0] != &room[:1][0] {
+			t.Errorf("%q with room for 4: %q, %v", data, strs(args), err)
+		}
+	}
+	// An announced count allocates nothing before the arguments are there.
+	hdr := []byte("*2147483647\r\n$0\r\n\r\n")
+	if allocs := testing.AllocsPerRun(10, func() { _, _, _, err := ParseRequestFrom(hdr, nil, nil); _ = err }); allocs != 0 {
+		t.Errorf("an array of 2^31-1 arguments announced: %v allocations", allocs)
+	}
+	// ParseRequest gives a request of more arguments than its array has
+	// room for an array of exactly their count.
+	data := AppendRequest(nil, strings.Split(strings.Repeat("a,", 1000), ",")...)
+	args, _, err := ParseRequest(data, make([][]byte, 0, 10))
+	if err != nil || len(args) != 1001 || cap(args) != 1001 {
+		t.Errorf("1001 arguments, an array of 10: %d arguments in an array of %d, %v", len(args), cap(args), err)
 	}
 }

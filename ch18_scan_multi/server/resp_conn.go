@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"os"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -120,6 +121,11 @@ type respState struct {
 	// then from where the last parse stopped (progress).
 	need     int
 	progress resp.Progress
+	// Once the request at buf[start:] is known to be whole, its length
+	// (ready, 0 until then) and argument count: requestReady finds that
+	// out without building the arguments, and the request is then parsed
+	// once, by oneRequest.
+	ready, argc int
 	// Where the replies are written, in the connection's protocol version.
 	w respWriter
 	// The connection's id and name, for CLIENT ID and CLIENT GETNAME.
@@ -139,10 +145,54 @@ type respState struct {
 // strings of up to 512 MB, and requests of up to 1 GB).
 const kRESPBufSize = 16 << 10
 
+// respArgs is the array the RESP requests' arguments are parsed into, one
+// request at a time, and respArgsOwner the connection whose request holds
+// it now (nil between requests). Its slots take a slice header each
+// (kArgSlot bytes): a request of 5,000,000 empty arguments is 30 MB of
+// bytes but 120 MB of slots. An array of up to kRESPArgsKept slots
+// (1.5 MB) is kept from one request to the next, the server's own like
+// its other fixed state; a larger one is taken from the budget before it
+// is allocated, for exactly the request's count, counted in inputHeld and
+// in its owner's memory while the request holds it, and given back once
+// the request is answered.
+var (
+	respArgs      [][]byte
+	respArgsOwner *respState
+)
+
+// kArgSlot is what one argument's slot takes in respArgs.
+const kArgSlot = int(unsafe.Sizeof([]byte(nil)))
+
 // kRESPArgsKept is the most argument slots kept from one request to the
-// next: a request of a million arguments takes 24 MB of them, given back
-// once it is answered.
+// next, outside the budget.
 const kRESPArgsKept = 1 << 16
+
+// respArgsFor makes respArgs an array of room for argc arguments, more
+// than it has room for, and reports whether it did: one of more than
+// kRESPArgsKept slots, of exactly argc, only if the budget has room for
+// it (see budgetMake).
+func respArgsFor(self *conn, argc int) bool {
+	if argc > kRESPArgsKept {
+		if !budgetMake(self, argc*kArgSlot) {
+			return false
+		}
+		inputHeld += argc * kArgSlot
+		respArgs = make([][]byte, 0, argc)
+		return true
+	}
+	// The kept array grows by doubling, up to its bound.
+	respArgs = make([][]byte, 0, max(argc, min(2*cap(respArgs), kRESPArgsKept)))
+	return true
+}
+
+// respArgsCounted is what respArgs holds in the budget: its slots if it
+// is larger than the array kept between requests, or nothing.
+func respArgsCounted() int {
+	if cap(respArgs) > kRESPArgsKept {
+		return cap(respArgs) * kArgSlot
+	}
+	return 0
+}
 
 // respNextID numbers RESP connections for CLIENT ID.
 var respNextID int64
@@ -229,16 +279,21 @@ func (st *respState) shrink() {
 }
 
 // held is what the connection holds besides its write buffer: its read
-// buffer, its name, and its transaction (see clientmem.go).
+// buffer, its name, its transaction, and while its request runs the
+// request's arguments (see clientmem.go).
 func (st *respState) held() int {
-	return cap(st.buf) + len(st.name) + st.tx.held
+	n := cap(st.buf) + len(st.name) + st.tx.held
+	if respArgsOwner == st {
+		n += respArgsCounted()
+	}
+	return n
 }
 
 // giveBack frees the read buffer if it holds nothing (see clientmem.go).
 func (st *respState) giveBack() {
 	if st.buf != nil && st.start == len(st.buf) {
 		inputHeld -= cap(st.buf)
-		st.buf, st.start, st.need = nil, 0, 0
+		st.buf, st.start, st.need, st.ready = nil, 0, 0, 0
 	}
 }
 
@@ -253,22 +308,33 @@ func (st *respState) release() {
 // request at the front of the buffer, if it is all there, and reports
 // whether it did.
 func (st *respState) oneRequest(conn *conn) bool {
-	cmd, n, err := st.parse()
-	if err == resp.ErrIncomplete {
-		return false
-	}
-	if err != nil {
-		// A *resp.ProtocolError, the only other error. (errors.As would
-		// make its target escape: an allocation per request.)
-		msg := "invalid request"
-		if perr, ok := err.(*resp.ProtocolError); ok {
-			msg = perr.Msg
+	// One parse builds the arguments in respArgs if it has room for them;
+	// a request found whole by requestReady, or of more arguments than
+	// that, is then parsed into an array of room for exactly its count,
+	// which the budget must have room for first.
+	var cmd [][]byte
+	n, argc := st.ready, st.argc
+	if n == 0 {
+		var err error
+		if cmd, n, argc, err = st.parse(respArgs); err != nil {
+			if err != resp.ErrIncomplete {
+				respParseError(conn, err)
+			}
+			return false
 		}
-		respProtocolError(conn, msg)
-		return false
 	}
-	gData.args = cmd
+	if len(cmd) < argc {
+		if argc > cap(respArgs) && !respArgsFor(conn, argc) {
+			respRefuse(conn, errClientMemory)
+			return false
+		}
+		respParses++
+		cmd, _, _, _ = resp.ParseRequestFrom(st.buf[st.start:st.start+n], respArgs, nil)
+	}
+	respArgsOwner = st
+	defer st.doneArgs(cmd)
 	st.start += n
+	st.ready, st.argc = 0, 0
 	workDone += len(cmd)
 	if len(cmd) == 0 {
 		return true // an empty line or array: nothing to answer
@@ -284,14 +350,12 @@ func (st *respState) oneRequest(conn *conn) bool {
 		conn.wbufSent = 0
 	}
 	if !wbufReserve(conn) {
-		clear(cmd)
 		respRefuse(conn, errClientMemory)
 		return false
 	}
 	before := conn.wbuf
 	st.w.begin(conn.wbuf)
 	respDo(conn, st, cmd)
-	clear(cmd) // keep no pointers into this connection's buffer
 	workDone += stepKeySpace()
 	if st.w.over {
 		// The error goes in the buffer's own array, which has room for it;
@@ -305,20 +369,46 @@ func (st *respState) oneRequest(conn *conn) bool {
 		st.shrink()
 	}
 	conn.wbuf, st.w.buf = st.w.buf, nil
-	if cap(gData.args) > kRESPArgsKept {
-		gData.args = nil // a peak of arguments is not held for good
-	}
 	conn.progress = true
 	return true
 }
 
+// doneArgs ends a request's hold on respArgs, whose arguments were cmd:
+// the array keeps no pointers into this connection's buffer, and one
+// grown for a request of many arguments is given back (a peak of
+// arguments is not held for good).
+func (st *respState) doneArgs(cmd [][]byte) {
+	clear(cmd)
+	respArgsOwner = nil
+	if n := respArgsCounted(); n > 0 {
+		inputHeld -= n
+		respArgs = nil
+	}
+}
+
+// respParseError answers a request the parser rejects: err is a
+// *resp.ProtocolError, the only error besides resp.ErrIncomplete.
+// (errors.As would make its target escape: an allocation per request.)
+func respParseError(conn *conn, err error) {
+	msg := "invalid request"
+	if perr, ok := err.(*resp.ProtocolError); ok {
+		msg = perr.Msg
+	}
+	respProtocolError(conn, msg)
+}
+
 // requestReady is requestReady for a RESP connection: whether its buffer
 // holds a whole request, or bytes the parser rejects, for the next turn
-// to handle.
+// to handle. It checks the request without building its arguments, and
+// notes a whole one's length and count for oneRequest.
 func (st *respState) requestReady(conn *conn) bool {
-	cmd, _, err := st.parse()
-	gData.args = cmd
-	clear(cmd) // keep no pointers into this connection's buffer
+	if st.ready > 0 {
+		return true
+	}
+	_, n, argc, err := st.parse(nil)
+	if err == nil {
+		st.ready, st.argc = n, argc
+	}
 	return err != resp.ErrIncomplete
 }
 
@@ -326,18 +416,19 @@ func (st *respState) requestReady(conn *conn) bool {
 var respParses int
 
 // parse parses the request at the front of the buffer, unless it is known
-// to be incomplete still (see need).
-func (st *respState) parse() ([][]byte, int, error) {
+// to be incomplete still (see need), building its arguments in args if it
+// has room for them all (see resp.ParseRequestFrom).
+func (st *respState) parse(args [][]byte) ([][]byte, int, int, error) {
 	if len(st.buf)-st.start < st.need {
-		return gData.args[:0], 0, resp.ErrIncomplete
+		return args[:0], 0, 0, resp.ErrIncomplete
 	}
 	respParses++
-	cmd, n, err := resp.ParseRequestFrom(st.buf[st.start:], gData.args, &st.progress)
+	cmd, n, argc, err := resp.ParseRequestFrom(st.buf[st.start:], args, &st.progress)
 	st.need = 0
 	if err == resp.ErrIncomplete {
 		st.need = n
 	}
-	return cmd, n, err
+	return cmd, n, argc, err
 }
 
 // inputEmpty reports whether the connection's own buffer holds no bytes
