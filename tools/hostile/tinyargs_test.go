@@ -26,9 +26,7 @@ import (
 
 // TestTinyArgumentsCounted: see above.
 func TestTinyArgumentsCounted(t *testing.T) {
-	for _, ch := range costlyRESP[len(costlyRESP)-1:] {
-		t.Run(ch, func(t *testing.T) { testTinyArguments(t, ch) })
-	}
+	eachChapter(t, costlyRESP[len(costlyRESP)-1:], testTinyArguments)
 }
 
 func testTinyArguments(t *testing.T, ch string) {
@@ -43,25 +41,20 @@ func testTinyArguments(t *testing.T, ch string) {
 	// its peak RSS beyond what it held before, and the bystander's worst
 	// PING.
 	run := func(req string) (got string, cpu time.Duration, peak int64, worst time.Duration) {
-		p := startServer(t, ch, 0, append([]string{"-max-output-mb", fmt.Sprint(budgetMB)}, longIdle...)...)
-		addr := respAddr(t, p)
+		p, addr := startRESP(t, ch, "-max-output-mb", fmt.Sprint(budgetMB))
 		before := procStatus(t, p.Pid(), "VmHWM")
-		stop := pingWatch(t, addr, make(chan struct{}))
 		c := dialRESP(t, addr)
-		time.Sleep(20 * time.Millisecond)
-		cpu0 := cpuTime(t, p.Pid())
 		c.conn.SetDeadline(time.Now().Add(5 * time.Minute))
-		go c.conn.Write([]byte(req))
-		line, err := c.r.ReadString('\n')
-		got = strings.TrimSuffix(line, "\r\n")
-		if err != nil {
-			got = "connection ended: " + err.Error()
-		}
-		cpu = cpuTime(t, p.Pid()) - cpu0
+		f := measure(t, p.Pid(), addr, "the request", func() {
+			go c.conn.Write([]byte(req))
+			line, err := c.r.ReadString('\n')
+			got = strings.TrimSuffix(line, "\r\n")
+			if err != nil {
+				got = "connection ended: " + err.Error()
+			}
+		})
 		peak = procStatus(t, p.Pid(), "VmHWM") - before
-		if worst = stop(); worst < 0 {
-			t.Fatal("the bystander's PING failed")
-		}
+		cpu, worst = f.cpu, f.worst
 		return got, cpu, peak, worst
 	}
 	got, cpu, peak, worst := run(attack.String())
