@@ -1,32 +1,10 @@
 package hashes
 
 import (
-	"strings"
 	"testing"
 
-	"example.com/byor/ch16_performance/hashtable"
+	"example.com/byor/testkit"
 )
-
-// bookCollisions returns n different names (n <= 2^16) that all have the
-// same hashtable.StrHash, the book's public hash: two 4-byte blocks with
-// equal hashes stand for each other anywhere in a name, and name i spells
-// the 16 low bits of i with them.
-func bookCollisions(t *testing.T, n int) []string {
-	t.Helper()
-	const a, b = "[N2\xa6", "\x93\xec\xfa\x98"
-	names := make([]string, n)
-	for i := range names {
-		var sb strings.Builder
-		for bit := range 16 {
-			sb.WriteString([]string{a, b}[i>>bit&1])
-		}
-		names[i] = sb.String()
-		if hashtable.StrHash(names[i]) != hashtable.StrHash(names[0]) {
-			t.Fatal("test bug: the names do not collide")
-		}
-	}
-	return names
-}
 
 // TestCollidingFieldsSpread: fields whose names share one book's hash are
 // spread over the hash's table like any others, so finding one walks a
@@ -35,7 +13,7 @@ func bookCollisions(t *testing.T, n int) []string {
 // its end: n fields cost n*n/2 name comparisons.
 func TestCollidingFieldsSpread(t *testing.T) {
 	const now = 1000
-	names := bookCollisions(t, 4096)
+	names := testkit.BookCollisions(4096)
 	var h Hash
 	for i, name := range names {
 		if !h.Set(now, name, name) {

@@ -1,30 +1,18 @@
 package hashtable
 
 import (
-	"strings"
 	"testing"
+
+	"example.com/byor/testkit"
 )
 
-// bookCollisions returns n different names (n <= 2^16) that all have the
-// same StrHash. A name's hash is its start state times the prime to the
-// power of its length plus a sum over its bytes, so two 4-byte blocks with
-// the same hash can stand for each other anywhere in a name; name i
-// spells the 16 low bits of i with the two blocks. It is what a client who
-// has read the book can send.
+// bookCollisions returns testkit's n names that share one book's hash,
+// what a client who has read the book can send, checked against StrHash.
 func bookCollisions(t *testing.T, n int) []string {
 	t.Helper()
-	const a, b = "[N2\xa6", "\x93\xec\xfa\x98"
-	if StrHash(a) != StrHash(b) {
-		t.Fatal("test bug: the two blocks do not collide")
-	}
-	names := make([]string, n)
-	for i := range names {
-		var sb strings.Builder
-		for bit := range 16 {
-			sb.WriteString([]string{a, b}[i>>bit&1])
-		}
-		names[i] = sb.String()
-		if StrHash(names[i]) != StrHash(names[0]) {
+	names := testkit.BookCollisions(n)
+	for _, name := range names {
+		if StrHash(name) != StrHash(names[0]) {
 			t.Fatal("test bug: the names do not collide")
 		}
 	}

@@ -1,32 +1,10 @@
 package zset
 
 import (
-	"strings"
 	"testing"
 
-	"example.com/byor/ch17_resp/hashtable"
+	"example.com/byor/testkit"
 )
-
-// bookCollisions returns n different names (n <= 2^16) that all have the
-// same hashtable.StrHash, the book's public hash: two 4-byte blocks with
-// equal hashes stand for each other anywhere in a name, and name i spells
-// the 16 low bits of i with them.
-func bookCollisions(t *testing.T, n int) []string {
-	t.Helper()
-	const a, b = "[N2\xa6", "\x93\xec\xfa\x98"
-	names := make([]string, n)
-	for i := range names {
-		var sb strings.Builder
-		for bit := range 16 {
-			sb.WriteString([]string{a, b}[i>>bit&1])
-		}
-		names[i] = sb.String()
-		if hashtable.StrHash(names[i]) != hashtable.StrHash(names[0]) {
-			t.Fatal("test bug: the names do not collide")
-		}
-	}
-	return names
-}
 
 // TestCollidingNamesSpread: members whose names share one book's hash are
 // spread over the by-name index like any others, so finding one walks a
@@ -34,7 +12,7 @@ func bookCollisions(t *testing.T, n int) []string {
 // the book's hash they formed one chain, which each new member walked to
 // its end: n members cost n*n/2 name comparisons.
 func TestCollidingNamesSpread(t *testing.T) {
-	names := bookCollisions(t, 4096)
+	names := testkit.BookCollisions(4096)
 	var z ZSet
 	for i, name := range names {
 		if !z.AddBytes([]byte(name), float64(i)) {
