@@ -1,21 +1,13 @@
 package server
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // TestRESPSetGetTooBigInExec: inside a transaction, SET key value GET
 // whose old value does not fit in the budget gets an error as its element
 // of EXEC's reply (errExecTooBig), and so must change nothing either (see
 // TestRESPSetGetTooBigChangesNothing).
 func TestRESPSetGetTooBigInExec(t *testing.T) {
-	resetData(t)
-	saveBudget(t)
-	maxOutputTotal = 64 << 10
-	big := strings.Repeat("v", 128<<10)
-	insertEntry(newEntry("k", []byte(big)))
-	st := newRESPState(nil)
+	st, big := valueOverBudget(t)
 	respDoArgs(st, "MULTI")
 	respDoArgs(st, "SET", "k", "new", "GET")
 	respDoArgs(st, "EXEC")

@@ -12,12 +12,7 @@ import (
 // replaced the value anyway: a 20 MB value under a 16 MiB budget was
 // lost, and the client, told to try again, got the new value back.
 func TestRESPSetGetTooBigChangesNothing(t *testing.T) {
-	resetData(t)
-	saveBudget(t)
-	maxOutputTotal = 64 << 10
-	big := strings.Repeat("v", 128<<10)
-	insertEntry(newEntry("k", []byte(big)))
-	st := newRESPState(nil)
+	st, big := valueOverBudget(t)
 	respDoArgs(st, "SET", "k", "new", "GET")
 	if !st.w.over {
 		t.Fatalf("SET k new GET with an old value of %d bytes under a budget of %d: %.40q, want the reply cut off", len(big), maxOutputTotal, st.w.buf)
@@ -25,6 +20,18 @@ func TestRESPSetGetTooBigChangesNothing(t *testing.T) {
 	if got := lookupEntry("k"); got == nil || got.val() != big {
 		t.Fatal("SET k new GET answered an error, and replaced the value")
 	}
+}
+
+// valueOverBudget sets "k" to a value of 128 KiB under a budget of 64
+// KiB, which a reply of it cannot fit, and returns a connection state to
+// run commands on, and the value.
+func valueOverBudget(t *testing.T) (*respState, string) {
+	resetData(t)
+	saveBudget(t)
+	maxOutputTotal = 64 << 10
+	big := strings.Repeat("v", 128<<10)
+	insertEntry(newEntry("k", []byte(big)))
+	return newRESPState(nil), big
 }
 
 // respDoArgs runs one RESP command on the connection state st, as its
