@@ -107,6 +107,8 @@ func lookalike(st *Stage, addr string) string {
 // RESP listener, one inline command each that the chapter introduces.
 var respTellTales = map[string]string{
 	"ch18": "SCAN 0",
+	"ch19": "GETRANGE conform:probe 0 1",
+	"ch20": "ZLEXCOUNT conform:probe - +",
 }
 
 // respLookalike tells a RESP server of an earlier chapter given a later

@@ -51,6 +51,8 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch16": outputChecks,
 	"ch17": respChecks,
 	"ch18": respChecks18,
+	"ch19": respChecks19,
+	"ch20": respChecks20,
 }
 
 // stages are built from the chapter registry: one per chapter with a
