@@ -340,13 +340,13 @@ func scanChurnChecks18() []Check {
 				between := func(call int) error {
 					switch {
 					case call <= 20:
-						var args []string
 						for range 100 {
-							k := fmt.Sprintf("%s%05d", come, added)
-							args = append(args, k, "v")
+							if err := c.CommandExpect(okReply, "SET", fmt.Sprintf("%s%05d", come, added), "v"); err != nil {
+								return err
+							}
 							added++
 						}
-						return c.CommandExpect(okReply, append([]string{"MSET"}, args...)...)
+						return nil
 					case call <= 40:
 						var args []string
 						for range 100 {
@@ -418,8 +418,8 @@ func multiChecks18() []Check {
 					return err
 				}
 				if err := c.tx([]string{okReply, queued, queued, queued, queued, queued, queued,
-					array(okReply, integer(2), notInt, wrongType, bulk("2"), "+PONG\r\n")},
-					[]string{"MULTI"}, []string{"SET", k, "1"}, []string{"INCR", k}, []string{"INCR", s},
+					array(okReply, bulk("1"), notInt, wrongType, bulk("2"), "+PONG\r\n")},
+					[]string{"MULTI"}, []string{"SET", k, "1"}, []string{"SET", k, "2", "GET"}, []string{"EXPIRE", s, "x"},
 					[]string{"GET", z}, []string{"GET", k}, []string{"PING"}, []string{"EXEC"}); err != nil {
 					return err
 				}
@@ -523,8 +523,8 @@ func watchChecks18() []Check {
 				if err := o.CommandExpect(bulk("mine"), "GET", k); err != nil {
 					return err
 				}
-				if err := c.tx([]string{okReply, queued, queued, array(integer(1), okReply)},
-					[]string{"MULTI"}, []string{"INCR", missing}, []string{"SET", k, "tx"}, []string{"EXEC"}); err != nil {
+				if err := c.tx([]string{okReply, queued, queued, array(okReply, okReply)},
+					[]string{"MULTI"}, []string{"SET", missing, "1"}, []string{"SET", k, "tx"}, []string{"EXEC"}); err != nil {
 					return fmt.Errorf("watched keys nobody wrote: %v", err)
 				}
 				// A missing key, watched, then created by another
