@@ -113,7 +113,7 @@ const (
 	kBucketBytes   = 8                     // a chain's head in a hash table
 	kHashSetBytes  = 48 + kObjectBytes + 8 // zset.ZSet or hashValue, and the object
 	kBuilderBytes  = 32                    // strings.Builder
-	kDefaultSample = 5 // as Redis's MEMORY USAGE
+	kDefaultSample = 5                     // as Redis's MEMORY USAGE
 )
 
 // allocSize rounds n up as the allocator does, near enough: to 8 bytes
