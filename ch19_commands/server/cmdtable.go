@@ -1,6 +1,9 @@
 package server
 
-import "sort"
+import (
+	"sort"
+	"time"
+)
 
 // The command table: one row per command, for both listeners. A command's
 // facts (its name, its arity, what it does to the key space, where its
@@ -279,7 +282,9 @@ var running *command
 // meter its arguments and its reply's bytes (see work.go).
 func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 	running = c
+	at, start := len(w.buf), time.Now()
 	c.resp(st, w, args)
+	cmdRan(c, w, at, start) // for INFO's commandstats
 }
 
 // withCost sets the row's cost function.
