@@ -19,6 +19,8 @@ const (
 	errNoSuchKey  = "ERR no such key"
 	errSameObject = "ERR source and destination objects are the same"
 	errDBIndex    = "ERR DB index is out of range"
+	// errIntRange is Redis's error for an integer argument past C's int.
+	errIntRange = "ERR value is out of range, value must between -2147483648 and 2147483647"
 )
 
 // errCopyTooBig refuses a COPY of a value larger than kCopyMaxItems or
@@ -105,6 +107,10 @@ func respCopy(st *respState, w *respWriter, args [][]byte) {
 			db, ok := respInt(args[i+1])
 			if !ok {
 				w.err(errNotInt)
+				return
+			}
+			if db < math.MinInt32 || db > math.MaxInt32 {
+				w.err(errIntRange)
 				return
 			}
 			if db != 0 {
@@ -286,8 +292,10 @@ func respSwapDB(st *respState, w *respWriter, args [][]byte) {
 func respMove(st *respState, w *respWriter, args [][]byte) {
 	db, ok := respInt(args[2])
 	switch {
-	case !ok || db < math.MinInt32 || db > math.MaxInt32:
+	case !ok:
 		w.err(errNotInt)
+	case db < math.MinInt32 || db > math.MaxInt32:
+		w.err(errIntRange)
 	case db != 0:
 		w.err(errDBIndex)
 	default:

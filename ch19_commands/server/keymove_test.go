@@ -341,6 +341,8 @@ func TestRESPOneDatabase(t *testing.T) {
 		"MOVE k 1 => -ERR DB index is out of range|",
 		"MOVE k -1 => -ERR DB index is out of range|",
 		"MOVE k x => -ERR value is not an integer or out of range|",
+		"MOVE k 2147483648 => -"+errIntRange+"|",
+		"COPY k k2 DB -2147483649 => -"+errIntRange+"|",
 		"GET k => $1|v|",
 	)
 	got := strings.Split(respRun(t, "TIME"), "\r\n")

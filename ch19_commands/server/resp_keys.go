@@ -166,16 +166,14 @@ func entryExpireMs(ent *entry, nowMs int64) int64 {
 		return -1
 	}
 	at := gData.heap[ent.heapIdx].Val
-	if at >= kNeverUs {
-		return math.MaxInt64 / 1000 * 1000
-	}
-	return (int64(at) + keyClockOriginUs) / 1000
+	return int64((min(at, kMaxTimerUs) + uint64(keyClockOriginUs)) / 1000)
 }
 
-// kNeverUs is the timer of a key whose expiry is past what the clock of
-// the timers can hold (some 290,000 years from now): it never fires, and
-// its time reads back as the largest the clock can hold.
-const kNeverUs = uint64(math.MaxInt64)
+// kMaxTimerUs is the latest timer the clock of the key TTLs can hold, in
+// microseconds from the server's start: unix time 2^64 microseconds, some
+// 584,000 years after 1970. A later expiry is kept there (a timer of
+// math.MaxUint64, which never fires), and reads back as that time.
+var kMaxTimerUs = math.MaxUint64 - uint64(keyClockOriginUs)
 
 // entrySetExpireAt gives a key a TTL that ends at the unix time atMs
 // (milliseconds), which must be later than keyNowMs. Its timer is at the
@@ -183,9 +181,9 @@ const kNeverUs = uint64(math.MaxInt64)
 // atMs back.
 func entrySetExpireAt(ent *entry, atMs int64) {
 	touchKey(ent.key())
-	at := kNeverUs
-	if atMs < math.MaxInt64/1000 {
-		at = uint64(max(0, atMs*1000-keyClockOriginUs))
+	at := uint64(math.MaxUint64)
+	if uint64(atMs) <= (kMaxTimerUs+uint64(keyClockOriginUs))/1000 {
+		at = uint64(atMs)*1000 - uint64(keyClockOriginUs)
 	}
 	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[entry]{Val: at, Owner: ent}, ttlIdx)
 }
