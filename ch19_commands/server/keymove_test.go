@@ -224,7 +224,7 @@ func TestRESPRandomKey(t *testing.T) {
 
 // TestRESPExpireAt: EXPIREAT and PEXPIREAT take EXPIRE's options, delete
 // a key given a time past, and read back to the unit from
-// EXPIRETIME/PEXPIRETIME (seconds cut, not rounded).
+// EXPIRETIME/PEXPIRETIME (seconds rounded to the nearest).
 func TestRESPExpireAt(t *testing.T) {
 	resetData(t)
 	respSteps(t,
@@ -238,7 +238,10 @@ func TestRESPExpireAt(t *testing.T) {
 		"EXPIRETIME k => :4000000000|",
 		"PEXPIREAT k 4000000000999 LT => :0|",
 		"PEXPIREAT k 4000000000999 GT => :1|",
+		"EXPIRETIME k => :4000000001|",
+		"PEXPIREAT k 4000000000499 => :1|",
 		"EXPIRETIME k => :4000000000|",
+		"PEXPIREAT k 4000000000999 => :1|",
 		"PEXPIRETIME k => :4000000000999|",
 		"PEXPIREAT k 4000000000999 NX GT => -ERR NX and XX, GT or LT options at the same time are not compatible|",
 		"EXPIREAT k 1 foo => -ERR Unsupported option foo|",

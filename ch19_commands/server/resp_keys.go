@@ -300,7 +300,8 @@ func respTTL(w *respWriter, args [][]byte, unitMs int64) {
 
 // respExpireTimeIn returns EXPIRETIME key (unitMs 1000) or PEXPIRETIME key
 // (1): the unix time at which the key expires, -1 if it has no TTL, -2 if
-// there is no such key. Seconds are cut, not rounded, as in Redis.
+// there is no such key. Seconds are rounded to the nearest, as Redis's
+// TTL's are.
 func respExpireTimeIn(unitMs int64) respHandler {
 	return func(st *respState, w *respWriter, args [][]byte) {
 		ent := lookupEntry(args[1])
@@ -313,7 +314,7 @@ func respExpireTimeIn(unitMs int64) respHandler {
 			w.outInt(-1)
 			return
 		}
-		w.outInt(at / unitMs)
+		w.outInt((at + unitMs/2) / unitMs)
 	}
 }
 
