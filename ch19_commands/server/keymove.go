@@ -302,3 +302,30 @@ func respMove(st *respState, w *respWriter, args [][]byte) {
 		w.err(errSameObject)
 	}
 }
+
+// costRename: RENAME tears down what newkey held, and copies a string's
+// value with its new key (respRename).
+func costRename(p *execPlan, args [][]byte) int {
+	n := p.dropBound(args[2]) + p.strLen(args[1])/kWorkBytes
+	p.addBytes(args[2], p.strLen(args[1]))
+	p.addItems(args[2], p.itemLen(args[1]))
+	return n
+}
+
+// costCopy: COPY copies the value, each member or field at kCopyItemWork
+// (and a hash's looked up again for its expiry), a string by the byte, up
+// to the bounds past which it refuses; and tears down what REPLACE drops.
+func costCopy(p *execPlan, args [][]byte) int {
+	items := min(p.itemLen(args[1]), kCopyMaxItems)
+	bytes := min(p.strLen(args[1]), kCopyMaxBytes)
+	p.addBytes(args[2], bytes)
+	p.addItems(args[2], items)
+	return items*(kCopyItemWork+kMemberWork) + (len(args[2])+bytes)/kWorkBytes + p.dropBound(args[2])
+}
+
+// costRandomKey: RANDOMKEY's tries, each a bounded probe; past them, the
+// walk to the first key (which only a table changing its salt needs) is
+// bounded by the key table's slots.
+func costRandomKey(p *execPlan, args [][]byte) int {
+	return kRandomTries*kRandomWork + 4*p.keys()
+}

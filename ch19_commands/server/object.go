@@ -192,3 +192,8 @@ func memoryUsage(ent *entry, samples int64) int {
 	}
 	return n
 }
+
+// costMemoryUsage: MEMORY USAGE samples a sorted set's members.
+func costMemoryUsage(p *execPlan, args [][]byte) int {
+	return p.itemLen(args[2]) * kVisitWork
+}
