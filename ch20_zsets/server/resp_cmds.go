@@ -16,8 +16,10 @@ func respDo(conn *conn, st *respState, args [][]byte) {
 	switch {
 	case c == nil:
 		w.err(unknown)
+		cmdRefused(nil, unknown)
 		st.multiFailed()
 	case !arityOK(c.arity, len(args)):
+		cmdRefused(c, errArity(c.name))
 		if c.refused != nil {
 			c.refused(st, w, errArity(c.name))
 			break
