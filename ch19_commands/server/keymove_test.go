@@ -461,3 +461,20 @@ func FuzzKeyArgs(f *testing.F) {
 		}
 	})
 }
+
+// TestRESPNoDisk: SAVE and SHUTDOWN are refused; inside MULTI they are
+// not allowed, and the transaction fails whole, as in Redis.
+func TestRESPNoDisk(t *testing.T) {
+	resetTx(t)
+	a := newTxClient(t)
+	for _, cmd := range []string{"SAVE", "SHUTDOWN"} {
+		if got := a.do(cmd); !strings.HasPrefix(got, "-ERR "+cmd+" is not supported") {
+			t.Errorf("%s: %q", cmd, got)
+		}
+		a.expect(okReply, "MULTI")
+		a.expect(queued, "SET", "foo", "bar")
+		a.expect("-"+errNoMulti+"\r\n", cmd)
+		a.expect(execAborted, "EXEC")
+		a.expect("$-1\r\n", "GET", "foo")
+	}
+}

@@ -26,6 +26,10 @@ func respDo(conn *conn, st *respState, args [][]byte) {
 		}
 		w.err(errArity(c.name))
 		st.multiFailed()
+	case st.inMulti && c.flags&flagNoMulti != 0:
+		w.err(errNoMulti)
+		cmdRefused(c, errNoMulti)
+		st.multiFailed()
 	case st.inMulti && c.flags&flagNoQueue == 0:
 		// Inside MULTI, commands are queued for EXEC (see resp_multi.go);
 		// those that end or nest a transaction, WATCH and QUIT run now.

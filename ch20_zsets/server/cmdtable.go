@@ -38,6 +38,10 @@ const (
 	flagNoQueue
 	// flagQuit: the connection stops reading once the reply is sent.
 	flagQuit
+
+	// Two more of Redis's, after the server's own.
+	flagNoAsyncLoading // not allowed while loading data in the background
+	flagNoMulti        // not allowed inside MULTI: the transaction fails
 )
 
 // cmdFlagNames are the names COMMAND gives Redis's flags, in its order.
@@ -55,6 +59,8 @@ var cmdFlagNames = []struct {
 	{flagSkipSlowlog, "skip_slowlog"},
 	{flagFast, "fast"},
 	{flagNoAuth, "no_auth"},
+	{flagNoAsyncLoading, "no_async_loading"},
+	{flagNoMulti, "no_multi"},
 	{flagAllowBusy, "allow_busy"},
 }
 
@@ -208,6 +214,10 @@ func commandRows() []*command {
 			{name: "object|idletime", arity: 3, flags: flagReadonly, first: 2, last: 2, step: 1, resp: respObjectIdleTime},
 			{name: "object|refcount", arity: 3, flags: flagReadonly, first: 2, last: 2, step: 1, resp: respObjectRefCount},
 		}},
+		// Persistence, which this server does not have: SAVE and SHUTDOWN
+		// are refused, and inside MULTI fail the transaction as Redis's do.
+		{name: "save", arity: 1, flags: flagAdmin | flagNoScript | flagNoAsyncLoading | flagNoMulti, resp: respNoDisk},
+		{name: "shutdown", arity: -1, flags: flagAdmin | flagNoScript | flagLoading | flagStale | flagNoMulti | flagAllowBusy, resp: respNoDisk},
 		{name: "memory", arity: -2, subs: []*command{
 			{name: "memory|usage", arity: -3, flags: flagReadonly, first: 2, last: 2, step: 1, resp: respMemoryUsage, cost: costMemoryUsage},
 		}},

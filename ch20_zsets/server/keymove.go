@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"example.com/byor/ch20_zsets/zset"
@@ -328,4 +329,14 @@ func costCopy(p *execPlan, args [][]byte) int {
 // bounded by the key table's slots.
 func costRandomKey(p *execPlan, args [][]byte) int {
 	return kRandomTries*kRandomWork + 4*p.keys()
+}
+
+// errNoMulti is Redis's error for a command not allowed inside MULTI.
+const errNoMulti = "ERR Command not allowed inside a transaction"
+
+// respNoDisk: SAVE and SHUTDOWN. This server keeps nothing on disk, so
+// there is nothing to save, and it stops on a signal (SIGINT, SIGTERM),
+// not at a client's word.
+func respNoDisk(st *respState, w *respWriter, args [][]byte) {
+	w.err("ERR " + strings.ToUpper(running.name) + " is not supported: this server keeps nothing on disk, and stops on a signal")
 }
