@@ -237,8 +237,11 @@ func randomEntry() *entry {
 		cursor := randomEpoch<<32 | uint64(rand.Uint32())
 		next, work := gData.db.Scan(cursor, kRandomSlots, kRandomWork, take)
 		workDone += work
-		if next != 0 {
+		if next != 0 && next>>32 != randomEpoch {
+			// The order changed since the last pick: Scan started at
+			// place 0, not at the place drawn. Try again in the new one.
 			randomEpoch = next >> 32
+			continue
 		}
 		if len(picked) > 0 {
 			return picked[rand.IntN(len(picked))]
