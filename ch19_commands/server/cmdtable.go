@@ -1,6 +1,9 @@
 package server
 
-import "sort"
+import (
+	"sort"
+	"time"
+)
 
 // The command table: one row per command, for both listeners. A command's
 // facts (its name, its arity, what it does to the key space, where its
@@ -35,6 +38,10 @@ const (
 	flagNoQueue
 	// flagQuit: the connection stops reading once the reply is sent.
 	flagQuit
+
+	// Two more of Redis's, after the server's own.
+	flagNoAsyncLoading // not allowed while loading data in the background
+	flagNoMulti        // not allowed inside MULTI: the transaction fails
 )
 
 // cmdFlagNames are the names COMMAND gives Redis's flags, in its order.
@@ -52,6 +59,8 @@ var cmdFlagNames = []struct {
 	{flagSkipSlowlog, "skip_slowlog"},
 	{flagFast, "fast"},
 	{flagNoAuth, "no_auth"},
+	{flagNoAsyncLoading, "no_async_loading"},
+	{flagNoMulti, "no_multi"},
 	{flagAllowBusy, "allow_busy"},
 }
 
@@ -186,6 +195,32 @@ func commandRows() []*command {
 		{name: "persist", arity: 2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respPersist},
 		{name: "type", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respType,
 			book: doType, bookMin: 2, bookMax: 2}, // beyond the book
+		{name: "expireat", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respExpireAtIn(1000), cost: costExpire},
+		{name: "pexpireat", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respExpireAtIn(1), cost: costExpire},
+		{name: "expiretime", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respExpireTimeIn(1000)},
+		{name: "pexpiretime", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respExpireTimeIn(1)},
+		{name: "touch", arity: -2, flags: flagsRead, first: 1, last: -1, step: 1, resp: respExists},
+		{name: "rename", arity: 3, flags: flagWrite, first: 1, last: 2, step: 1, resp: respRename(false), cost: costRename},
+		{name: "renamenx", arity: 3, flags: flagWrite | flagFast, first: 1, last: 2, step: 1, resp: respRename(true), cost: costRename},
+		{name: "copy", arity: -3, flags: flagWrite | flagDenyOOM, first: 1, last: 2, step: 1, resp: respCopy, cost: costCopy},
+		{name: "randomkey", arity: 1, flags: flagReadonly, resp: respRandomKey, cost: costRandomKey},
+		{name: "time", arity: 1, flags: flagLoading | flagStale | flagFast, resp: respTime},
+		{name: "swapdb", arity: 3, flags: flagWrite | flagFast, resp: respSwapDB},
+		{name: "move", arity: 3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respMove},
+		{name: "object", arity: -2, subs: []*command{
+			{name: "object|encoding", arity: 3, flags: flagReadonly, first: 2, last: 2, step: 1, resp: respObjectEncoding},
+			{name: "object|freq", arity: 3, flags: flagReadonly, first: 2, last: 2, step: 1, resp: respObjectFreq},
+			{name: "object|help", arity: 2, flags: flagLoading | flagStale, resp: respObjectHelp},
+			{name: "object|idletime", arity: 3, flags: flagReadonly, first: 2, last: 2, step: 1, resp: respObjectIdleTime},
+			{name: "object|refcount", arity: 3, flags: flagReadonly, first: 2, last: 2, step: 1, resp: respObjectRefCount},
+		}},
+		// Persistence, which this server does not have: SAVE and SHUTDOWN
+		// are refused, and inside MULTI fail the transaction as Redis's do.
+		{name: "save", arity: 1, flags: flagAdmin | flagNoScript | flagNoAsyncLoading | flagNoMulti, resp: respNoDisk},
+		{name: "shutdown", arity: -1, flags: flagAdmin | flagNoScript | flagLoading | flagStale | flagNoMulti | flagAllowBusy, resp: respNoDisk},
+		{name: "memory", arity: -2, subs: []*command{
+			{name: "memory|usage", arity: -3, flags: flagReadonly, first: 2, last: 2, step: 1, resp: respMemoryUsage, cost: costMemoryUsage},
+		}},
 		// Strings.
 		{name: "get", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respGet,
 			book: doGet, bookMin: 2, bookMax: 2},
@@ -257,7 +292,9 @@ var running *command
 // meter its arguments and its reply's bytes (see work.go).
 func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 	running = c
+	at, start := len(w.buf), time.Now()
 	c.resp(st, w, args)
+	cmdRan(c, w, at, start) // for INFO's commandstats
 }
 
 // withCost sets the row's cost function.

@@ -16,13 +16,19 @@ func respDo(conn *conn, st *respState, args [][]byte) {
 	switch {
 	case c == nil:
 		w.err(unknown)
+		cmdRefused(nil, unknown)
 		st.multiFailed()
 	case !arityOK(c.arity, len(args)):
+		cmdRefused(c, errArity(c.name))
 		if c.refused != nil {
 			c.refused(st, w, errArity(c.name))
 			break
 		}
 		w.err(errArity(c.name))
+		st.multiFailed()
+	case st.inMulti && c.flags&flagNoMulti != 0:
+		w.err(errNoMulti)
+		cmdRefused(c, errNoMulti)
 		st.multiFailed()
 	case st.inMulti && c.flags&flagNoQueue == 0:
 		// Inside MULTI, commands are queued for EXEC (see resp_multi.go);

@@ -239,7 +239,9 @@ func costConfig(p *execPlan, args [][]byte) int {
 func costCommand(p *execPlan, args [][]byte) int { return kCommandRowWork * len(commands) }
 
 // costInfo: INFO's sections, each at its cost (respInfo).
-func costInfo(p *execPlan, args [][]byte) int { return len(infoSections) * kInfoSectionWork }
+func costInfo(p *execPlan, args [][]byte) int {
+	return len(infoSections)*kInfoSectionWork + 4*(len(cmdStats)+kMaxErrorKinds)
+}
 
 // respExecRefusal is EXEC's error for a transaction whose work would pass
 // kMaxExecWork, in the words of Redis's EXECABORT.

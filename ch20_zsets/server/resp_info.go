@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -76,7 +77,7 @@ func opsPerSec(now time.Time) int64 {
 // The sections of INFO, in the order Redis writes them. Those in
 // infoDefault are the ones INFO with no argument writes; "all" and
 // "everything" write all of them. Sections this server has nothing for
-// (Modules, Errorstats, ...) are written as headers alone, as Redis
+// (Modules, Latencystats, ...) are written as headers alone, as Redis
 // writes an empty one, so that a client looking for the header finds it.
 var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication",
 	"cpu", "modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace"}
@@ -111,7 +112,7 @@ func respInfo(st *respState, w *respWriter, args [][]byte) {
 	var b strings.Builder
 	for _, s := range infoSections {
 		if want[s] {
-			workDone += kInfoSectionWork
+			workDone += kInfoSectionWork + infoLines(s)
 			if b.Len() > 0 {
 				b.WriteString("\r\n")
 			}
@@ -135,8 +136,22 @@ func respInfo(st *respState, w *respWriter, args [][]byte) {
 
 // kInfoSectionWork is what writing one section of INFO counts in the
 // work meter, beside its bytes: its fields are formatted one by one, and
-// some take a system call (getrusage, getrlimit, getsockname).
+// some take a system call (getrusage, getrlimit, getsockname). The
+// sections that list the commands or the kinds of error count one more
+// for each line (infoLines).
 const kInfoSectionWork = 24
+
+// infoLines is the work of the lines of commandstats and errorstats
+// beyond kInfoSectionWork: the rows listed, sorted, and each formatted.
+func infoLines(section string) int {
+	switch section {
+	case "commandstats":
+		return 4 * len(cmdStats)
+	case "errorstats":
+		return 4 * len(errorStats)
+	}
+	return 0
+}
 
 // infoSection writes one section of INFO, its header first.
 func infoSection(b *strings.Builder, name string) {
@@ -186,14 +201,52 @@ func infoSection(b *strings.Builder, name string) {
 		field("rejected_connections", connsRefused)
 		field("expired_keys", gStats.expiredKeys)
 		field("evicted_keys", 0)
+		field("total_error_replies", gStats.errorReplies)
 	case "replication":
+		// A primary with no replicas and no backlog, as Redis reports
+		// one: tools read the offsets to tell how far a replica is.
 		field("role", "master")
 		field("connected_slaves", 0)
+		field("master_failover_state", "no-failover")
+		field("master_replid", runID)
+		field("master_replid2", strings.Repeat("0", len(runID)))
+		field("master_repl_offset", 0)
+		field("second_repl_offset", -1)
+		field("repl_backlog_active", 0)
+		field("repl_backlog_size", 0)
+		field("repl_backlog_first_byte_offset", 0)
+		field("repl_backlog_histlen", 0)
 	case "cpu":
-		var ru unix.Rusage
-		if unix.Getrusage(unix.RUSAGE_SELF, &ru) == nil {
-			field("used_cpu_sys", fmt.Sprintf("%d.%06d", ru.Stime.Sec, ru.Stime.Usec))
-			field("used_cpu_user", fmt.Sprintf("%d.%06d", ru.Utime.Sec, ru.Utime.Usec))
+		for _, who := range []struct {
+			id     int
+			suffix string
+		}{{unix.RUSAGE_SELF, ""}, {unix.RUSAGE_CHILDREN, "_children"}} {
+			var ru unix.Rusage
+			if unix.Getrusage(who.id, &ru) == nil {
+				field("used_cpu_sys"+who.suffix, fmt.Sprintf("%d.%06d", ru.Stime.Sec, ru.Stime.Usec))
+				field("used_cpu_user"+who.suffix, fmt.Sprintf("%d.%06d", ru.Utime.Sec, ru.Utime.Usec))
+			}
+		}
+	case "commandstats":
+		// Every command or subcommand that has run or been refused, by
+		// name; a subcommand as container|sub, as in Redis 7.
+		for _, c := range sortedStats() {
+			st := cmdStats[c]
+			perCall := 0.0
+			if st.calls > 0 {
+				perCall = float64(st.usec) / float64(st.calls)
+			}
+			fmt.Fprintf(b, "cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d\r\n",
+				c.name, st.calls, st.usec, perCall, st.rejected, st.failed)
+		}
+	case "errorstats":
+		kinds := make([]string, 0, len(errorStats))
+		for k := range errorStats {
+			kinds = append(kinds, k)
+		}
+		sort.Strings(kinds)
+		for _, k := range kinds {
+			fmt.Fprintf(b, "errorstat_%s:count=%d\r\n", k, errorStats[k])
 		}
 	case "cluster":
 		field("cluster_enabled", 0)

@@ -5,11 +5,14 @@ import (
 	"strconv"
 
 	"example.com/byor/ch20_zsets/glob"
+	"example.com/byor/ch20_zsets/heap"
 	"example.com/byor/ch20_zsets/keytable"
 )
 
 // The key space's commands: DBSIZE, FLUSHALL/FLUSHDB, EXISTS, DEL/UNLINK,
-// KEYS, EXPIRE/PEXPIRE, TTL/PTTL and PERSIST, with Redis's semantics.
+// KEYS, the EXPIRE family, TTL/PTTL, EXPIRETIME/PEXPIRETIME and PERSIST,
+// with Redis's semantics. RENAME, COPY, RANDOMKEY and the commands of
+// databases are in keymove.go, OBJECT and MEMORY in object.go.
 
 func respDBSize(st *respState, w *respWriter, args [][]byte) {
 	w.outInt(int64(gData.db.Len()))
@@ -138,19 +141,51 @@ func respKeys(st *respState, w *respWriter, args [][]byte) {
 // errKeysTooMany refuses a KEYS over more than kKeysMaxScan keys.
 var errKeysTooMany = "ERR KEYS is refused over more than " + strconv.Itoa(kKeysMaxScan) + " keys: the walk would stall the server"
 
-// entryExpireMs returns when a key expires, in unix milliseconds as
-// clients see it, or -1 if it has no TTL. The timer itself is on the
-// monotonic clock (see entrySetTTL).
+// Key TTLs are timers on the monotonic clock (gData.heap, in microseconds
+// since the server started), while clients give and read them as unix
+// times (EXPIREAT, EXPIRETIME, SET ... PXAT). The two are tied once, at
+// start: a timer at monotonic t is the unix time keyClockOriginUs + t. So
+// a time set with PEXPIREAT reads back from PEXPIRETIME to the
+// millisecond, and every TTL command of one key agrees with the others,
+// whatever the wall clock does later (Redis follows the wall clock: a
+// clock set back a minute makes its keys live a minute longer; here they
+// do not).
+var keyClockOriginUs = clockStart.UnixMicro()
+
+// keyNowMs is the time now, in unix milliseconds, on the clock of the key
+// TTLs.
+func keyNowMs() int64 {
+	return (keyClockOriginUs + int64(getMonotonicUsec())) / 1000
+}
+
+// entryExpireMs returns when a key expires, in unix milliseconds on the
+// clock of the key TTLs (keyNowMs), or -1 if it has no TTL. nowMs is not
+// needed any more; it stays for the callers that pass it.
 func entryExpireMs(ent *entry, nowMs int64) int64 {
 	if ent.heapIdx == -1 {
 		return -1
 	}
-	nowUs := getMonotonicUsec()
-	expireAt := gData.heap[ent.heapIdx].Val
-	if expireAt <= nowUs {
-		return nowMs
+	at := gData.heap[ent.heapIdx].Val
+	return int64((min(at, kMaxTimerUs) + uint64(keyClockOriginUs)) / 1000)
+}
+
+// kMaxTimerUs is the latest timer the clock of the key TTLs can hold, in
+// microseconds from the server's start: unix time 2^64 microseconds, some
+// 584,000 years after 1970. A later expiry is kept there (a timer of
+// math.MaxUint64, which never fires), and reads back as that time.
+var kMaxTimerUs = math.MaxUint64 - uint64(keyClockOriginUs)
+
+// entrySetExpireAt gives a key a TTL that ends at the unix time atMs
+// (milliseconds), which must be later than keyNowMs. Its timer is at the
+// microsecond that stands for atMs exactly, so that entryExpireMs gives
+// atMs back.
+func entrySetExpireAt(ent *entry, atMs int64) {
+	touchKey(ent.key())
+	at := uint64(math.MaxUint64)
+	if uint64(atMs) <= (kMaxTimerUs+uint64(keyClockOriginUs))/1000 {
+		at = uint64(atMs)*1000 - uint64(keyClockOriginUs)
 	}
-	return nowMs + int64(min((expireAt-nowUs)/1000, math.MaxInt64/2))
+	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[entry]{Val: at, Owner: ent}, ttlIdx)
 }
 
 // errExpireTime is Redis's error for an expire time that cannot be
@@ -164,10 +199,20 @@ func errExpireTime(cmd string) string {
 // deletes the key, and the options compare with the key's current expiry
 // (none counts as infinite).
 func respExpireIn(unitMs int64) respHandler {
-	return func(st *respState, w *respWriter, args [][]byte) { respExpire(w, args, unitMs) }
+	return func(st *respState, w *respWriter, args [][]byte) { respExpire(w, args, unitMs, false) }
 }
 
-func respExpire(w *respWriter, args [][]byte, unitMs int64) {
+// respExpireAtIn returns EXPIREAT key unix-seconds [NX|XX|GT|LT] (unitMs
+// 1000) or PEXPIREAT key unix-ms [...] (unitMs 1): EXPIRE's grammar, with
+// a date for the time.
+func respExpireAtIn(unitMs int64) respHandler {
+	return func(st *respState, w *respWriter, args [][]byte) { respExpire(w, args, unitMs, true) }
+}
+
+// respExpire runs the EXPIRE family: the options, then the time, in
+// Redis's order of checks (so EXPIRE k x NX XX answers the options'
+// error, not the time's).
+func respExpire(w *respWriter, args [][]byte, unitMs int64, absolute bool) {
 	name := running.name
 	var nx, xx, gt, lt bool
 	for _, opt := range args[3:] {
@@ -203,12 +248,14 @@ func respExpire(w *respWriter, args [][]byte, unitMs int64) {
 		return
 	}
 	when *= unitMs
-	nowMs := int64(getUnixMs())
-	if when > math.MaxInt64-nowMs {
-		w.err(errExpireTime(name))
-		return
+	nowMs := keyNowMs()
+	if !absolute {
+		if when > math.MaxInt64-nowMs {
+			w.err(errExpireTime(name))
+			return
+		}
+		when += nowMs
 	}
-	when += nowMs
 	ent := lookupEntry(args[1])
 	if ent == nil {
 		w.outInt(0)
@@ -223,7 +270,7 @@ func respExpire(w *respWriter, args [][]byte, unitMs int64) {
 		removeEntry(ent)
 		entryDel(ent)
 	} else {
-		entrySetTTL(ent, when-nowMs)
+		entrySetExpireAt(ent, when)
 	}
 	w.outInt(1)
 }
@@ -241,14 +288,34 @@ func respTTL(w *respWriter, args [][]byte, unitMs int64) {
 		w.outInt(-2)
 		return
 	}
-	nowMs := int64(getUnixMs())
+	nowMs := keyNowMs()
 	at := entryExpireMs(ent, nowMs)
 	if at == -1 {
 		w.outInt(-1)
 		return
 	}
-	ms := at - nowMs
+	ms := max(0, at-nowMs) // due, but not yet removed: 0, as Redis
 	w.outInt((ms + unitMs/2) / unitMs)
+}
+
+// respExpireTimeIn returns EXPIRETIME key (unitMs 1000) or PEXPIRETIME key
+// (1): the unix time at which the key expires, -1 if it has no TTL, -2 if
+// there is no such key. Seconds are rounded to the nearest, as Redis's
+// TTL's are.
+func respExpireTimeIn(unitMs int64) respHandler {
+	return func(st *respState, w *respWriter, args [][]byte) {
+		ent := lookupEntry(args[1])
+		if ent == nil {
+			w.outInt(-2)
+			return
+		}
+		at := entryExpireMs(ent, 0)
+		if at == -1 {
+			w.outInt(-1)
+			return
+		}
+		w.outInt((at + unitMs/2) / unitMs)
+	}
 }
 
 // respPersist: PERSIST key drops the key's TTL; replies 1 if it had one.

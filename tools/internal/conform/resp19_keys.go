@@ -1,6 +1,250 @@
 package conform
 
+import (
+	"strconv"
+	"strings"
+)
+
+// keysSection19 points a check at the part of chapter 19's README on the
+// generic key commands.
+func keysSection19() string { return "beyond the book: Keys (ch19_commands/README.md)" }
+
 // keyChecks19 are the checks of the generic key commands chapter 19 adds.
+// Redis compared with may have 16 databases, the chapter has one: the
+// indexes checked are 0 and 16, which answer alike in both.
 func keyChecks19() []Check {
-	return nil
+	return []Check{
+		{
+			Name:    "RENAME and RENAMENX move the value and its TTL",
+			Section: keysSection19(),
+			Hint:    "RENAME replaces what the new key held (its TTL too); RENAMENX answers 0 if the new key exists; a missing source is ERR no such key",
+			Run: dialed(func(e *Env, c *Conn) error {
+				a, b, z := c.fresh("conform:k19:a"), c.fresh("conform:k19:b"), c.fresh("conform:k19:z")
+				return c.steps(
+					ex("-ERR no such key\r\n", "RENAME", a, b),
+					ex(okReply, "SET", a, "v"),
+					ex(integer(1), "PEXPIREAT", a, "4000000000000"),
+					ex(okReply, "SET", b, "w", "EX", "100"),
+					ex(okReply, "RENAME", a, b),
+					ex(integer(0), "EXISTS", a),
+					ex(bulk("v"), "GET", b),
+					ex(integer(4000000000000), "PEXPIRETIME", b),
+					ex(integer(2), "ZADD", z, "1", "m", "2", "n"),
+					ex(integer(0), "RENAMENX", z, b),
+					ex(integer(1), "RENAMENX", z, a),
+					ex(bulks("m", "n"), "ZRANGE", a, "0", "-1"),
+					ex(okReply, "RENAME", a, a),
+					ex(integer(0), "RENAMENX", a, a),
+					ex(integer(2), "DEL", a, b),
+				)
+			}),
+		},
+		{
+			Name:    "COPY copies any value with its TTL; REPLACE, DB 0 and its errors",
+			Section: keysSection19(),
+			Hint:    "COPY answers 1, or 0 if the source is missing or the destination exists without REPLACE; the copy is a value of its own; the same key is ERR source and destination objects are the same",
+			Run: dialed(func(e *Env, c *Conn) error {
+				s, t, h, h2 := c.fresh("conform:k19:s"), c.fresh("conform:k19:t"), c.fresh("conform:k19:h"), c.fresh("conform:k19:h2")
+				return c.steps(
+					ex(integer(0), "COPY", s, t),
+					ex(okReply, "SET", s, "v"),
+					ex(integer(1), "PEXPIREAT", s, "4000000000123"),
+					ex("-ERR source and destination objects are the same\r\n", "COPY", s, s),
+					ex(integer(1), "COPY", s, t),
+					ex(integer(4000000000123), "PEXPIRETIME", t),
+					ex(integer(0), "COPY", s, t),
+					ex(okReply, "SET", t, "other"),
+					ex(integer(1), "COPY", s, t, "DB", "0", "REPLACE"),
+					ex(bulk("v"), "GET", t),
+					ex("-ERR DB index is out of range\r\n", "COPY", s, t, "DB", "16"),
+					ex(notInt, "COPY", s, t, "DB", "x"),
+					ex(syntaxErr, "COPY", s, t, "REPLACE", "x"),
+					ex(integer(2), "HSET", h, "f", "1", "g", "2"),
+					ex(integer(1), "COPY", h, h2),
+					ex(integer(0), "HSET", h2, "g", "3"),
+					ex(bulk("2"), "HGET", h, "g"),
+					ex(integer(-1), "TTL", h2),
+					ex(integer(4), "DEL", s, t, h, h2),
+				)
+			}),
+		},
+		{
+			Name:    "EXPIREAT, PEXPIREAT, EXPIRETIME, PEXPIRETIME",
+			Section: keysSection19(),
+			Hint:    "the time set with (P)EXPIREAT reads back exactly from (P)EXPIRETIME (seconds rounded to the nearest); -1 for no TTL, -2 for no key; EXPIRE's NX|XX|GT|LT; a time past deletes the key",
+			Run: dialed(func(e *Env, c *Conn) error {
+				k := c.fresh("conform:k19:at")
+				return c.steps(
+					ex(integer(-2), "EXPIRETIME", k),
+					ex(integer(-2), "PEXPIRETIME", k),
+					ex(okReply, "SET", k, "v"),
+					ex(integer(-1), "EXPIRETIME", k),
+					ex(integer(0), "EXPIREAT", k, "4000000000", "XX"),
+					ex(integer(1), "EXPIREAT", k, "4000000000", "NX"),
+					ex(integer(4000000000), "EXPIRETIME", k),
+					ex(integer(0), "PEXPIREAT", k, "4000000000999", "LT"),
+					ex(integer(1), "PEXPIREAT", k, "4000000000999", "GT"),
+					ex(integer(4000000001), "EXPIRETIME", k),
+					ex(integer(1), "PEXPIREAT", k, "4000000000499"),
+					ex(integer(4000000000), "EXPIRETIME", k),
+					ex(integer(1), "PEXPIREAT", k, "4000000000999"),
+					ex(integer(4000000000999), "PEXPIRETIME", k),
+					ex("-ERR NX and XX, GT or LT options at the same time are not compatible\r\n", "EXPIREAT", k, "1", "NX", "LT"),
+					ex("-ERR invalid expire time in 'expireat' command\r\n", "EXPIREAT", k, "9223372036854775807"),
+					ex(integer(1), "EXPIREAT", k, "1"),
+					ex(integer(0), "EXISTS", k),
+				)
+			}),
+		},
+		{
+			Name:    "TOUCH, RANDOMKEY, TIME, and SWAPDB and MOVE out of range",
+			Section: keysSection19(),
+			Hint:    "TOUCH counts the keys that exist; RANDOMKEY answers a key; TIME answers [seconds, microseconds] as bulk strings; an index past the server's databases is ERR DB index is out of range",
+			Run: dialed(func(e *Env, c *Conn) error {
+				k := c.fresh("conform:k19:touch")
+				if err := c.steps(
+					ex(okReply, "SET", k, "v"),
+					ex(integer(2), "TOUCH", k, k, "conform:k19:nosuch"),
+					ex("-ERR DB index is out of range\r\n", "SWAPDB", "0", "16"),
+					ex("-ERR invalid first DB index\r\n", "SWAPDB", "x", "0"),
+					ex("-ERR DB index is out of range\r\n", "MOVE", k, "16"),
+					ex("-ERR source and destination objects are the same\r\n", "MOVE", k, "0"),
+				); err != nil {
+					return err
+				}
+				req, got, err := c.CommandReply("RANDOMKEY")
+				if err != nil {
+					return err
+				}
+				if len(got) < 4 || got[0] != '$' || string(got) == nullBulk {
+					return &Mismatch{Request: req, Want: []byte("$<len> <a key>"), Got: got, e: e}
+				}
+				req, got, err = c.CommandReply("TIME")
+				if err != nil {
+					return err
+				}
+				parts, ok := splitBulks(got)
+				if !ok || len(parts) != 2 || !keysDigits(parts[0]) || !keysDigits(parts[1]) || len(parts[1]) > 6 {
+					return &Mismatch{Request: req, Want: []byte("*2 $<seconds> $<microseconds>"), Got: got, e: e}
+				}
+				return c.steps(ex(integer(1), "DEL", k))
+			}),
+		},
+		{
+			Name:    "OBJECT and MEMORY USAGE",
+			Section: keysSection19(),
+			Hint:    "null for a missing key; OBJECT FREQ is an error without an LFU policy; MEMORY USAGE is a positive estimate; a subcommand's arity error names it as object|encoding",
+			Run: dialed(func(e *Env, c *Conn) error {
+				k := c.fresh("conform:k19:obj")
+				if err := c.steps(
+					ex(nullBulk, "OBJECT", "ENCODING", k),
+					ex(nullBulk, "OBJECT", "FREQ", k),
+					ex(nullBulk, "MEMORY", "USAGE", k),
+					ex(okReply, "SET", k, "some value"),
+					ex(arity("object|encoding"), "OBJECT", "ENCODING"),
+					ex(syntaxErr, "MEMORY", "USAGE", k, "SAMPLES", "-1"),
+					ex("-ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.\r\n",
+						"OBJECT", "FREQ", k),
+				); err != nil {
+					return err
+				}
+				if err := c.CommandIntIn(1, 1<<20, "MEMORY", "USAGE", k); err != nil {
+					return err
+				}
+				if err := c.CommandIntIn(0, 1<<30, "OBJECT", "IDLETIME", k); err != nil {
+					return err
+				}
+				req, got, err := c.CommandReply("OBJECT", "ENCODING", k)
+				if err != nil {
+					return err
+				}
+				if len(got) < 4 || got[0] != '$' || string(got) == nullBulk {
+					return &Mismatch{Request: req, Want: []byte("$<len> <an encoding's name>"), Got: got, e: e}
+				}
+				return c.steps(ex(integer(1), "DEL", k))
+			}),
+		},
+		{
+			Name:    "INFO: commandstats counts refused and failed calls; the replication offset",
+			Section: keysSection19(),
+			Hint:    "INFO commandstats has cmdstat_<name>:calls=..,usec=..,usec_per_call=..,rejected_calls=..,failed_calls=..; INFO (default) has master_repl_offset and no rejected_calls",
+			Run: dialed(func(e *Env, c *Conn) error {
+				k := c.fresh("conform:k19:info")
+				before, err := c.keysCmdStat("touch")
+				if err != nil {
+					return err
+				}
+				if err := c.steps(
+					ex(arity("touch"), "TOUCH"),
+					ex(integer(0), "TOUCH", k),
+				); err != nil {
+					return err
+				}
+				after, err := c.keysCmdStat("touch")
+				if err != nil {
+					return err
+				}
+				if after["calls"] != before["calls"]+1 || after["rejected_calls"] != before["rejected_calls"]+1 {
+					return &Mismatch{Request: command("INFO", "commandstats"),
+						Want: []byte("cmdstat_touch with calls and rejected_calls one more each after TOUCH and TOUCH k"),
+						Got:  []byte(keysStatLine(before) + " then " + keysStatLine(after)), e: e}
+				}
+				req, got, err := c.CommandReply("INFO")
+				if err != nil {
+					return err
+				}
+				if !strings.Contains(string(got), "\r\nmaster_repl_offset:") || strings.Contains(string(got), "rejected_calls") {
+					return &Mismatch{Request: req, Want: []byte("the default sections: master_repl_offset, no rejected_calls"), Got: got, e: e}
+				}
+				return nil
+			}),
+		},
+	}
+}
+
+// keysDigits reports whether s is a non-empty run of decimal digits.
+func keysDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// keysCmdStat reads INFO commandstats' counters of the command name: none
+// yet is all zeros.
+func (c *Conn) keysCmdStat(name string) (map[string]int64, error) {
+	req, got, err := c.CommandReply("INFO", "commandstats")
+	if err != nil {
+		return nil, err
+	}
+	text := string(got)
+	if !strings.Contains(text, "# Commandstats") {
+		return nil, &Mismatch{Request: req, Want: []byte("# Commandstats ..."), Got: got, e: c.e}
+	}
+	stats := map[string]int64{}
+	for _, line := range strings.Split(text, "\r\n") {
+		rest, ok := strings.CutPrefix(line, "cmdstat_"+name+":")
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return nil, &Mismatch{Request: req, Want: []byte("cmdstat_" + name + ":calls=<n>,..."), Got: []byte(line), e: c.e}
+			}
+			stats[k] = int64(n)
+		}
+	}
+	return stats, nil
+}
+
+// keysStatLine shows the counters keysCmdStat read.
+func keysStatLine(s map[string]int64) string {
+	return "calls=" + strconv.FormatInt(s["calls"], 10) + ",rejected_calls=" + strconv.FormatInt(s["rejected_calls"], 10)
 }
