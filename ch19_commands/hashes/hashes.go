@@ -508,8 +508,10 @@ func (h *Hash) ExpireSome(now uint64, budget int) (removed int) {
 // top, the array having shrunk since, starts at the top). It visits up to
 // count places, or every place if the hash has no more than all stored
 // fields (HSCAN answers a small hash in one call, as Redis does), and calls
-// fn with each live field there; it returns the next cursor, 0 once the
-// bottom is passed, and how many places it visited.
+// fn with each live field there; fn may stop the walk before a field by
+// answering false (the reply is full), and that field's place is then the
+// next one. It returns the next cursor, 0 once the bottom is passed, and
+// how many places it visited.
 //
 // A field present from a walk's first call to its last is visited at least
 // once: fields only move when one is deleted, and then it is the last one,
@@ -518,7 +520,7 @@ func (h *Hash) ExpireSome(now uint64, budget int) (removed int) {
 // began; once the walk is at the top, the field that moves stays below it.
 // A visited field moved below the walk's place is visited again, as Redis
 // allows.
-func (h *Hash) Scan(now uint64, cursor uint64, count, all int, fn func(name, value string)) (next uint64, visited int) {
+func (h *Hash) Scan(now uint64, cursor uint64, count, all int, fn func(name, value string) bool) (next uint64, visited int) {
 	n := len(h.order)
 	i := n - 1
 	if cursor > 0 && cursor-1 < uint64(n) {
@@ -528,10 +530,10 @@ func (h *Hash) Scan(now uint64, cursor uint64, count, all int, fn func(name, val
 		count = n
 	}
 	for ; i >= 0 && visited < count; i-- {
-		visited++
-		if f := h.order[i]; !h.expired(f, now) {
-			fn(f.name, f.value)
+		if f := h.order[i]; !h.expired(f, now) && !fn(f.name, f.value) {
+			break
 		}
+		visited++
 	}
 	if i < 0 {
 		return 0, visited
@@ -546,4 +548,10 @@ func (h *Hash) Scan(now uint64, cursor uint64, count, all int, fn func(name, val
 func (h *Hash) At(now uint64, i int) (p Pair, live bool) {
 	f := h.order[i]
 	return Pair{f.name, f.value}, !h.expired(f, now)
+}
+
+// VolatileLen returns the number of stored fields with an expiry, expired
+// or not: the most ExpireSome can reclaim.
+func (h *Hash) VolatileLen() int {
+	return len(h.ttls)
 }
