@@ -45,11 +45,12 @@ func TestScanThroughResizes(t *testing.T) {
 			cursor, calls := uint64(0), 0
 			for {
 				var visited int
-				cursor, visited = h.Scan(t0, cursor, 1+r.IntN(8), 0, func(name, value string) {
+				cursor, visited = h.Scan(t0, cursor, 1+r.IntN(8), 0, func(name, value string) bool {
 					if value != "v"+name {
 						t.Fatalf("field %q has value %q", name, value)
 					}
 					seen[name] = true
+					return true
 				})
 				if visited == 0 && cursor != 0 {
 					t.Fatalf("a call visited nothing and the walk is not over (cursor %d)", cursor)
@@ -94,7 +95,10 @@ func TestScanSmallAndCursors(t *testing.T) {
 	h.SetExpireAt(t0, "gone", "v", t0+5)
 	collect := func(now, cursor uint64, count, all int) ([]string, uint64, int) {
 		var names []string
-		next, visited := h.Scan(now, cursor, count, all, func(name, _ string) { names = append(names, name) })
+		next, visited := h.Scan(now, cursor, count, all, func(name, _ string) bool {
+			names = append(names, name)
+			return true
+		})
 		return names, next, visited
 	}
 	names, next, visited := collect(t0, 0, 2, 128)
@@ -119,7 +123,7 @@ func TestScanSmallAndCursors(t *testing.T) {
 		t.Errorf("cursor 1: %v, next %d; want [%s], 0", names, next, h.order[0].name)
 	}
 	var empty Hash
-	if next, visited := empty.Scan(t0, 0, 10, 128, func(string, string) {}); next != 0 || visited != 0 {
+	if next, visited := empty.Scan(t0, 0, 10, 128, func(string, string) bool { return true }); next != 0 || visited != 0 {
 		t.Errorf("empty hash: cursor %d, %d visited", next, visited)
 	}
 }
@@ -136,5 +140,24 @@ func TestAtCoversOrder(t *testing.T) {
 	}
 	if diff := gocmp.Diff(map[string]bool{"a": true, "b": false}, got); diff != "" {
 		t.Errorf("At (-want +got):\n%s", diff)
+	}
+}
+
+// TestScanStops: a walk fn stops resumes at the field it stopped before.
+func TestScanStops(t *testing.T) {
+	h := &Hash{}
+	for i := range 5 {
+		h.Set(t0, fmt.Sprint("f", i), "v")
+	}
+	var got []string
+	next, visited := h.Scan(t0, 0, 10, 0, func(name, _ string) bool {
+		if len(got) == 2 {
+			return false
+		}
+		got = append(got, name)
+		return true
+	})
+	if next != 3 || visited != 2 || len(got) != 2 {
+		t.Errorf("stopped after 2 of 5: cursor %d, %d visited, %v; want 3, 2", next, visited, got)
 	}
 }

@@ -28,7 +28,7 @@ func costHRandField(p *execPlan, args [][]byte) int {
 		case !ok:
 			picks = 0
 		case count < 0:
-			picks = int(min(-(count + 1), int64(kMaxExecWork))) + 1 // no overflow for MinInt64
+			picks = int(min(-(count+1), int64(kMaxExecWork))) + 1 // no overflow for MinInt64
 		default:
 			picks = int(min(count, int64(n)))
 		}
