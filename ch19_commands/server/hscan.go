@@ -25,7 +25,7 @@ var errHScanMatchTooCostly = "ERR the pattern would take more than " + strconv.I
 
 // respHScan: HSCAN key cursor [MATCH pattern] [COUNT count], with Redis
 // 7.0's order of checks: the cursor (as SCAN reads one), the key and its
-// type, then the options, in any order, the last of each kind counting.
+// type (a missing key answers the empty scan), then the options, in any order, the last of each kind counting.
 // COUNT is how many places to look at (capped at kScanMaxCount, as
 // SCAN's), not how many fields to return; MATCH's steps are bounded and
 // counted as SCAN's. The walk also ends before a field the reply has no
@@ -39,6 +39,12 @@ func respHScan(st *respState, w *respWriter, args [][]byte) {
 	}
 	ent, ok := respHashRead(w, args[1])
 	if !ok {
+		return
+	}
+	if ent == nil { // the options unread, as in Redis
+		w.outArr(2)
+		w.outStr("0")
+		w.outArr(0)
 		return
 	}
 	count := 10
@@ -64,12 +70,6 @@ func respHScan(st *respState, w *respWriter, args [][]byte) {
 			w.err(errSyntax)
 			return
 		}
-	}
-	if ent == nil {
-		w.outArr(2)
-		w.outStr("0")
-		w.outArr(0)
-		return
 	}
 	now := getUnixMs()
 	budget := min(10*max(count, kHashSmall), kScanMaxWork)
