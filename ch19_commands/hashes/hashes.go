@@ -506,8 +506,9 @@ func (h *Hash) ExpireSome(now uint64, budget int) (removed int) {
 // Scan walks h.order for HSCAN, downward, from the place cursor names: 0
 // starts at the top, and c > 0 means place c-1 is next (a cursor past the
 // top, the array having shrunk since, starts at the top). It visits up to
-// count places, or every place if the hash has no more than all stored
-// fields (HSCAN answers a small hash in one call, as Redis does), and calls
+// count places, or, whatever the cursor, every place if the hash has no
+// more than all stored fields (HSCAN answers a small hash whole in one
+// call, as Redis answers one in its compact encoding), and calls
 // fn with each live field there; fn may stop the walk before a field by
 // answering false (the reply is full), and that field's place is then the
 // next one. It returns the next cursor, 0 once the bottom is passed, and
@@ -526,8 +527,8 @@ func (h *Hash) Scan(now uint64, cursor uint64, count, all int, fn func(name, val
 	if cursor > 0 && cursor-1 < uint64(n) {
 		i = int(cursor - 1)
 	}
-	if n <= all && cursor == 0 {
-		count = n
+	if n <= all {
+		i, count = n-1, n
 	}
 	for ; i >= 0 && visited < count; i-- {
 		if f := h.order[i]; !h.expired(f, now) && !fn(f.name, f.value) {

@@ -85,7 +85,7 @@ func TestScanThroughResizes(t *testing.T) {
 }
 
 // TestScanSmallAndCursors: a hash of no more than all fields comes whole
-// from cursor 0; a cursor past the top (the hash shrank) starts at the top;
+// from any cursor; a cursor past the top (the hash shrank) starts at the top;
 // expired fields are skipped but visited.
 func TestScanSmallAndCursors(t *testing.T) {
 	h := &Hash{}
@@ -104,6 +104,9 @@ func TestScanSmallAndCursors(t *testing.T) {
 	names, next, visited := collect(t0, 0, 2, 128)
 	if len(names) != 11 || next != 0 || visited != 11 {
 		t.Errorf("small hash: %d names, cursor %d, %d visited; want 11, 0, 11", len(names), next, visited)
+	}
+	if names, next, _ = collect(t0, 5, 2, 128); len(names) != 11 || next != 0 {
+		t.Errorf("small hash, cursor 5: %d names, cursor %d; want 11, 0", len(names), next)
 	}
 	names, next, visited = collect(t0+10, 0, 2, 128)
 	if len(names) != 10 || next != 0 || visited != 11 {

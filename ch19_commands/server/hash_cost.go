@@ -1,5 +1,7 @@
 package server
 
+import "math"
+
 // The cost functions of the hash rows this chapter adds (see
 // resp_cost.go): the work each may do besides its arguments and its
 // reply's bytes, for EXEC's weighing.
@@ -25,8 +27,8 @@ func costHRandField(p *execPlan, args [][]byte) int {
 	if len(args) > 2 {
 		count, ok := respInt(args[2])
 		switch {
-		case !ok:
-			picks = 0
+		case !ok || count == math.MinInt64 || len(args) > 3 && (count < -math.MaxInt64/2 || count > math.MaxInt64/2):
+			picks = 0 // refused before any work
 		case count < 0:
 			picks = int(min(-(count+1), int64(kMaxExecWork))) + 1 // no overflow for MinInt64
 		default:
