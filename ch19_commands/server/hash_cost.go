@@ -6,10 +6,11 @@ import "math"
 // resp_cost.go): the work each may do besides its arguments and its
 // reply's bytes, for EXEC's weighing.
 
-// costHIncrByFloat: HINCRBYFLOAT finds and writes one field (as HINCRBY)
-// and copies the sum's text, at most a long double's longest.
+// costHIncrByFloat: HINCRBYFLOAT finds and writes one field (as HINCRBY),
+// reads its increment and the field's value, each at most a long
+// double's longest text, and writes the sum (longDoubleWork).
 func costHIncrByFloat(p *execPlan, args [][]byte) int {
-	return costHashGrowBy(3, 1)(p, args) + kLongDoubleMaxChars/kWorkBytes + 1
+	return costHashGrowBy(3, 1)(p, args) + longDoubleWork(len(args[3])) + 2*longDoubleWork(kLongDoubleMaxChars)
 }
 
 // costHRandField: HRANDFIELD reclaims the hash's expired fields, at most

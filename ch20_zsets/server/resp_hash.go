@@ -241,8 +241,11 @@ func respHStrLen(st *respState, w *respWriter, args [][]byte) {
 // respHIncrByFloat: HINCRBYFLOAT key field increment, summed in a long
 // double and written as Redis writes one (floatfmt.go). Redis's order of
 // checks: the increment, then the key's type, then the field's value,
-// then the sum. The field keeps its TTL, as with HINCRBY.
+// then the sum. The field keeps its TTL, as with HINCRBY. Reading and
+// writing the numbers is charged by their length (longDoubleWork): a
+// number of thousands of digits costs far more than its bytes.
 func respHIncrByFloat(st *respState, w *respWriter, args [][]byte) {
+	workDone += longDoubleWork(len(args[3]))
 	by, ok := parseLongDouble(string(args[3]))
 	if !ok {
 		w.err(errNotFloat)
@@ -264,6 +267,7 @@ func respHIncrByFloat(st *respState, w *respWriter, args [][]byte) {
 	chargeMembers(1) // read, then written
 	if ent != nil {
 		if v, found := ent.obj.hash.Get(now, field); found {
+			workDone += longDoubleWork(min(len(v), kLongDoubleMaxChars))
 			if cur, ok = parseLongDouble(v); !ok {
 				hashDone(ent, now)
 				w.err("ERR hash value is not a float")
@@ -280,7 +284,7 @@ func respHIncrByFloat(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	text := formatLongDouble(sum)
-	chargeBytes(len(text))
+	workDone += longDoubleWork(len(text))
 	ent, _ = hashForWrite(key)
 	ent.obj.hash.SetKeepTTL(now, field, text)
 	touchKey(args[1])

@@ -436,3 +436,24 @@ func TestRESPHScanWork(t *testing.T) {
 		}
 	}
 }
+
+// TestRESPHIncrByFloatWork: a number of thousands of digits is charged by
+// the square of its length, as reading and writing it costs, not by its
+// bytes alone.
+func TestRESPHIncrByFloatWork(t *testing.T) {
+	resetData(t)
+	long := strings.Repeat("1", 4900) // within a long double's range
+	before := workDone
+	respRun(t, "HINCRBYFLOAT", "h", "f", long)
+	first := workDone - before
+	before = workDone
+	respRun(t, "HINCRBYFLOAT", "h", "f", "1")
+	second := workDone - before
+	t.Logf("HINCRBYFLOAT of 4,900 digits: %d units; of 1 to a value of 4,900 digits: %d units", first, second)
+	if want := longDoubleWork(4900) + longDoubleWork(4900); first < want {
+		t.Errorf("HINCRBYFLOAT of 4,900 digits charged %d units, want at least %d", first, want)
+	}
+	if want := 2 * longDoubleWork(4900); second < want {
+		t.Errorf("HINCRBYFLOAT on a value of 4,900 digits charged %d units, want at least %d", second, want)
+	}
+}
