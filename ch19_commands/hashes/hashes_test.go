@@ -220,6 +220,21 @@ func check(t *testing.T, step int, h *Hash, md *model) {
 	if got != want {
 		t.Fatalf("step %d: NextExpiry (-model +hash):\n%s", step, gocmp.Diff(want, got))
 	}
+	checkOrder(t, step, h)
+}
+
+// checkOrder checks that h.order holds every stored field once, each at
+// the place it records.
+func checkOrder(t *testing.T, step int, h *Hash) {
+	t.Helper()
+	if len(h.order) != h.StoredLen() {
+		t.Fatalf("step %d: %d places for %d stored fields", step, len(h.order), h.StoredLen())
+	}
+	for i, f := range h.order {
+		if f.pos != i {
+			t.Fatalf("step %d: field %q at place %d records place %d", step, f.name, i, f.pos)
+		}
+	}
 }
 
 // TestAgainstModel runs random operations and clock advances on one hash

@@ -273,6 +273,12 @@ func commandRows() []*command {
 		{name: "hvals", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHKeysVals(false), cost: costWalk},
 		hashRow("hsetex", -6, flagWrite|flagDenyOOM|flagFast, doHSetEx, 3, 0).withCost(costHSetEx),
 		hashRow("hgetex", -5, flagWrite|flagFast, doHGetEx, 3, 0),
+		{name: "hmset", arity: -4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHMSet, cost: costHashGrowBy(2, 2)},
+		{name: "hsetnx", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHSetNX, cost: costHashGrowBy(3, 1)},
+		{name: "hstrlen", arity: 3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respHStrLen, cost: costHash},
+		{name: "hincrbyfloat", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHIncrByFloat, cost: costHIncrByFloat},
+		{name: "hrandfield", arity: -2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHRandField, cost: costHRandField},
+		{name: "hscan", arity: -3, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHScan, cost: costHScan},
 	}
 }
 

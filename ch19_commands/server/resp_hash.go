@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 )
 
@@ -173,4 +174,120 @@ func respHKeysOrVals(w *respWriter, args [][]byte, keys bool) {
 			return
 		}
 	}
+}
+
+// respHMSet: HMSET key field value [field value ...], HSET under its old
+// name, which answers OK.
+func respHMSet(st *respState, w *respWriter, args [][]byte) {
+	if len(args)%2 != 0 {
+		w.err(errArity("hmset"))
+		return
+	}
+	ent, wrongType := hashForWrite(string(args[1]))
+	if wrongType {
+		w.err(errWrongType)
+		return
+	}
+	now := getUnixMs()
+	for i := 2; i < len(args); i += 2 {
+		chargeMembers(1)
+		ent.obj.hash.Set(now, string(args[i]), string(args[i+1]))
+	}
+	touchKey(args[1])
+	hashDone(ent, now)
+	w.simple("OK")
+}
+
+// respHSetNX: HSETNX key field value sets the field only if the hash has
+// no such live field: 1 if it did, 0 if not.
+func respHSetNX(st *respState, w *respWriter, args [][]byte) {
+	ent, wrongType := hashForWrite(string(args[1]))
+	if wrongType {
+		w.err(errWrongType)
+		return
+	}
+	now := getUnixMs()
+	field := string(args[2])
+	chargeMembers(1)
+	if ent.obj.hash.Exists(now, field) {
+		hashDone(ent, now)
+		w.outInt(0)
+		return
+	}
+	ent.obj.hash.Set(now, field, string(args[3]))
+	touchKey(args[1])
+	hashDone(ent, now)
+	w.outInt(1)
+}
+
+// respHStrLen: HSTRLEN key field, the length of the field's value, 0 for a
+// missing field or key.
+func respHStrLen(st *respState, w *respWriter, args [][]byte) {
+	ent, ok := respHashRead(w, args[1])
+	if !ok {
+		return
+	}
+	if ent == nil {
+		w.outInt(0)
+		return
+	}
+	now := getUnixMs()
+	chargeMembers(1)
+	v, _ := ent.obj.hash.Get(now, string(args[2]))
+	hashDone(ent, now)
+	w.outInt(int64(len(v)))
+}
+
+// respHIncrByFloat: HINCRBYFLOAT key field increment, summed in a long
+// double and written as Redis writes one (floatfmt.go). Redis's order of
+// checks: the increment, then the key's type, then the field's value,
+// then the sum. The field keeps its TTL, as with HINCRBY. Reading and
+// writing the numbers is charged by their length (longDoubleWork): a
+// number of thousands of digits costs far more than its bytes.
+func respHIncrByFloat(st *respState, w *respWriter, args [][]byte) {
+	workDone += longDoubleWork(len(args[3]))
+	by, ok := parseLongDouble(string(args[3]))
+	if !ok {
+		w.err(errNotFloat)
+		return
+	}
+	if by.IsInf() {
+		w.err("ERR value is NaN or Infinity")
+		return
+	}
+	key := string(args[1])
+	ent, wrongType := lookupHash(key)
+	if wrongType {
+		w.err(errWrongType)
+		return
+	}
+	now := getUnixMs()
+	field := string(args[2])
+	cur := longDouble(new(big.Float))
+	chargeMembers(1) // read, then written
+	if ent != nil {
+		if v, found := ent.obj.hash.Get(now, field); found {
+			workDone += longDoubleWork(min(len(v), kLongDoubleMaxChars))
+			if cur, ok = parseLongDouble(v); !ok {
+				hashDone(ent, now)
+				w.err("ERR hash value is not a float")
+				return
+			}
+		}
+	}
+	sum, ok := addLongDouble(cur, by)
+	if !ok {
+		if ent != nil {
+			hashDone(ent, now)
+		}
+		w.err("ERR increment would produce NaN or Infinity")
+		return
+	}
+	text := formatLongDouble(sum)
+	workDone += longDoubleWork(len(text))
+	ent, _ = hashForWrite(key)
+	ent.obj.hash.SetKeepTTL(now, field, text)
+	touchKey(args[1])
+	hashDone(ent, now)
+	w.outStr(text)
 }

@@ -1,7 +1,8 @@
 // Package hashes is the server's hash value: a map of field names to string
 // values in which any field may carry its own expiry time, as in Redis 7.4+
 // and Valkey (HSET, HGET, HDEL, HLEN, HEXISTS, HGETALL, HEXPIRE and its
-// variants, HPERSIST, HTTL, HEXPIRETIME, HSETEX, HGETEX).
+// variants, HPERSIST, HTTL, HEXPIRETIME, HSETEX, HGETEX), which HSCAN can
+// walk and HRANDFIELD pick from.
 //
 // # Structure
 //
@@ -20,6 +21,21 @@
 // at fields without an expiry. The server keeps one timer per hash in its own
 // global heap, keyed by NextExpiry, so hashes without volatile fields are
 // never visited by active expiry.
+//
+// Every field also has a place in a dense array (Hash.order), and keeps its
+// index there, as the heap's items keep theirs. The array is what HSCAN's
+// cursor and HRANDFIELD's picks are made of; the hashtable cannot serve
+// either. Its buckets are no order a cursor could keep: every table a resize
+// makes takes a new salt (see package hashtable), so a field's bucket in the
+// next table says nothing of its bucket in this one. And a random bucket is
+// no fair pick: tables never shrink, so a hash that once held a million
+// fields and holds one now has a million empty places to try. In the array
+// a pick is one random index, and a walk downward from the top, the cursor
+// being the next index, sees every field present from its first call to
+// its last at least once, whatever is added or deleted meanwhile (see
+// Scan). That costs a field 24 to 32 bytes: 16 for the index, which takes
+// the field from Go's 64-byte size class to the 80-byte one, and the
+// array's slot with the slack of a growing slice.
 //
 // # Time
 //
@@ -73,14 +89,17 @@ const (
 	LT                 // only if the new time is earlier than the current one
 )
 
-// field is one field of a hash. Its size is 56 bytes without heapIdx and 64
-// with it; Go allocates both in the 64-byte size class, which is why fields
-// without an expiry pay nothing for being able to have one.
+// field is one field of a hash. Its size is 56 bytes without heapIdx and
+// pos, 64 with heapIdx alone and 72 with both; Go allocates the first two in
+// the 64-byte size class, which is why fields without an expiry pay nothing
+// for being able to have one, and the last in the 80-byte one (see the
+// package doc for what pos buys).
 type field struct {
 	node    hashtable.HNode[field]
 	name    string
 	value   string
 	heapIdx int // position of this field's item in Hash.ttls; -1 without an expiry
+	pos     int // position of this field in Hash.order
 }
 
 // heapIdxOf tells the heap where a field keeps its position.
@@ -95,6 +114,7 @@ type Pair struct {
 type Hash struct {
 	fields hashtable.HMap[field]  // name -> field, every stored field
 	ttls   []heap.HeapItem[field] // the volatile fields, earliest expiry at index 0
+	order  []*field               // every stored field, each at its pos, in no set order
 	// nExpired is the number of items in ttls whose time is before
 	// nExpiredAt, kept exact by every change to ttls (see countBefore), so
 	// that countExpired need not walk the heap again for the same now.
@@ -156,6 +176,31 @@ func (h *Hash) live(now uint64, name string) *field {
 func (h *Hash) remove(f *field) {
 	h.fields.Pop(&f.node, sameNode)
 	h.clearExpiry(f)
+	h.unplace(f)
+}
+
+// place gives a new field the next place in h.order.
+func (h *Hash) place(f *field) {
+	f.pos = len(h.order)
+	h.order = append(h.order, f)
+}
+
+// unplace takes f out of h.order: the last field moves into its place, so
+// the array stays dense. Only the last field ever moves, and only down,
+// which is what Scan's promise rests on.
+func (h *Hash) unplace(f *field) {
+	last := len(h.order) - 1
+	moved := h.order[last]
+	h.order[f.pos] = moved
+	moved.pos = f.pos
+	h.order[last] = nil
+	h.order = h.order[:last]
+	// Give memory back as shrinkTTLs does: the copy keeps every index.
+	if n, c := len(h.order), cap(h.order); n == 0 {
+		h.order = nil
+	} else if c >= minShrinkCap && n <= c/4 {
+		h.order = append(make([]*field, 0, 2*n), h.order...)
+	}
 }
 
 // setExpiry gives f the expiry at, adding it to the heap or moving it there.
@@ -214,6 +259,7 @@ func (h *Hash) put(now uint64, name, value string) (f *field, added bool) {
 	f.node.Owner = f
 	f.node.HCode = hashtable.Hash(name)
 	h.fields.Insert(&f.node)
+	h.place(f)
 	return f, true
 }
 
@@ -455,4 +501,58 @@ func (h *Hash) ExpireSome(now uint64, budget int) (removed int) {
 		removed++
 	}
 	return removed
+}
+
+// Scan walks h.order for HSCAN, downward, from the place cursor names: 0
+// starts at the top, and c > 0 means place c-1 is next (a cursor past the
+// top, the array having shrunk since, starts at the top). It visits up to
+// count places, or, whatever the cursor, every place if the hash has no
+// more than all stored fields (HSCAN answers a small hash whole in one
+// call, as Redis answers one in its compact encoding), and calls
+// fn with each live field there; fn may stop the walk before a field by
+// answering false (the reply is full), and that field's place is then the
+// next one. It returns the next cursor, 0 once the bottom is passed, and
+// how many places it visited.
+//
+// A field present from a walk's first call to its last is visited at least
+// once: fields only move when one is deleted, and then it is the last one,
+// at the top, that moves down into the hole. While the top is above the
+// walk's place, the top field was visited already or came after the walk
+// began; once the walk is at the top, the field that moves stays below it.
+// A visited field moved below the walk's place is visited again, as Redis
+// allows.
+func (h *Hash) Scan(now uint64, cursor uint64, count, all int, fn func(name, value string) bool) (next uint64, visited int) {
+	n := len(h.order)
+	i := n - 1
+	if cursor > 0 && cursor-1 < uint64(n) {
+		i = int(cursor - 1)
+	}
+	if n <= all {
+		i, count = n-1, n
+	}
+	for ; i >= 0 && visited < count; i-- {
+		if f := h.order[i]; !h.expired(f, now) && !fn(f.name, f.value) {
+			break
+		}
+		visited++
+	}
+	if i < 0 {
+		return 0, visited
+	}
+	return uint64(i) + 1, visited
+}
+
+// At returns the field at place i of h.order, 0 <= i < StoredLen, and
+// whether it is live at now (HRANDFIELD's picks; the server reclaims
+// expired fields first, with ExpireSome, so that every place holds a live
+// one).
+func (h *Hash) At(now uint64, i int) (p Pair, live bool) {
+	f := h.order[i]
+	return Pair{f.name, f.value}, !h.expired(f, now)
+}
+
+// VolatileLen returns the number of stored fields with an expiry, expired
+// or not: the most ExpireSome can reclaim.
+func (h *Hash) VolatileLen() int {
+	return len(h.ttls)
 }
