@@ -29,15 +29,15 @@ func costSetRange(p *execPlan, args [][]byte) int {
 
 func costSetBit(p *execPlan, args [][]byte) int {
 	off, ok := respInt(args[2])
-	return costSplice(p, args[1], off>>3, 1, ok)
+	return costSplice(p, args[1], off>>3, 1, ok && off>>3 < int64(maxAppend))
 }
 
 // costSplice is the cost of writing n bytes at off into the string at key.
 func costSplice(p *execPlan, key []byte, off, n int64, ok bool) int {
-	if !ok || off < 0 {
-		return 0
+	if !ok || off < 0 || off > int64(maxAppend)-n || n == 0 {
+		return 0 // refused, or nothing written: nothing copied
 	}
-	grown := int(min(off+n, int64(maxAppend)))
+	grown := int(off + n)
 	p.addBytes(key, grown)
 	return 2*max(grown, p.strLen(key))/kWorkBytes + 1
 }
