@@ -169,7 +169,7 @@ func TestRESPRanges(t *testing.T) {
 		"BITPOS q 0 => :0|",
 		"BITPOS q 1 => :-1|",
 		"SET f \xff\xff => +OK|",
-		"BITPOS f 0 => :16|",   // no end given: the zeros past the string
+		"BITPOS f 0 => :16|",      // no end given: the zeros past the string
 		"BITPOS f 0 0 -1 => :-1|", // an end given: none in the range
 		"BITPOS f 2 => -ERR The bit argument must be 1 or 0.|",
 	)
@@ -325,7 +325,7 @@ func TestFormatLongDouble(t *testing.T) {
 		{"3.0", "1.1", "4.1"},
 		{"1", "-1", "0"},
 		{"123456789012345678", "1", "123456789012345679"},
-		{"12345678901234567890", "1", "12345678901234567891"}, // within 64 bits
+		{"12345678901234567890", "1", "12345678901234567891"},   // within 64 bits
 		{"123456789012345678901", "1", "123456789012345678904"}, // past them
 		{"0x10", "0.5", "16.5"},
 	} {
