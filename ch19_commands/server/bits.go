@@ -55,19 +55,17 @@ func respSetBit(st *respState, w *respWriter, args [][]byte) {
 	}
 	was := bitAt(old, off)
 	if ent == nil || off>>3 >= int64(len(old)) || int64(was) != on {
-		// A new byte, or a bit that changes: the value is copied (see
-		// spliceString) with the one byte written anew.
+		// A new byte, or a bit that changes: one byte written in place.
 		b := byte(0)
 		if off>>3 < int64(len(old)) {
 			b = old[off>>3]
 		}
 		b = b&^(1<<(7-off&7)) | byte(on)<<(7-off&7)
-		val := spliceString(old, int(off>>3), []byte{b})
 		if ent == nil {
-			insertEntry(newEntry(args[1], val))
-		} else {
-			ent.setVal(val)
+			ent = newEntry(args[1], nil)
+			insertEntry(ent)
 		}
+		writeAt(ent, int(off>>3), []byte{b})
 	}
 	w.outInt(int64(was))
 }

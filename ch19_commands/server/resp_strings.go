@@ -3,6 +3,7 @@ package server
 import (
 	"math"
 	"strconv"
+	"unsafe"
 
 	"example.com/byor/ch19_commands/resp"
 )
@@ -228,23 +229,37 @@ func respSetRange(st *respState, w *respWriter, args [][]byte) {
 		w.err(errTooLong)
 		return
 	}
-	val := spliceString(old, int(off), v)
 	if ent == nil {
-		insertEntry(newEntry(args[1], val))
-	} else {
-		ent.setVal(val)
+		ent = newEntry(args[1], nil)
+		insertEntry(ent)
 	}
-	w.outInt(int64(len(val)))
+	writeAt(ent, int(off), v)
+	w.outInt(int64(len(ent.val())))
 }
 
-// spliceString returns old with v written over it from off on, zero bytes
-// filling any gap. Strings are immutable here, so a write in place is a
-// new copy of the value (and setVal copies it once more, beside the key):
-// the work meter is charged for both.
-func spliceString(old string, off int, v []byte) []byte {
-	val := make([]byte, max(len(old), off+len(v)))
-	copy(val, old)
-	copy(val[off:], v)
-	chargeBytes(2 * len(val))
-	return val
+// writeAt writes v over the string value of ent from off on, zero bytes
+// filling any gap past its end, in place: SETRANGE and SETBIT cost what
+// they write, not the value's length, as in Redis. The value moves into a
+// builder with room to grow first (entry.growVal, as APPEND's does), and
+// is written there through the builder's bytes: the one place a string
+// value changes after it is written, which is safe because no string
+// taken from a value (ent.val) outlives the command that took it.
+func writeAt(ent *entry, off int, v []byte) {
+	end := off + len(v)
+	if ent.obj == nil || ent.obj.str.Cap() < end {
+		chargeBytes(ent.growVal(max(end, len(ent.val())), maxAppend))
+	}
+	b := ent.obj.str
+	if gap := end - b.Len(); gap > 0 {
+		chargeBytes(gap)
+		for ; gap > 0; gap -= min(gap, len(zeros)) {
+			b.Write(zeros[:min(gap, len(zeros))])
+		}
+	}
+	val := b.String()
+	copy(unsafe.Slice(unsafe.StringData(val), len(val))[off:], v)
+	touchKey(ent.key())
 }
+
+// zeros are what writeAt pads with.
+var zeros [4096]byte

@@ -19,9 +19,10 @@ func costSetAt(val int) func(p *execPlan, args [][]byte) int {
 // BITPOS).
 func costStringLen(p *execPlan, args [][]byte) int { return p.strLen(args[1])/kWorkBytes + 1 }
 
-// costSetRange and costSetBit: SETRANGE and SETBIT copy the value twice
-// (spliceString) at its new length, which an offset may take up to
-// maxAppend bytes.
+// costSetRange and costSetBit: SETRANGE and SETBIT write in place
+// (writeAt), after moving the value into a builder with room for twice
+// its new length (at most maxAppend bytes), and padding with zeros up to
+// the offset.
 func costSetRange(p *execPlan, args [][]byte) int {
 	off, ok := respInt(args[2])
 	return costSplice(p, args[1], off, int64(len(args[3])), ok)
@@ -39,7 +40,7 @@ func costSplice(p *execPlan, key []byte, off, n int64, ok bool) int {
 	}
 	grown := int(off + n)
 	p.addBytes(key, grown)
-	return 2*max(grown, p.strLen(key))/kWorkBytes + 1
+	return (len(key)+2*max(grown, p.strLen(key)))/kWorkBytes + 1
 }
 
 // costIncrFloat: the sum is printed in at most a few thousand digits,
