@@ -27,6 +27,10 @@ func errLCSTooLong() string {
 		": the table would stall the server"
 }
 
+// errLCSMemory refuses an LCS whose table the budget of all connections'
+// memory cannot hold now.
+const errLCSMemory = "ERR LCS's table does not fit in the server's memory for clients now (-max-output-mb): try again later"
+
 // lcsOpts are LCS's options.
 type lcsOpts struct {
 	length, idx, withLen bool
@@ -153,6 +157,16 @@ func respLCS(st *respState, w *respWriter, args [][]byte) {
 		w.err(errLCSTooLong())
 		return
 	}
+	// The table is held only while the command runs, but it is memory a
+	// client made the server take: it counts in the budget of all
+	// connections meanwhile, as their buffers do.
+	tableBytes := (len(a) + 1) * (len(b) + 1) * 4
+	if !budgetMake(w.conn, tableBytes) {
+		w.err(errLCSMemory)
+		return
+	}
+	inputHeld += tableBytes
+	defer func() { inputHeld -= tableBytes }()
 	t := lcsTable(a, b)
 	total := t[len(t)-1]
 	if o.length && !o.idx {

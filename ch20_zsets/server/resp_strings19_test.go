@@ -263,6 +263,19 @@ func TestRESPLCS(t *testing.T) {
 	respSteps(t, "LCS a b LEN => :6|")
 	kLCSMaxCells--
 	respSteps(t, "LCS a b LEN => -"+errLCSTooLong()+"|")
+	kLCSMaxCells = saved
+
+	// The table counts in the budget of all connections while it is
+	// held, and nothing stays counted after.
+	saveBudget(t)
+	held := inputHeld
+	maxOutputTotal = outputHeld + inputHeld + 9*10*4 - 1
+	respSteps(t, "LCS a b LEN => -"+errLCSMemory+"|")
+	maxOutputTotal += 1 + 1<<20 // and room for the reply
+	respSteps(t, "LCS a b LEN => :6|")
+	if inputHeld != held {
+		t.Errorf("LCS left %d bytes counted in the budget", inputHeld-held)
+	}
 }
 
 // TestRESPMSetNX: MSETNX sets all its keys or none.
