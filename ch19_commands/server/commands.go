@@ -103,8 +103,9 @@ type object struct {
 func (ent *entry) key() string { return ent.kv[:ent.klen] }
 
 // val returns the value of a string entry. The string of one grown by
-// APPEND shares the builder's bytes, which never change once written:
-// appends write past them, and a growth copies them to a new buffer.
+// APPEND shares the builder's bytes: appends write past them, and a
+// growth copies them to a new buffer; only SETRANGE and SETBIT write
+// over them (writeAt), so the string lasts no longer than the command.
 func (ent *entry) val() string {
 	if ent.obj != nil && ent.obj.str != nil {
 		return ent.obj.str.String()

@@ -3,117 +3,18 @@ package server
 import (
 	"math"
 	"strconv"
+	"unsafe"
 
 	"example.com/byor/ch20_zsets/resp"
 )
 
-// The string commands: GET, and SET with Redis's options; INCR and its
-// kin, MGET, MSET, STRLEN and APPEND.
+// The string commands: GET; INCR and its kin, MGET, MSET, MSETNX,
+// STRLEN, APPEND, GETRANGE and SETRANGE. SET and the commands that share
+// its options are in setopts.go, INCRBYFLOAT in incrfloat.go, the bit
+// commands in bits.go, LCS in lcs.go.
 
 // respGet: GET key is the book's get, answered in RESP.
 func respGet(st *respState, w *respWriter, args [][]byte) { doGet(args, w) }
-
-// respSet: SET key value [NX|XX] [GET] [EX s|PX ms|KEEPTTL]. Unlike the
-// book's set it replaces a value of any type, and drops the key's TTL
-// unless told to keep it. It replies OK; or null when NX or XX stopped
-// it; or, with GET, the value the key had. As in Redis, an EX or PX given
-// again replaces the one before.
-func respSet(st *respState, w *respWriter, args [][]byte) {
-	var nx, xx, get, keepTTL, seconds bool
-	var expire []byte
-	for i := 3; i < len(args); i++ {
-		opt, more := args[i], i+1 < len(args)
-		switch {
-		case cmdIs(opt, "nx") && !xx:
-			nx = true
-		case cmdIs(opt, "xx") && !nx:
-			xx = true
-		case cmdIs(opt, "get"):
-			get = true
-		case cmdIs(opt, "keepttl") && expire == nil:
-			keepTTL = true
-		case cmdIs(opt, "ex") && !keepTTL && (expire == nil || seconds) && more,
-			cmdIs(opt, "px") && !keepTTL && (expire == nil || !seconds) && more:
-			seconds = cmdIs(opt, "ex")
-			expire = args[i+1]
-			i++
-		default:
-			w.err(errSyntax)
-			return
-		}
-	}
-	ttlMs := int64(-1)
-	if expire != nil {
-		n, ok := respInt(expire)
-		if !ok {
-			w.err(errNotInt)
-			return
-		}
-		if n <= 0 || seconds && n > math.MaxInt64/1000 {
-			w.err(errExpireTime("set"))
-			return
-		}
-		if seconds {
-			n *= 1000
-		}
-		if n > math.MaxInt64-int64(getUnixMs()) {
-			w.err(errExpireTime("set"))
-			return
-		}
-		ttlMs = n
-	}
-
-	ent := lookupEntry(args[1])
-	if get {
-		switch {
-		case ent == nil:
-			w.outNil()
-		case ent.typ() != tStr:
-			w.err(errWrongType)
-			return
-		default:
-			w.outStr(ent.val())
-		}
-		if w.over {
-			// The old value's reply did not fit in the budget: the
-			// caller answers an error, so nothing may change.
-			return
-		}
-	}
-	if nx && ent != nil || xx && ent == nil {
-		if !get {
-			w.outNil()
-		}
-		return
-	}
-	switch {
-	case ent != nil && ent.typ() == tStr:
-		ent.setVal(args[2])
-	case ent != nil:
-		// Another type: the value goes, its TTL stays only with KEEPTTL.
-		nowMs := int64(getUnixMs())
-		at := entryExpireMs(ent, nowMs)
-		removeEntry(ent)
-		entryDel(ent)
-		ent = newEntry(args[1], args[2])
-		insertEntry(ent)
-		if keepTTL && at != -1 {
-			entrySetTTL(ent, at-nowMs)
-		}
-	default:
-		ent = newEntry(args[1], args[2])
-		insertEntry(ent)
-	}
-	switch {
-	case ttlMs >= 0:
-		entrySetTTL(ent, ttlMs)
-	case !keepTTL:
-		entrySetTTL(ent, -1)
-	}
-	if !get {
-		w.simple("OK")
-	}
-}
 
 // respString finds the string at key: nil if there is none. If the key
 // holds another type it answers WRONGTYPE and reports false.
@@ -248,3 +149,117 @@ func respAppend(st *respState, w *respWriter, args [][]byte) {
 		w.outInt(int64(len(ent.val())))
 	}
 }
+
+// respMSetNX: MSETNX key value [key value ...] sets every pair, as MSET
+// does, if none of the keys exists, and answers 1; else it sets none and
+// answers 0.
+func respMSetNX(st *respState, w *respWriter, args [][]byte) {
+	if len(args)%2 != 1 {
+		w.err(errArity("msetnx"))
+		return
+	}
+	for i := 1; i < len(args); i += 2 {
+		if lookupEntry(args[i]) != nil {
+			w.outInt(0)
+			return
+		}
+	}
+	for i := 1; i < len(args); i += 2 {
+		storeString(args[i], args[i+1], false)
+	}
+	w.outInt(1)
+}
+
+// respGetRange: GETRANGE key start end (and SUBSTR, its old name) answers
+// the bytes from start to end, both included, counted as ranges are
+// (strRange); an empty string for a missing key or an empty range.
+func respGetRange(st *respState, w *respWriter, args [][]byte) {
+	r, ok := parseRange(w, args[2], args[3])
+	if !ok {
+		return
+	}
+	ent, ok := respString(w, args[1])
+	if !ok {
+		return
+	}
+	val := ""
+	if ent != nil {
+		val = ent.val()
+	}
+	start, end, empty := r.within(int64(len(val)))
+	if empty {
+		w.outStr("")
+		return
+	}
+	w.outStr(val[start : end+1])
+}
+
+// errTooLong is Redis's error for a string that would pass the longest a
+// value may be (maxAppend, proto-max-bulk-len).
+const errTooLong = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+
+// respSetRange: SETRANGE key offset value writes value over the string at
+// key from offset on, padding with zero bytes a string shorter than the
+// offset, and answers the new length. Writing nothing changes nothing
+// (and creates no key); a string that would pass maxAppend is refused.
+func respSetRange(st *respState, w *respWriter, args [][]byte) {
+	off, ok := respInt(args[2])
+	if !ok {
+		w.err(errNotInt)
+		return
+	}
+	if off < 0 {
+		w.err("ERR offset is out of range")
+		return
+	}
+	ent, ok := respString(w, args[1])
+	if !ok {
+		return
+	}
+	v := args[3]
+	old := ""
+	if ent != nil {
+		old = ent.val()
+	}
+	switch {
+	case len(v) == 0:
+		w.outInt(int64(len(old)))
+		return
+	case off > int64(maxAppend-len(v)):
+		w.err(errTooLong)
+		return
+	}
+	if ent == nil {
+		ent = newEntry(args[1], nil)
+		insertEntry(ent)
+	}
+	writeAt(ent, int(off), v)
+	w.outInt(int64(len(ent.val())))
+}
+
+// writeAt writes v over the string value of ent from off on, zero bytes
+// filling any gap past its end, in place: SETRANGE and SETBIT cost what
+// they write, not the value's length, as in Redis. The value moves into a
+// builder with room to grow first (entry.growVal, as APPEND's does), and
+// is written there through the builder's bytes: the one place a string
+// value changes after it is written, which is safe because no string
+// taken from a value (ent.val) outlives the command that took it.
+func writeAt(ent *entry, off int, v []byte) {
+	end := off + len(v)
+	if ent.obj == nil || ent.obj.str.Cap() < end {
+		chargeBytes(ent.growVal(max(end, len(ent.val())), maxAppend))
+	}
+	b := ent.obj.str
+	if gap := end - b.Len(); gap > 0 {
+		chargeBytes(gap)
+		for ; gap > 0; gap -= min(gap, len(zeros)) {
+			b.Write(zeros[:min(gap, len(zeros))])
+		}
+	}
+	val := b.String()
+	copy(unsafe.Slice(unsafe.StringData(val), len(val))[off:], v)
+	touchKey(ent.key())
+}
+
+// zeros are what writeAt pads with.
+var zeros [4096]byte

@@ -1,6 +1,174 @@
 package conform
 
+import "strings"
+
+// strSection19 points a check at the Strings section of chapter 19's
+// README.
+func strSection19(topic string) string {
+	return "beyond the book: " + topic + " (ch19_commands/README.md, Strings)"
+}
+
 // stringChecks19 are the checks of the string commands chapter 19 adds.
 func stringChecks19() []Check {
-	return nil
+	return []Check{
+		{
+			Name:    "SET's options: NX, XX, GET, EX, PX, EXAT, PXAT, KEEPTTL, and the commands that are SET with options fixed",
+			Section: strSection19("SET and its kin"),
+			Hint:    "one grammar for SET and GETEX: NX and XX exclude each other, one expiry form (a time form may repeat, the last counting); an absolute time in the past leaves no key; SETEX and PSETEX are SET with EX or PX, SETNX is SET NX answering 1 or 0, GETSET is SET GET",
+			Run: dialed(func(e *Env, c *Conn) error {
+				k, n := "conform:set19", "conform:set19n"
+				c.CommandExpect(integer(0), "DEL", k, n)
+				return c.steps(
+					ex(okReply, "SET", k, "v", "NX"),
+					ex(nullBulk, "SET", k, "w", "NX"),
+					ex(bulk("v"), "SET", k, "w", "NX", "GET"),
+					ex(nullBulk, "SET", n, "w", "XX"),
+					ex(bulk("v"), "SET", k, "w", "GET", "EX", "100"),
+					ex(okReply, "SET", k, "x", "KEEPTTL"),
+					ex(integer(100), "TTL", k),
+					ex(okReply, "SET", k, "v", "PXAT", "1"),
+					ex(integer(0), "EXISTS", k),
+					ex(syntaxErr, "SET", k, "v", "EX", "1", "PXAT", "1"),
+					ex(syntaxErr, "SET", k, "v", "NX", "XX"),
+					ex(syntaxErr, "SET", k, "v", "EXAT"),
+					ex("-ERR invalid expire time in 'set' command\r\n", "SET", k, "v", "EXAT", "0"),
+					ex(notInt, "SET", k, "v", "PX", "soon"),
+					ex("-ERR invalid expire time in 'setex' command\r\n", "SETEX", k, "-1", "v"),
+					ex(okReply, "PSETEX", k, "100000", "v"),
+					ex(integer(100), "TTL", k),
+					ex(integer(0), "SETNX", k, "w"),
+					ex(bulk("v"), "GETSET", k, "w"),
+					ex(integer(-1), "TTL", k),
+					ex(integer(1), "DEL", k),
+				)
+			}),
+		},
+		{
+			Name:    "GETEX sets or drops a string's expiry as it answers it; GETDEL deletes it",
+			Section: strSection19("SET and its kin"),
+			Hint:    "GETEX takes EX, PX, EXAT, PXAT or PERSIST (not SET's NX, XX, GET or KEEPTTL); a missing key answers null before the time is read",
+			Run: dialed(func(e *Env, c *Conn) error {
+				k := c.fresh("conform:getex19")
+				return c.steps(
+					ex(nullBulk, "GETEX", k, "EX", "0"),
+					ex(okReply, "SET", k, "v"),
+					ex(bulk("v"), "GETEX", k, "EX", "100"),
+					ex(integer(100), "TTL", k),
+					ex(bulk("v"), "GETEX", k, "PERSIST"),
+					ex(integer(-1), "TTL", k),
+					ex(syntaxErr, "GETEX", k, "KEEPTTL"),
+					ex("-ERR invalid expire time in 'getex' command\r\n", "GETEX", k, "PX", "-1"),
+					ex(bulk("v"), "GETDEL", k),
+					ex(nullBulk, "GETDEL", k),
+				)
+			}),
+		},
+		{
+			Name:    "GETRANGE, SETRANGE and MSETNX",
+			Section: strSection19("ranges"),
+			Hint:    "a range's ends count back from the end when negative, then are clamped to the string; SETRANGE pads with zero bytes and refuses a negative offset; MSETNX sets all its keys or none",
+			Run: dialed(func(e *Env, c *Conn) error {
+				k, a, b := "conform:range19", "conform:range19a", "conform:range19b"
+				c.CommandExpect(integer(0), "DEL", k, a, b)
+				return c.steps(
+					ex(bulk(""), "GETRANGE", k, "0", "-1"),
+					ex(integer(5), "SETRANGE", k, "3", "ab"),
+					ex(bulk("\x00\x00\x00ab"), "GET", k),
+					ex(okReply, "SET", k, "Hello"),
+					ex(bulk("llo"), "GETRANGE", k, "-3", "-1"),
+					ex(bulk(""), "GETRANGE", k, "-10", "-20"),
+					ex(bulk("He"), "SUBSTR", k, "-100", "1"),
+					ex("-ERR offset is out of range\r\n", "SETRANGE", k, "-1", "x"),
+					ex(integer(1), "MSETNX", a, "1", b, "2"),
+					ex(integer(0), "MSETNX", b, "3", k, "4"),
+					ex(bulk("2"), "GET", b),
+					ex(integer(3), "DEL", k, a, b),
+				)
+			}),
+		},
+		{
+			Name:    "INCRBYFLOAT adds in long double and prints the sum as Redis does",
+			Section: strSection19("INCRBYFLOAT"),
+			Hint:    "Redis adds in C's long double (80-bit on x86-64) and prints \"%.17Lf\" without its trailing zeros; a sum that is not finite is refused",
+			Run: dialed(func(e *Env, c *Conn) error {
+				k := c.fresh("conform:float19")
+				return c.steps(
+					ex(bulk("10.5"), "INCRBYFLOAT", k, "10.50"),
+					ex(bulk("10.6"), "INCRBYFLOAT", k, "0.1"),
+					ex(bulk("-4989.39999999999999991"), "INCRBYFLOAT", k, "-5.0e3"),
+					ex(okReply, "SET", k, "1e30"),
+					ex(bulk("1000000000000000000024696061952"), "INCRBYFLOAT", k, "0"),
+					ex("-ERR increment would produce NaN or Infinity\r\n", "INCRBYFLOAT", k, "inf"),
+					ex("-ERR value is not a valid float\r\n", "INCRBYFLOAT", k, "1e5000"),
+					ex(integer(1), "DEL", k),
+				)
+			}),
+		},
+		{
+			Name:    "the bit commands: SETBIT, GETBIT, BITCOUNT and BITPOS in bytes and bits, BITOP",
+			Section: strSection19("bits"),
+			Hint:    "bit 0 is the first byte's highest; BITPOS looking for 0 without an end counts the zeros past the string; BITOP pads with zeros, and deletes its destination for an empty result",
+			Run: dialed(func(e *Env, c *Conn) error {
+				k, d := "conform:bits19", "conform:bits19d"
+				c.CommandExpect(integer(0), "DEL", k, d)
+				return c.steps(
+					ex(integer(0), "SETBIT", k, "7", "1"),
+					ex(integer(1), "SETBIT", k, "7", "0"),
+					ex(integer(0), "SETBIT", k, "23", "1"),
+					ex(bulk("\x00\x00\x01"), "GET", k),
+					ex(integer(1), "GETBIT", k, "23"),
+					ex("-ERR bit offset is not an integer or out of range\r\n", "SETBIT", k, "4294967296", "1"),
+					ex("-ERR bit is not an integer or out of range\r\n", "SETBIT", k, "0", "2"),
+					ex(okReply, "SET", k, "foobar"),
+					ex(integer(26), "BITCOUNT", k),
+					ex(integer(17), "BITCOUNT", k, "5", "30", "BIT"),
+					ex(syntaxErr, "BITCOUNT", k, "0", "1", "WORD"),
+					ex(okReply, "SET", k, "\xff\xf0\x00"),
+					ex(integer(12), "BITPOS", k, "0"),
+					ex(integer(7), "BITPOS", k, "1", "7", "15", "BIT"),
+					ex(integer(-1), "BITPOS", k, "0", "0", "7", "BIT"),
+					ex(integer(3), "BITOP", "NOT", d, k),
+					ex(bulk("\x00\x0f\xff"), "GET", d),
+					ex("-ERR BITOP NOT must be called with a single source key.\r\n", "BITOP", "NOT", d, k, k),
+					ex(integer(0), "BITOP", "OR", d, "conform:bits19none"),
+					ex(integer(0), "EXISTS", d),
+					ex(integer(1), "DEL", k),
+				)
+			}),
+		},
+		{
+			Name:    "LCS: the subsequence, LEN, and IDX with MINMATCHLEN and WITHMATCHLEN",
+			Section: strSection19("LCS"),
+			Hint:    "the ranges come from the end of the strings back, each as [start end] in the first string and in the second",
+			Run: dialed(func(e *Env, c *Conn) error {
+				a, b := "conform:lcs19a", "conform:lcs19b"
+				c.CommandExpect(integer(0), "DEL", a, b)
+				idx := "*4\r\n" + bulk("matches") + "*1\r\n*3\r\n" + array(integer(4), integer(7)) +
+					array(integer(5), integer(8)) + integer(4) + bulk("len") + integer(6)
+				return c.steps(
+					ex(okReply, "MSET", a, "ohmytext", b, "mynewtext"),
+					ex(bulk("mytext"), "LCS", a, b),
+					ex(integer(6), "LCS", a, b, "LEN"),
+					ex(idx, "LCS", a, b, "IDX", "MINMATCHLEN", "4", "WITHMATCHLEN"),
+					ex("-ERR If you want both the length and indexes, please just use IDX.\r\n", "LCS", a, b, "IDX", "LEN"),
+					ex(integer(2), "DEL", a, b),
+				)
+			}),
+		},
+		{
+			Name:    "the string commands refuse a key of another type, and change nothing",
+			Section: strSection19("SET and its kin"),
+			Run: dialed(func(e *Env, c *Conn) error {
+				z := c.fresh("conform:wrong19")
+				steps := [][]string{ex(integer(1), "ZADD", z, "1", "m")}
+				for _, cmd := range []string{"GETEX", "GETDEL", "GETRANGE 0 1", "SETRANGE 0 x", "INCRBYFLOAT 1",
+					"SETBIT 0 1", "GETBIT 0", "BITCOUNT", "BITPOS 1", "GETSET v", "SET v GET"} {
+					f := strings.Fields(cmd)
+					steps = append(steps, ex(wrongType, append([]string{f[0], z}, f[1:]...)...))
+				}
+				steps = append(steps, ex(integer(1), "ZCARD", z), ex(integer(1), "DEL", z))
+				return c.steps(steps...)
+			}),
+		},
+	}
 }
