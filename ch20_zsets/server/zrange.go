@@ -78,7 +78,7 @@ func parseZRange(args [][]byte, form zrangeForm) (r zrangeSpec, errText string) 
 				return r, errNotInt
 			}
 			i += 2
-		case !form.rev && !r.rev && cmdIs(opt, "rev"):
+		case form.by == zByAuto && !r.rev && cmdIs(opt, "rev"):
 			r.rev = true
 		case r.by == zByAuto && cmdIs(opt, "bylex"):
 			r.by = zByLex
