@@ -2,6 +2,7 @@ package server
 
 import (
 	"math/bits"
+	"strconv"
 
 	"example.com/byor/ch20_zsets/resp"
 	"example.com/byor/ch20_zsets/zset"
@@ -331,6 +332,44 @@ func (r *zrangeSpec) count(z *zset.ZSet) int64 {
 	return max(0, z.Rank(last)-z.Rank(first)+1)
 }
 
+// size returns how many members the walk of the range would visit, from
+// the ranks of its ends: O(log n). (Over mixed scores a range of names
+// may walk fewer; never more.)
+func (r *zrangeSpec) size(z *zset.ZSet) int64 {
+	if r.by == zByRank {
+		lo, hi, ok := r.rankSpan(int64(z.Len()))
+		if !ok {
+			return 0
+		}
+		return hi - lo + 1
+	}
+	if r.offset < 0 {
+		return 0
+	}
+	n := max(0, r.count(z)-r.offset)
+	if r.limit >= 0 {
+		n = min(n, r.limit)
+	}
+	return n
+}
+
+// kZRangeMaxChange bounds the members one ZRANGESTORE may store, or one
+// ZREMRANGEBY* remove from a set it does not empty. Each is a member put
+// into (or taken out of) a tree and a hash table, 1 to 4 us in a large
+// set, and a command runs whole: a million of them would hold the event
+// loop for seconds. Past it the command is refused before it changes
+// anything (the range's size is known from its ends' ranks, in O(log n)),
+// as KEYS is past kKeysMaxScan; Redis has no such limit. A removal that
+// empties the set deletes the key instead, which hands a large set to the
+// thread pool as DEL does.
+const kZRangeMaxChange = 1 << 16
+
+// errZRangeTooBig is the refusal of a range past kZRangeMaxChange.
+func errZRangeTooBig(n int64) string {
+	return "ERR the range holds " + strconv.FormatInt(n, 10) + " members, more than one command may store or remove (" +
+		strconv.Itoa(kZRangeMaxChange) + ")"
+}
+
 // respZRangeOf returns the handler of a range command of form: ZRANGE,
 // ZREVRANGE, ZRANGEBYSCORE, ZREVRANGEBYSCORE, ZRANGEBYLEX,
 // ZREVRANGEBYLEX (which reply the members) and ZRANGESTORE (which stores
@@ -395,6 +434,10 @@ func respZRangeReply(w *respWriter, ent *entry, r *zrangeSpec) {
 func zrangeStore(w *respWriter, dst []byte, ent *entry, r *zrangeSpec) {
 	out := &zset.ZSet{}
 	if ent != nil {
+		if n := r.size(ent.obj.zset); n > kZRangeMaxChange {
+			w.err(errZRangeTooBig(n))
+			return
+		}
 		r.walk(ent.obj.zset, func(node *zset.ZNode) bool {
 			chargeMembers(1)
 			out.Add(node.Name(), node.Score())
@@ -455,6 +498,17 @@ func respZRemRangeBy(by zrangeBy) respHandler {
 			return
 		}
 		z := ent.obj.zset
+		switch n := r.size(z); {
+		case n == int64(z.Len()) && n > 0:
+			// All of it: the key goes, torn down as DEL tears it down.
+			removeEntry(ent)
+			entryDel(ent)
+			w.outInt(n)
+			return
+		case n > kZRangeMaxChange:
+			w.err(errZRangeTooBig(n))
+			return
+		}
 		removed := int64(0)
 		var doomed *zset.ZNode // removed once the walk has stepped past it
 		r.walk(z, func(node *zset.ZNode) bool {
