@@ -499,8 +499,10 @@ func respZRemRangeBy(by zrangeBy) respHandler {
 		}
 		z := ent.obj.zset
 		switch n := r.size(z); {
-		case n == int64(z.Len()) && n > 0:
+		case n == int64(z.Len()) && n > 0 && (r.by != zByLex || z.First().Score() == z.Last().Score()):
 			// All of it: the key goes, torn down as DEL tears it down.
+			// (A range of names over mixed scores, whose walk may stop
+			// early, is walked.)
 			removeEntry(ent)
 			entryDel(ent)
 			w.outInt(n)
