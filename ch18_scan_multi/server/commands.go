@@ -2,7 +2,6 @@ package server
 
 import (
 	"math"
-	"strings"
 
 	"example.com/byor/ch18_scan_multi/cnum"
 	"example.com/byor/ch18_scan_multi/dlist"
@@ -76,14 +75,12 @@ func stepKeySpace() int { return gData.db.Step(keytable.StepWork) }
 //
 // Every key costs an entry, so it is kept to 32 bytes, the size class of
 // Go's allocator it fills: the key and a string's value share one string,
-// so one allocation holds both, and what only sorted sets, hashes and
-// strings grown by APPEND need is behind one pointer.
+// so one allocation holds both, and what only sorted sets and hashes need
+// is behind one pointer.
 type entry struct {
-	// The key, followed by the value if the entry holds a string that is
-	// not in obj.
+	// The key, followed by the value if the entry holds a string.
 	kv string
-	// A sorted set, a hash or a string grown by APPEND; nil for a string
-	// set whole.
+	// A sorted set or a hash; nil for a string.
 	obj *object
 	// The length of the key: kv[:klen] is the key, kv[klen:] the value.
 	klen uint32
@@ -91,73 +88,23 @@ type entry struct {
 	heapIdx int32
 }
 
-// object is a value kept apart from the key: exactly one field is set.
+// object is a value other than a string: exactly one field is set.
 type object struct {
 	zset *zset.ZSet
 	hash *hashValue
-	// A string APPEND has added to, with room to grow (see appendVal).
-	str *strings.Builder
 }
 
 // key returns the entry's key.
 func (ent *entry) key() string { return ent.kv[:ent.klen] }
 
-// val returns the value of a string entry. The string of one grown by
-// APPEND shares the builder's bytes, which never change once written:
-// appends write past them, and a growth copies them to a new buffer.
-func (ent *entry) val() string {
-	if ent.obj != nil && ent.obj.str != nil {
-		return ent.obj.str.String()
-	}
-	return ent.kv[ent.klen:]
-}
+// val returns the value of a string entry.
+func (ent *entry) val() string { return ent.kv[ent.klen:] }
 
 // setVal replaces the value of a string entry. The key is copied along with
-// the value, into a new string that holds both; a value grown by APPEND,
-// and its room, go.
+// the value, into a new string that holds both.
 func (ent *entry) setVal(v []byte) {
 	ent.kv = ent.key() + string(v)
-	ent.obj = nil
 	touchKey(ent.key())
-}
-
-// appendVal appends v to the value of a string entry, and returns the bytes
-// it copied besides v's. Copying the key and the value into a new string
-// for each APPEND, as setVal does, would make n appends of one byte cost
-// O(n^2) bytes copied; here they cost O(n), as Redis's strings, which
-// keep room to grow, do. limit is the longest value APPEND makes.
-func (ent *entry) appendVal(v []byte, limit int) (copied int) {
-	if len(v) > 0 {
-		val := ent.val()
-		if ent.obj == nil || ent.obj.str.Cap()-len(val) < len(v) {
-			copied = ent.growVal(len(val)+len(v), limit)
-		}
-		ent.obj.str.Write(v)
-	}
-	touchKey(ent.key())
-	return copied
-}
-
-// growVal moves the value of a string entry into a new builder with room
-// for n bytes and as many again (but not past limit), and returns the
-// bytes it copied. The first time, the value leaves kv, and the key is
-// copied into a string of its own: a slice of kv would keep the old value
-// alive. A value that grows one growVal to the next has doubled in
-// between, so each of its bytes is copied O(1) times, amortized; and the
-// room it holds is never more than the value itself.
-func (ent *entry) growVal(n, limit int) (copied int) {
-	val := ent.val()
-	b := &strings.Builder{}
-	b.Grow(max(n, min(2*n, limit)))
-	b.WriteString(val)
-	copied = len(val)
-	if ent.obj == nil {
-		ent.kv = strings.Clone(ent.key())
-		ent.obj = &object{}
-		copied += len(ent.kv)
-	}
-	ent.obj.str = b
-	return copied
 }
 
 // hashValue is a hash as the key space holds it: its fields, and the
@@ -175,7 +122,7 @@ func fieldIdx(ent *entry) *int32 { return &ent.obj.hash.timerIdx }
 // typ returns the type of value the entry holds.
 func (ent *entry) typ() int {
 	switch {
-	case ent.obj == nil || ent.obj.str != nil:
+	case ent.obj == nil:
 		return tStr
 	case ent.obj.zset != nil:
 		return tZSet

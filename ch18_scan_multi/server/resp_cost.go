@@ -11,31 +11,20 @@ import "strconv"
 // what is weighed beforehand is a bound on it, from each command's row:
 // its arguments (counted as a request's are) and, for the commands that
 // visit more than their arguments (a hash's fields, a sorted set's
-// members, the key space's keys, a string copied whole), the row's cost
-// function. That looks at the data as it is (the length of the hash, of
-// the string, of the rank span) and allows for what the commands queued
-// before it may have added (execPlan). Only lookups: weighing costs about
+// members, the key space's keys), the row's cost function. That looks at
+// the data as it is (the length of the hash, of the rank span) and allows
+// for what the commands queued before it may have added (execPlan). Only lookups: weighing costs about
 // what the arguments did when they were queued.
 
 // execPlan is the data the queued commands will find, as far as EXEC can
 // tell before running them: the key space as it is, and what the commands
 // before may add.
 type execPlan struct {
-	// bytes and items hold, for each key written, what the commands
-	// before may have added to it: bytes of a string, or members of a
-	// sorted set or fields of a hash. newKeys bounds the keys they may
-	// have created.
-	bytes, items map[string]int
-	newKeys      int
-}
-
-// strLen bounds the length of the string at key when the command runs.
-func (p *execPlan) strLen(key []byte) int {
-	n := p.bytes[string(key)]
-	if ent := lookupEntry(key); ent != nil && ent.typ() == tStr {
-		n += len(ent.val())
-	}
-	return n
+	// items holds, for each key written, the members of a sorted set or
+	// the fields of a hash the commands before may have added to it.
+	// newKeys bounds the keys they may have created.
+	items   map[string]int
+	newKeys int
 }
 
 // itemLen bounds the members or fields of the value at key when the
@@ -51,16 +40,13 @@ func (p *execPlan) itemLen(key []byte) int {
 // keys bounds the keys the key space will hold.
 func (p *execPlan) keys() int { return gData.db.Len() + p.newKeys }
 
-// addBytes notes that a command may create key and add n bytes to its
-// string; addItems, n members or fields to its sorted set or hash.
-func (p *execPlan) addBytes(key []byte, n int) { p.add(&p.bytes, key, n) }
-func (p *execPlan) addItems(key []byte, n int) { p.add(&p.items, key, n) }
-
-func (p *execPlan) add(m *map[string]int, key []byte, n int) {
-	if *m == nil {
-		*m = map[string]int{}
+// addItems notes that a command may create key and add n members or
+// fields to its sorted set or hash.
+func (p *execPlan) addItems(key []byte, n int) {
+	if p.items == nil {
+		p.items = map[string]int{}
 	}
-	(*m)[string(key)] += n
+	p.items[string(key)] += n
 	p.newKeys++
 }
 
@@ -106,42 +92,15 @@ func costDel(p *execPlan, args [][]byte) int {
 }
 
 // costSet: SET replaces a value of any type (tearing down a sorted set's
-// or a hash's), and the string may grow by the value's bytes.
+// or a hash's), and may create its key.
 func costSet(p *execPlan, args [][]byte) int {
 	n := p.dropBound(args[1])
-	p.addBytes(args[1], len(args[2]))
-	return n
-}
-
-// costMSet is costSet for each pair.
-func costMSet(p *execPlan, args [][]byte) int {
-	n := 0
-	for i := 1; i+1 < len(args); i += 2 {
-		n += p.dropBound(args[i])
-		p.addBytes(args[i], len(args[i+1]))
-	}
+	p.newKeys++
 	return n
 }
 
 // costExpire: a time not in the future deletes the key.
 func costExpire(p *execPlan, args [][]byte) int { return p.dropBound(args[1]) }
-
-// costAppend: an APPEND that finds no room left copies the whole value,
-// and the first one to a value its key too (entry.appendVal). Most find
-// room and copy nothing but their argument, but which will cannot be told
-// from here without following each write before: each is weighed as if
-// it grew the value.
-func costAppend(p *execPlan, args [][]byte) int {
-	n := (len(args[1]) + p.strLen(args[1]) + len(args[2])) / kWorkBytes
-	p.addBytes(args[1], len(args[2]))
-	return n
-}
-
-// costIncr: the value becomes an integer of at most 20 bytes.
-func costIncr(p *execPlan, args [][]byte) int {
-	p.addBytes(args[1], 20)
-	return 0
-}
 
 // costGrowBy returns the cost function of a command that adds to its key,
 // or updates, up to one member or field per per of its arguments after
@@ -155,11 +114,11 @@ func costGrowBy(skip, per int) func(p *execPlan, args [][]byte) int {
 }
 
 // costMembers: the command finds each of its arguments after the key by
-// name in the sorted set (ZREM, ZSCORE, ZRANK).
+// name in the sorted set (ZREM, ZSCORE).
 func costMembers(p *execPlan, args [][]byte) int { return (len(args) - 2) * kMemberWork }
 
-// costWalk: the command may visit every field of its hash (HGETALL,
-// HKEYS, HVALS), and then drop it (hashDone).
+// costWalk: the command may visit every field of its hash (HGETALL), and
+// then drop it (hashDone).
 func costWalk(p *execPlan, args [][]byte) int {
 	return p.itemLen(args[1])*kVisitWork + p.dropBound(args[1])
 }
@@ -173,7 +132,7 @@ func costHash(p *execPlan, args [][]byte) int {
 }
 
 // costHashGrowBy is costGrowBy for a hash command that finds each field it
-// adds once (HSET, HINCRBY), and may also drop the hash (hashDone).
+// adds once (HSET), and may also drop the hash (hashDone).
 func costHashGrowBy(skip, per int) func(p *execPlan, args [][]byte) int {
 	grow := costGrowBy(skip, per)
 	return func(p *execPlan, args [][]byte) int { return grow(p, args) + p.dropBound(args[1]) }

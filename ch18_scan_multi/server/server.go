@@ -1,9 +1,9 @@
 // Package server is chapter 18's server: chapter 17's, which speaks the
 // book's protocol and Redis's (RESP) on two listeners, with the commands
-// every Redis client sends: SCAN, MULTI/EXEC/WATCH, INFO, TYPE and the
-// everyday ones. Chapter 16 made it fast (epoll, batched reads and writes,
-// TCP_NODELAY, no allocation per request) and frugal (bounded output per
-// client, smaller entries).
+// every Redis client sends: SCAN, MULTI/EXEC/WATCH, INFO and TYPE.
+// Chapter 16 made it fast (epoll, batched reads and writes, TCP_NODELAY,
+// no allocation per request) and frugal (bounded output per client,
+// smaller entries).
 package server
 
 import (
