@@ -186,32 +186,6 @@ func costHSetEx(p *execPlan, args [][]byte) int {
 	return costHash(p, args)
 }
 
-// costZRange: a range by rank visits its span, at most the set; one by
-// score, its LIMIT's count or the set; kVisitWork a member.
-func costZRange(p *execPlan, args [][]byte) int {
-	n := int64(p.itemLen(args[1]))
-	byScore := false
-	for i := 4; i < len(args); i++ {
-		switch {
-		case cmdIs(args[i], "byscore"):
-			byScore = true
-		case cmdIs(args[i], "limit") && i+2 < len(args):
-			if count, ok := respInt(args[i+2]); ok && count >= 0 {
-				n = min(n, count)
-			}
-			i += 2
-		}
-	}
-	if !byScore {
-		start, ok1 := respInt(args[2])
-		stop, ok2 := respInt(args[3])
-		if ok1 && ok2 && start >= 0 && stop >= start {
-			n = min(n, stop-start+1)
-		}
-	}
-	return int(n) * kVisitWork
-}
-
 // costKeys: KEYS walks every key (up to kKeysMaxScan), and matches each
 // within kMatchMaxSteps.
 func costKeys(p *execPlan, args [][]byte) int {

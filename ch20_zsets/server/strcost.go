@@ -43,11 +43,12 @@ func costSplice(p *execPlan, key []byte, off, n int64, ok bool) int {
 	return (len(key)+2*max(grown, p.strLen(key)))/kWorkBytes + 1
 }
 
-// costIncrFloat: the sum is printed in at most a few thousand digits,
-// from a value read whole.
+// costIncrFloat: the value is read (up to a long double's longest text),
+// the increment too, and the sum printed, each converted at the cost of
+// its digits (longDoubleWork).
 func costIncrFloat(p *execPlan, args [][]byte) int {
-	n := p.strLen(args[1])/kWorkBytes + kMaxLongDoubleChars/kWorkBytes
-	p.addBytes(args[1], kMaxLongDoubleChars)
+	n := p.strLen(args[1])/kWorkBytes + longDoubleWork(len(args[2])) + 2*longDoubleWork(kLongDoubleMaxChars)
+	p.addBytes(args[1], kLongDoubleMaxChars)
 	return n
 }
 
