@@ -214,6 +214,18 @@ func commandRows() []*command {
 		{name: "zcount", arity: 4, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZCount},
 		{name: "zincrby", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respZIncrBy, cost: costGrowBy(3, 1)},
 		{name: "zquery", book: doZQuery, bookMin: 6, bookMax: 6}, // the book's own
+		// Pops, the set algebra, ZMSCORE, ZRANDMEMBER and ZSCAN.
+		{name: "zpopmin", arity: -2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respZPopOf(false), cost: costZPop},
+		{name: "zpopmax", arity: -2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respZPopOf(true), cost: costZPop},
+		{name: "zmpop", arity: -4, flags: flagWrite, resp: respZMPop, cost: costZMPop},
+		{name: "zunion", arity: -3, flags: flagReadonly, resp: respZAlgebraOf(zalgUnion, false), cost: costZAlgebra(zalgUnion, false)},
+		{name: "zinter", arity: -3, flags: flagReadonly, resp: respZAlgebraOf(zalgInter, false), cost: costZAlgebra(zalgInter, false)},
+		{name: "zdiff", arity: -3, flags: flagReadonly, resp: respZAlgebraOf(zalgDiff, false), cost: costZAlgebra(zalgDiff, false)},
+		{name: "zunionstore", arity: -4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgUnion, true), cost: costZAlgebra(zalgUnion, true)},
+		{name: "zinterstore", arity: -4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgInter, true), cost: costZAlgebra(zalgInter, true)},
+		{name: "zdiffstore", arity: -4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgDiff, true), cost: costZAlgebra(zalgDiff, true)},
+		{name: "zintercard", arity: -3, flags: flagReadonly, resp: respZInterCard, cost: costZAlgebra(zalgInter, false)},
+		{name: "zmscore", arity: -3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZMScore, cost: costMembers},
 		// Hashes and their fields' TTLs (chapter 15), as Redis 7.4 has them.
 		{name: "hset", arity: -4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHSet,
 			book: bookHSet, bookMin: 4, cost: costHashGrowBy(2, 2)},
