@@ -226,6 +226,8 @@ func commandRows() []*command {
 		{name: "zdiffstore", arity: -4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgDiff, true), cost: costZAlgebra(zalgDiff, true)},
 		{name: "zintercard", arity: -3, flags: flagReadonly, resp: respZInterCard, cost: costZAlgebra(zalgInter, false)},
 		{name: "zmscore", arity: -3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZMScore, cost: costMembers},
+		{name: "zrandmember", arity: -2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZRandMember, cost: costZRandMember},
+		{name: "zscan", arity: -3, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZScan, cost: costZScan},
 		// Hashes and their fields' TTLs (chapter 15), as Redis 7.4 has them.
 		{name: "hset", arity: -4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHSet,
 			book: bookHSet, bookMin: 4, cost: costHashGrowBy(2, 2)},
