@@ -42,6 +42,9 @@ type zalgArgs struct {
 	agg        zalgAgg
 	withScores bool
 	limit      int64 // ZINTERCARD's LIMIT, 0 for none
+	// store: the result goes to a key, where, as Redis stores it, a
+	// score of -0 is 0; a reply shows -0.
+	store bool
 }
 
 // zalgKeys parses numkeys at args[at] and returns the keys after it and
@@ -177,13 +180,21 @@ func zalgWeighted(score, weight float64) float64 {
 }
 
 // zalgCombine combines a member's score so far with its score in another
-// input. A sum that is not a number (inf plus -inf) counts as 0.
+// input, as Redis does: a sum that is not a number (inf plus -inf) counts
+// as 0, and MIN and MAX keep the score so far unless v is below (above)
+// it, so a v that is not a number never wins.
 func zalgCombine(acc, v float64, agg zalgAgg) float64 {
 	switch agg {
 	case zaggMin:
-		return min(acc, v)
+		if v < acc {
+			return v
+		}
+		return acc
 	case zaggMax:
-		return max(acc, v)
+		if v > acc {
+			return v
+		}
+		return acc
 	}
 	if s := acc + v; !math.IsNaN(s) {
 		return s
@@ -220,6 +231,14 @@ func zalgWalk(z *zset.ZSet, fn func(node *zset.ZNode) bool) {
 	}
 }
 
+// stored is the score a result holds for v: -0 is 0 in a stored one.
+func (a *zalgArgs) stored(v float64) float64 {
+	if a.store {
+		return v + 0
+	}
+	return v
+}
+
 // zalgCompute merges the inputs into a new sorted set, charging the work
 // as it goes: each member walked (kVisitWork), each looked up by name in
 // another input or in the result, each added to the result (kMemberWork).
@@ -243,7 +262,7 @@ func zalgCompute(op zalgOp, sets []*zset.ZSet, a *zalgArgs) *zset.ZSet {
 				if have := out.Lookup(node.Name()); have != nil {
 					v = zalgCombine(have.Score(), v, a.agg)
 				}
-				out.Add(node.Name(), v)
+				out.Add(node.Name(), a.stored(v))
 				return true
 			})
 		}
@@ -252,16 +271,23 @@ func zalgCompute(op zalgOp, sets []*zset.ZSet, a *zalgArgs) *zset.ZSet {
 		first := order[0]
 		zalgWalk(sets[first], func(node *zset.ZNode) bool {
 			v := zalgWeighted(node.Score(), weight(first))
+			// As in Redis, only the walked input's weighted score counts
+			// a NaN as 0; the others' are combined as they are, so that a
+			// NaN makes a sum 0 and loses to any score under MIN or MAX.
 			for _, j := range order[1:] {
-				chargeMembers(1)
-				other := sets[j].Lookup(node.Name())
-				if other == nil {
-					return true
+				score := node.Score()
+				if sets[j] != sets[first] { // the same key again: no lookup
+					chargeMembers(1)
+					other := sets[j].Lookup(node.Name())
+					if other == nil {
+						return true
+					}
+					score = other.Score()
 				}
-				v = zalgCombine(v, zalgWeighted(other.Score(), weight(j)), a.agg)
+				v = zalgCombine(v, score*weight(j), a.agg)
 			}
 			chargeMembers(1)
-			out.Add(node.Name(), v)
+			out.Add(node.Name(), a.stored(v))
 			return true
 		})
 	case zalgDiff:
@@ -275,7 +301,7 @@ func zalgCompute(op zalgOp, sets []*zset.ZSet, a *zalgArgs) *zset.ZSet {
 				}
 			}
 			chargeMembers(1)
-			out.Add(node.Name(), node.Score())
+			out.Add(node.Name(), a.stored(node.Score()))
 			return true
 		})
 	}
@@ -317,7 +343,7 @@ func respZAlgebraOf(op zalgOp, store bool) respHandler {
 		if store {
 			at = 2
 		}
-		var a zalgArgs
+		a := zalgArgs{store: store}
 		keys, rest, errText := zalgKeys(args, at, running.name)
 		if errText != "" {
 			w.err(errText)
