@@ -259,10 +259,16 @@ func zalgCompute(op zalgOp, sets []*zset.ZSet, a *zalgArgs) *zset.ZSet {
 			zalgWalk(sets[i], func(node *zset.ZNode) bool {
 				v := zalgWeighted(node.Score(), weight(i))
 				chargeMembers(2) // looked up in the result, then added or updated
+				v = a.stored(v)
 				if have := out.Lookup(node.Name()); have != nil {
-					v = zalgCombine(have.Score(), v, a.agg)
+					v = a.stored(zalgCombine(have.Score(), v, a.agg))
+					if v == 0 && math.Signbit(v) != math.Signbit(have.Score()) {
+						// Add keeps a score equal to the new one, and -0
+						// equals 0: the member goes, to come back with v.
+						out.Pop(node.Name())
+					}
 				}
-				out.Add(node.Name(), a.stored(v))
+				out.Add(node.Name(), v)
 				return true
 			})
 		}
