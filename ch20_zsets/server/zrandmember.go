@@ -202,9 +202,10 @@ func zRandDistinct(p *zRandPicker, n, k int, emit func(*zset.ZNode) bool) {
 	}
 }
 
-// costZRandMember: a pick is a seek (kMemberWork), or a walk of the set
-// (kVisitWork a member) and picks from the list; a count past the set's
-// size picks the whole set by a walk.
+// costZRandMember: a pick is a seek (kMemberWork), or, once there are
+// enough picks, a walk of the set (kVisitWork a member) and a pick from
+// the list (one unit); a count past the set's size takes the whole set by
+// a walk.
 func costZRandMember(p *execPlan, args [][]byte) int {
 	n := int64(p.itemLen(args[1]))
 	picks := int64(1)
@@ -218,5 +219,6 @@ func costZRandMember(p *execPlan, args [][]byte) int {
 			picks = min(picks, n)
 		}
 	}
-	return int(min(picks*kMemberWork, picks+n*kVisitWork) + n*kVisitWork)
+	// Seeks only while there are fewer picks than n/kRandSnapshotShare.
+	return int(n*kVisitWork + picks + min(picks, n/kRandSnapshotShare+1)*kMemberWork)
 }

@@ -17,17 +17,21 @@ import (
 // scores within a few parts in 10^9 of one another; its low 24 bits, how
 // many members of that block the scan has already returned. A member
 // present from the first call to the last, with the same score, is
-// returned exactly once, however many members come and go in other
-// blocks: a member added behind the cursor is not seen, one removed is
-// not missed. Only the members of the one block the cursor is inside can
-// shift under it (a member of that block removed makes the next one be
-// skipped), which takes members whose scores agree to nine digits.
-// Cursor 0 starts the scan, and 0 comes back when it is done.
+// returned exactly once, however many members come and go: a member
+// added behind the cursor is not seen, one removed is not missed. A walk
+// past COUNT goes on to the end of its block if that comes within
+// kZScanTieRun members, so that the cursor is a block's start; only in a
+// block of more members than that (members tied on one score, or scores
+// agreeing to nine digits) does a cursor count members inside it, and
+// there a member of that block removed before the cursor makes the scan
+// skip one. Cursor 0 starts the scan, and 0 comes back when it is done.
 
 const (
 	// kZScanOffsetBits are the cursor's bits for the place in its block.
 	kZScanOffsetBits = 24
 	kZScanOffsetMax  = 1<<kZScanOffsetBits - 1
+	// kZScanTieRun is how far past COUNT a walk goes to end with a block.
+	kZScanTieRun = 1024
 )
 
 // zScoreKey maps a score to a 64-bit key in the same order: a positive
@@ -96,9 +100,10 @@ func zScanStart(z *zset.ZSet, cursor uint64) *zset.ZNode {
 // zScanWalk walks from the member the cursor points at, visiting up to
 // count members and calling keep on each, and returns the next cursor.
 // The walk stops early once the members kept would take more than limit
-// bytes of the reply, or once the work passes budget; and when the next
-// cursor could not count the members of a block already returned, it goes
-// on to the end of that block.
+// bytes of the reply, or once the work passes budget; but past count or
+// budget it goes on to the end of a block within kZScanTieRun members,
+// and to the end of a block of which the next cursor could not count the
+// members already returned.
 func zScanWalk(z *zset.ZSet, cursor uint64, count int, keep func(*zset.ZNode) int, limit, budget int) uint64 {
 	node := zScanStart(z, cursor)
 	// block and off: the block of the walk's last member, and how many of
@@ -107,14 +112,20 @@ func zScanWalk(z *zset.ZSet, cursor uint64, count int, keep func(*zset.ZNode) in
 	if node != nil && cursor != 0 && zBlock(node.Score()) == cursor>>kZScanOffsetBits {
 		block, off = cursor>>kZScanOffsetBits, int(cursor&kZScanOffsetMax)
 	}
-	seen, size, work := 0, 0, 0
+	seen, size, work, extra := 0, 0, 0, 0
 	for node != nil {
 		b := zBlock(node.Score())
 		inBlock := b == block && off > 0
-		if !inBlock || off < kZScanOffsetMax {
-			if seen >= count || size > limit || work >= budget {
+		if seen >= count || size > limit || work >= budget {
+			// Past COUNT, the walk ends where a block does if one ends
+			// within kZScanTieRun members: a cursor at a block's start
+			// needs no count of members, which members removed before it
+			// would throw off.
+			stop := !inBlock || size > limit || extra >= kZScanTieRun
+			if stop && (!inBlock || off < kZScanOffsetMax) {
 				break
 			}
+			extra++
 		}
 		if !inBlock {
 			block, off = b, 0
@@ -225,5 +236,6 @@ func (w *respWriter) outDblBulk(f float64) {
 // the rest of a block it cannot leave (at most kZScanOffsetMax members),
 // and its matching by kMatchMaxSteps.
 func costZScan(p *execPlan, args [][]byte) int {
-	return 4*kScanMaxWork + min(p.itemLen(args[1]), kZScanOffsetMax)*kVisitWork + kMatchMaxSteps/kMatchStepsPerItem + 1
+	return 4*kScanMaxWork + (kZScanTieRun+min(p.itemLen(args[1]), kZScanOffsetMax))*kVisitWork + kMemberWork +
+		kMatchMaxSteps/kMatchStepsPerItem + 1
 }
