@@ -27,6 +27,7 @@ const (
 	flagFast                             // O(1) or O(log n)
 	flagNoAuth                           // allowed before AUTH
 	flagAllowBusy                        // allowed while a script runs
+	flagMovableKeys                      // keys found by an argument (numkeys)
 
 	// The server's own flags, after Redis's.
 
@@ -53,6 +54,7 @@ var cmdFlagNames = []struct {
 	{flagFast, "fast"},
 	{flagNoAuth, "no_auth"},
 	{flagAllowBusy, "allow_busy"},
+	{flagMovableKeys, "movablekeys"},
 }
 
 // Flags many rows share.
@@ -217,14 +219,14 @@ func commandRows() []*command {
 		// Pops, the set algebra, ZMSCORE, ZRANDMEMBER and ZSCAN.
 		{name: "zpopmin", arity: -2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respZPopOf(false), cost: costZPop},
 		{name: "zpopmax", arity: -2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respZPopOf(true), cost: costZPop},
-		{name: "zmpop", arity: -4, flags: flagWrite, resp: respZMPop, cost: costZMPop},
-		{name: "zunion", arity: -3, flags: flagReadonly, resp: respZAlgebraOf(zalgUnion, false), cost: costZAlgebra(zalgUnion, false)},
-		{name: "zinter", arity: -3, flags: flagReadonly, resp: respZAlgebraOf(zalgInter, false), cost: costZAlgebra(zalgInter, false)},
-		{name: "zdiff", arity: -3, flags: flagReadonly, resp: respZAlgebraOf(zalgDiff, false), cost: costZAlgebra(zalgDiff, false)},
-		{name: "zunionstore", arity: -4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgUnion, true), cost: costZAlgebra(zalgUnion, true)},
-		{name: "zinterstore", arity: -4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgInter, true), cost: costZAlgebra(zalgInter, true)},
-		{name: "zdiffstore", arity: -4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgDiff, true), cost: costZAlgebra(zalgDiff, true)},
-		{name: "zintercard", arity: -3, flags: flagReadonly, resp: respZInterCard, cost: costZAlgebra(zalgInter, false)},
+		{name: "zmpop", arity: -4, flags: flagWrite | flagMovableKeys, resp: respZMPop, cost: costZMPop},
+		{name: "zunion", arity: -3, flags: flagReadonly | flagMovableKeys, resp: respZAlgebraOf(zalgUnion, false), cost: costZAlgebra(zalgUnion, false)},
+		{name: "zinter", arity: -3, flags: flagReadonly | flagMovableKeys, resp: respZAlgebraOf(zalgInter, false), cost: costZAlgebra(zalgInter, false)},
+		{name: "zdiff", arity: -3, flags: flagReadonly | flagMovableKeys, resp: respZAlgebraOf(zalgDiff, false), cost: costZAlgebra(zalgDiff, false)},
+		{name: "zunionstore", arity: -4, flags: flagWrite | flagDenyOOM | flagMovableKeys, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgUnion, true), cost: costZAlgebra(zalgUnion, true)},
+		{name: "zinterstore", arity: -4, flags: flagWrite | flagDenyOOM | flagMovableKeys, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgInter, true), cost: costZAlgebra(zalgInter, true)},
+		{name: "zdiffstore", arity: -4, flags: flagWrite | flagDenyOOM | flagMovableKeys, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgDiff, true), cost: costZAlgebra(zalgDiff, true)},
+		{name: "zintercard", arity: -3, flags: flagReadonly | flagMovableKeys, resp: respZInterCard, cost: costZAlgebra(zalgInter, false)},
 		{name: "zmscore", arity: -3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZMScore, cost: costMembers},
 		{name: "zrandmember", arity: -2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZRandMember, cost: costZRandMember},
 		{name: "zscan", arity: -3, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZScan, cost: costZScan},
