@@ -21,7 +21,9 @@ import (
 // asserts the replies: sizes, counts and that a refusal changed nothing.
 
 // TestZAlgebraAttacks20: see above.
-func TestZAlgebraAttacks20(t *testing.T) { eachChapter(t, []string{"ch20_zsets"}, testZAlgebraAttacks20) }
+func TestZAlgebraAttacks20(t *testing.T) {
+	eachChapter(t, []string{"ch20_zsets"}, testZAlgebraAttacks20)
+}
 
 func testZAlgebraAttacks20(t *testing.T, ch string) {
 	p, addr := startRESP(t, ch)
