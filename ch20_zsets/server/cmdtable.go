@@ -30,6 +30,7 @@ const (
 	flagFast                             // O(1) or O(log n)
 	flagNoAuth                           // allowed before AUTH
 	flagAllowBusy                        // allowed while a script runs
+	flagMovableKeys                      // keys found by an argument (numkeys)
 
 	// The server's own flags, after Redis's.
 
@@ -62,6 +63,7 @@ var cmdFlagNames = []struct {
 	{flagNoAsyncLoading, "no_async_loading"},
 	{flagNoMulti, "no_multi"},
 	{flagAllowBusy, "allow_busy"},
+	{flagMovableKeys, "movablekeys"},
 }
 
 // Flags many rows share.
@@ -281,6 +283,20 @@ func commandRows() []*command {
 			resp: respZCountBy(zByLex), cost: zrangeCost(zrangeForm{by: zByLex}, zcostCount)},
 		{name: "zincrby", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respZIncrBy, cost: costGrowBy(3, 1)},
 		{name: "zquery", book: doZQuery, bookMin: 6, bookMax: 6}, // the book's own
+		// Pops, the set algebra, ZMSCORE, ZRANDMEMBER and ZSCAN.
+		{name: "zpopmin", arity: -2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respZPopOf(false), cost: costZPop},
+		{name: "zpopmax", arity: -2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respZPopOf(true), cost: costZPop},
+		{name: "zmpop", arity: -4, flags: flagWrite | flagMovableKeys, resp: respZMPop, cost: costZMPop},
+		{name: "zunion", arity: -3, flags: flagReadonly | flagMovableKeys, resp: respZAlgebraOf(zalgUnion, false), cost: costZAlgebra(zalgUnion, false)},
+		{name: "zinter", arity: -3, flags: flagReadonly | flagMovableKeys, resp: respZAlgebraOf(zalgInter, false), cost: costZAlgebra(zalgInter, false)},
+		{name: "zdiff", arity: -3, flags: flagReadonly | flagMovableKeys, resp: respZAlgebraOf(zalgDiff, false), cost: costZAlgebra(zalgDiff, false)},
+		{name: "zunionstore", arity: -4, flags: flagWrite | flagDenyOOM | flagMovableKeys, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgUnion, true), cost: costZAlgebra(zalgUnion, true)},
+		{name: "zinterstore", arity: -4, flags: flagWrite | flagDenyOOM | flagMovableKeys, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgInter, true), cost: costZAlgebra(zalgInter, true)},
+		{name: "zdiffstore", arity: -4, flags: flagWrite | flagDenyOOM | flagMovableKeys, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgDiff, true), cost: costZAlgebra(zalgDiff, true)},
+		{name: "zintercard", arity: -3, flags: flagReadonly | flagMovableKeys, resp: respZInterCard, cost: costZAlgebra(zalgInter, false)},
+		{name: "zmscore", arity: -3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZMScore, cost: costMembers},
+		{name: "zrandmember", arity: -2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZRandMember, cost: costZRandMember},
+		{name: "zscan", arity: -3, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZScan, cost: costZScan},
 		// Hashes and their fields' TTLs (chapter 15), as Redis 7.4 has them.
 		{name: "hset", arity: -4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHSet,
 			book: bookHSet, bookMin: 4, cost: costHashGrowBy(2, 2)},

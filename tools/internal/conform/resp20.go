@@ -13,5 +13,5 @@ func respChecks20(st *Stage, cfg *Config) []Check {
 
 // zsetChecks20 are the checks of the sorted-set commands chapter 20 adds.
 func zsetChecks20() []Check {
-	return rangeChecks20()
+	return slices.Concat(rangeChecks20(), zsetAlgebraChecks20())
 }
