@@ -51,9 +51,9 @@ var (
 	// aofDirty is bumped by every change to the key space (touchKey):
 	// a command that left it alone is not logged.
 	aofDirty uint64
-	// aofExecDepth is 1 while EXEC runs its commands: they are wrapped
-	// once, around all of them.
-	aofExecDepth int
+	// aofDepth is how many commands are running: 2 while EXEC runs its
+	// commands, which are wrapped once, around all of them.
+	aofDepth int
 	// aofLoading is set while the file is replayed: nothing is appended,
 	// and an expiry time already past sets a timer instead of deleting
 	// (the timers, which do not run until the loop does, delete the key
@@ -171,47 +171,34 @@ type aofMark struct {
 	cmds  int
 }
 
-// aofBegin notes the log's state before c runs.
-func aofBegin(c *command) aofMark {
-	if c.resp != nil && isExec(c) {
-		aofExecDepth++
-	}
+// aofBegin notes the log's state before a command runs.
+func aofBegin() aofMark {
+	aofDepth++
 	return aofMark{dirty: aofDirty, buf: len(aofBuf), cmds: aofCmds}
 }
-
-// isExec reports whether c is EXEC's row.
-func isExec(c *command) bool { return c.name == "exec" }
 
 // aofEnd logs the command c with args, which has just run, if it changed
 // the key space: as its rule in aofRules says, or as it was given.
 // book says it came through the book's protocol. A command logged as
-// more than one, and EXEC's commands, are wrapped in MULTI/EXEC, so a
-// replay applies all or none of them.
+// more than one, and those of EXEC (a command that runs commands), are
+// wrapped in MULTI/EXEC, so a replay applies all or none of them.
 func aofEnd(c *command, args [][]byte, m aofMark, book bool) {
-	if isExec(c) && c.resp != nil && !book {
-		aofExecDepth--
-		if aofFd >= 0 && !aofLoading && aofCmds-m.cmds > 1 {
-			aofWrap(m)
+	aofDepth--
+	if aofFd < 0 || aofLoading {
+		return
+	}
+	if rule := aofRules[c.name]; c.flags&flagWrite != 0 && (aofDirty != m.dirty || rule.always) {
+		fn := rule.resp
+		if book {
+			fn = rule.book
 		}
-		return
+		if fn != nil {
+			fn(args)
+		} else {
+			aofAppend(args...)
+		}
 	}
-	if aofFd < 0 || aofLoading || c.flags&flagWrite == 0 {
-		return
-	}
-	rule := aofRules[c.name]
-	if aofDirty == m.dirty && !rule.always {
-		return // nothing changed: nothing to log
-	}
-	fn := rule.resp
-	if book && rule.book != nil {
-		fn = rule.book
-	}
-	if fn != nil {
-		fn(args)
-	} else {
-		aofAppend(args...)
-	}
-	if aofExecDepth == 0 && aofCmds-m.cmds > 1 {
+	if aofDepth == 0 && aofCmds-m.cmds > 1 {
 		aofWrap(m)
 	}
 }

@@ -49,7 +49,7 @@ var aofRules = map[string]aofRule{
 	// values and TTLs as they now are.
 	"hexpire":      {resp: logFields, book: logFields},
 	"hpexpire":     {resp: logFields, book: logFields},
-	"hsetex":       {resp: logFields, book: logFields},
+	"hsetex":       {resp: logFieldPairs, book: logFieldPairs},
 	"hgetex":       {resp: logFields, book: logFields},
 	"hincrbyfloat": {resp: logFields},
 	// The whole key space, even an empty one.
@@ -117,8 +117,13 @@ func formatScore(f float64) string {
 // logFields logs the hash fields a command names as they now are: HSET
 // and, for one with a TTL, HPEXPIREAT at its absolute time; HDEL for one
 // that is gone; DEL if the hash is.
-func logFields(args [][]byte) {
-	key := args[1]
+func logFields(args [][]byte) { logFieldsNamed(args[1], fieldNames(args, 1)) }
+
+// logFieldPairs is logFields for HSETEX, whose fields come with values.
+func logFieldPairs(args [][]byte) { logFieldsNamed(args[1], fieldNames(args, 2)) }
+
+// logFieldsNamed logs the fields names of the hash key as they now are.
+func logFieldsNamed(key []byte, names [][]byte) {
 	ent := lookupEntry(key)
 	if ent == nil || ent.typ() != tHash {
 		aofAppend([]byte("DEL"), key)
@@ -126,7 +131,7 @@ func logFields(args [][]byte) {
 	}
 	now := getUnixMs()
 	h := ent.obj.hash
-	for _, name := range fieldNames(args) {
+	for _, name := range names {
 		v, ok := h.Get(now, string(name))
 		if !ok {
 			aofAppend([]byte("HDEL"), key, name)
@@ -140,13 +145,9 @@ func logFields(args [][]byte) {
 }
 
 // fieldNames returns the fields a hash command names: those after
-// FIELDS n (every other one for HSETEX, which gives values too), or the
+// FIELDS n, every step-th (2 where values follow the names), or else the
 // one field of HINCRBYFLOAT.
-func fieldNames(args [][]byte) [][]byte {
-	step := 1
-	if cmdIs(args[0], "hsetex") {
-		step = 2
-	}
+func fieldNames(args [][]byte, step int) [][]byte {
 	for i := 2; i+1 < len(args); i++ {
 		if !cmdIs(args[i], "fields") {
 			continue

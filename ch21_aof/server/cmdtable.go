@@ -261,7 +261,7 @@ func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 		w.err(refusal) // the log cannot be written (aof.go)
 		return
 	}
-	mark := aofBegin(c)
+	mark := aofBegin()
 	c.resp(st, w, args)
 	aofEnd(c, args, mark, false) // the change, to the log (aof.go)
 }
