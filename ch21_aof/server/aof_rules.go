@@ -33,24 +33,26 @@ var aofRules = map[string]aofRule{
 	"pexpire":   {resp: logKeyTTL, book: logKeyTTL},
 	"expireat":  {resp: logKeyTTL},
 	"pexpireat": {resp: logKeyTTL},
+	"getex":     {resp: logKeyTTL}, // the value is not logged: it did not change
 	// A string's value and TTL as they now are. The book's set keeps a
 	// key's TTL where Redis's drops it, so it is logged as its effect too.
 	"set":         {resp: logString, book: logString},
 	"setex":       {resp: logString},
 	"psetex":      {resp: logString},
-	"getex":       {resp: logString},
 	"getdel":      {resp: logString},
 	"incrbyfloat": {resp: logString},
 	// The book's zadd and zrem read a score as the book does; the
 	// members' scores are logged as Redis reads them.
 	"zadd": {book: logMembers},
 	"zrem": {book: logMembers},
-	// Hash fields with a TTL relative to now, or a float: the fields'
-	// values and TTLs as they now are.
-	"hexpire":      {resp: logFields, book: logFields},
-	"hpexpire":     {resp: logFields, book: logFields},
+	// Hash fields given a TTL relative to now: their TTLs as they now
+	// are, not their values, which did not change (a request of a few
+	// bytes a field must not log a value of megabytes).
+	"hexpire":  {resp: logFieldTTLs, book: logFieldTTLs},
+	"hpexpire": {resp: logFieldTTLs, book: logFieldTTLs},
+	"hgetex":   {resp: logFieldTTLs, book: logFieldTTLs},
+	// Fields given values and TTLs, or a float: values and TTLs.
 	"hsetex":       {resp: logFieldPairs, book: logFieldPairs},
-	"hgetex":       {resp: logFields, book: logFields},
 	"hincrbyfloat": {resp: logFields},
 	// The whole key space, even an empty one.
 	"flushall": {always: true},
@@ -141,6 +143,46 @@ func logFieldsNamed(key []byte, names [][]byte) {
 		if at := h.ExpireTime(now, string(name)); at != hashes.NoTTL && at != hashes.NoField {
 			aofAppend([]byte("HPEXPIREAT"), key, strconv.AppendInt(nil, at, 10), []byte("FIELDS"), []byte("1"), name)
 		}
+	}
+}
+
+// logFieldTTLs logs the TTLs of the hash fields a command names as they
+// now are: one HPEXPIREAT for each expiry time, HPERSIST for those with
+// none, HDEL for those gone; DEL if the hash is.
+func logFieldTTLs(args [][]byte) {
+	key := args[1]
+	ent := lookupEntry(key)
+	if ent == nil || ent.typ() != tHash {
+		aofAppend([]byte("DEL"), key)
+		return
+	}
+	now := getUnixMs()
+	h := ent.obj.hash
+	var times []int64
+	byTime := map[int64][][]byte{}
+	var gone [][]byte
+	for _, name := range fieldNames(args, 1) {
+		at := h.ExpireTime(now, string(name))
+		if at == hashes.NoField {
+			gone = append(gone, name)
+			continue
+		}
+		if _, ok := byTime[at]; !ok {
+			times = append(times, at)
+		}
+		byTime[at] = append(byTime[at], name)
+	}
+	for _, at := range times {
+		names := byTime[at]
+		head := [][]byte{[]byte("HPEXPIREAT"), key, strconv.AppendInt(nil, at, 10)}
+		if at == hashes.NoTTL {
+			head = [][]byte{[]byte("HPERSIST"), key}
+		}
+		head = append(head, []byte("FIELDS"), strconv.AppendInt(nil, int64(len(names)), 10))
+		aofAppend(append(head, names...)...)
+	}
+	if len(gone) > 0 {
+		aofAppend(append([][]byte{[]byte("HDEL"), key}, gone...)...)
 	}
 }
 

@@ -117,7 +117,7 @@ func TestAOFLogsAbsoluteTimes(t *testing.T) {
 	expectLog(t, "SET b 1", "PEXPIREAT b AT+3000", "MULTI", "SET b 2", "PEXPIREAT b AT+3000", "EXEC")
 	// Hash fields, with their TTLs.
 	respSession(t, "HSET h f v g w", "HPEXPIRE h 5000 FIELDS 2 f nosuch")
-	expectLog(t, "HSET h f v g w", "MULTI", "HSET h f v", "HPEXPIREAT h AT+5000 FIELDS 1 f", "HDEL h nosuch", "EXEC")
+	expectLog(t, "HSET h f v g w", "MULTI", "HPEXPIREAT h AT+5000 FIELDS 1 f", "HDEL h nosuch", "EXEC")
 }
 
 // bookArgs is a request of the book's protocol.
