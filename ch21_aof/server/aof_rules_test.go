@@ -118,6 +118,8 @@ func TestAOFLogsAbsoluteTimes(t *testing.T) {
 	// Hash fields, with their TTLs.
 	respSession(t, "HSET h f v g w", "HPEXPIRE h 5000 FIELDS 2 f nosuch")
 	expectLog(t, "HSET h f v g w", "MULTI", "HPEXPIREAT h AT+5000 FIELDS 1 f", "HDEL h nosuch", "EXEC")
+	respSession(t, "HGETEX h PERSIST FIELDS 2 f g", "HPEXPIRE h 1000 FIELDS 2 f g")
+	expectLog(t, "HPERSIST h FIELDS 2 f g", "HPEXPIREAT h AT+1000 FIELDS 2 f g")
 }
 
 // bookArgs is a request of the book's protocol.
