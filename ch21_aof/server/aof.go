@@ -309,6 +309,12 @@ func aofHold(conn *conn, mark int) bool {
 	return false
 }
 
+// aofWaits reports whether conn's replies wait for the log.
+func aofWaits(conn *conn) bool {
+	_, held := aofHeld[conn]
+	return held
+}
+
 // aofBeforeSleep ends each loop iteration: it writes the log, fsyncs it
 // under always, once for every connection whose replies wait, and sends
 // those. A failed fsync under always ends the server, as in Redis: the

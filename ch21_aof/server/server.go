@@ -300,6 +300,11 @@ func connEvents(conn *conn) sock.Events {
 	if conn.pending() > 0 {
 		events |= sock.Out
 	}
+	if aofWaits(conn) {
+		// Its replies wait for the log, not for room to write: the
+		// loop sends them (aof.go), and must not spin meanwhile.
+		events &^= sock.Out
+	}
 	return events
 }
 
