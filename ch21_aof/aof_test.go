@@ -121,7 +121,7 @@ func lost(t *testing.T, ctx context.Context, rdb *redis.Client, id int, a acked)
 	return missing
 }
 
-// TestAOFKill9 kills the server with SIGKILL at five random moments while four
+// TestAOFKill9 kills the server with SIGKILL at eight random moments while four
 // clients write SET, HSET, ZADD and INCR, restarts it on the same file,
 // and counts the writes acknowledged before the kill that are gone. Under
 // always there must be none; under everysec a process crash loses none
@@ -133,7 +133,7 @@ func TestAOFKill9(t *testing.T) {
 		t.Run(policy, func(t *testing.T) {
 			dir := t.TempDir()
 			ctx := context.Background()
-			const writers, kills = 4, 5
+			const writers, kills = 4, 8
 			done := make([]acked, writers)
 			var rate float64 // acknowledged writes per second, the last round
 			for round := 0; round < kills; round++ {

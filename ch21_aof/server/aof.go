@@ -329,7 +329,7 @@ func aofBeforeSleep() {
 		return
 	}
 	if aofSynced.Load() < aofWritten {
-		if err := unix.Fdatasync(aofFd); err != nil {
+		if err := fdatasync(aofFd); err != nil {
 			msg("fsync of the append-only file failed under appendfsync always: %v; exiting", err)
 			logFlush(0)
 			os.Exit(1)

@@ -3,8 +3,6 @@ package server
 import (
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // aofWrittenShared is aofWritten as the everysec worker reads it: the
@@ -28,7 +26,7 @@ func aofFsyncWorker() {
 		if written <= aofSynced.Load() {
 			continue
 		}
-		if err := unix.Fdatasync(aofFd); err != nil {
+		if err := fdatasync(aofFd); err != nil {
 			aofFsyncFailed.Store(true)
 			continue
 		}
