@@ -199,7 +199,7 @@ func aofEnd(c *command, args [][]byte, m aofMark, book bool) {
 		}
 	}
 	if aofDepth == 0 && aofCmds-m.cmds > 1 {
-		aofWrap(m)
+		aofWrap(m) // MULTI ... EXEC around them: all or none on replay
 	}
 }
 
@@ -297,13 +297,13 @@ func aofHold(conn *conn, mark int) bool {
 	if aofFd < 0 {
 		return false
 	}
-	aofWrite()
+	aofWrite() // write(2): from here a crash of the process loses nothing
 	if aofPolicy != fsyncAlways {
 		return false
 	}
 	need := aofWritten + int64(len(aofBuf))
 	if _, held := aofHeld[conn]; held || aofCmds != mark {
-		aofHeld[conn] = need
+		aofHeld[conn] = need // its replies wait for the fsync
 		return true
 	}
 	return false

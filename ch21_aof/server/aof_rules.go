@@ -66,7 +66,7 @@ func logKeyTTL(args [][]byte) {
 	ent := lookupEntry(key)
 	switch {
 	case ent == nil:
-		aofAppend([]byte("DEL"), key)
+		aofAppend([]byte("DEL"), key) // an expiry in the past deleted it
 	case ent.heapIdx == -1:
 		aofAppend([]byte("PERSIST"), key)
 	default:
