@@ -87,3 +87,23 @@ func TestAOFLoadHostileBounded(t *testing.T) {
 		t.Logf("%.40q...: %d bytes allocated", content, allocated)
 	}
 }
+
+// TestAOFLoadPastExpiry: while the log is replayed nothing expires, as in
+// Redis: a key whose PEXPIREAT is long past is still there for the
+// commands logged after it (written before its TTL came due), and the
+// timers delete it once the loop runs.
+func TestAOFLoadPastExpiry(t *testing.T) {
+	incr := "*2\r\n$4\r\nINCR\r\n$1\r\na\r\n"
+	past := "*3\r\n$9\r\nPEXPIREAT\r\n$1\r\na\r\n$4\r\n1000\r\n"
+	if _, _, _, err := loadFile(t, setA+past+incr); err != nil {
+		t.Fatal(err)
+	}
+	ent := lookupEntry("a")
+	if ent == nil || ent.val() != "2" {
+		t.Fatalf("after the replay, a = %v; want 2, the INCR applied to the key before its TTL came due", ent)
+	}
+	processTimers()
+	if lookupEntry("a") != nil {
+		t.Fatal("the timers did not delete the key whose TTL was past")
+	}
+}

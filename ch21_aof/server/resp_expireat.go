@@ -7,7 +7,9 @@ import (
 
 // EXPIREAT and PEXPIREAT, which the log writes every expiry as: an
 // absolute unix time replays the same however late the replay. Their
-// rows are added to the command table unless it has them already.
+// rows are added to the command table unless it has them already; a row
+// of the table's own must keep what respExpireAtIn does while the log is
+// replayed (TestAOFLoadPastExpiry).
 func init() {
 	for _, c := range []*command{
 		{name: "expireat", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respExpireAtIn(1000), cost: costExpire},
