@@ -174,6 +174,7 @@ func Run(cfg Config, ids []string, stopAtFailure bool) (*Summary, error) {
 type target struct {
 	cfg  *Config
 	proc *serverproc.Process
+	argv []string // the command line proc was started with
 }
 
 func (t *target) managed() bool { return len(t.cfg.Server) > 0 }
@@ -194,6 +195,20 @@ func (t *target) start() error {
 	p, err := serverproc.Start(argv, addr, t.cfg.StartTimeout)
 	if err != nil {
 		return fmt.Errorf("starting %q: %v", strings.Join(argv, " "), err)
+	}
+	t.proc, t.argv = p, argv
+	return nil
+}
+
+// relaunch kills the server and starts it again with the same command
+// line, on the same address.
+func (t *target) relaunch() error {
+	addr := t.proc.Addr
+	t.proc.Kill()
+	t.proc = nil
+	p, err := serverproc.Start(t.argv, addr, t.cfg.StartTimeout)
+	if err != nil {
+		return fmt.Errorf("restarting %q: %v", strings.Join(t.argv, " "), err)
 	}
 	t.proc = p
 	return nil
@@ -289,15 +304,28 @@ func runCheck(cfg *Config, st *Stage, ck Check, tg *target) Result {
 		verbose:  cfg.Verbose,
 	}
 	done := make(chan struct{})
+	// Stop waiting on the server as soon as it has died.
+	watch := func(p *serverproc.Process, done chan struct{}) {
+		select {
+		case <-p.Exited():
+			e.serverDied()
+		case <-done:
+		}
+	}
 	if tg.proc != nil {
-		// Stop waiting on the server as soon as it has died.
-		go func(p *serverproc.Process) {
-			select {
-			case <-p.Exited():
-				e.serverDied()
-			case <-done:
+		go watch(tg.proc, done)
+		e.restart = func() error {
+			close(done) // a death it causes is no failure
+			err := tg.relaunch()
+			done = make(chan struct{})
+			e.mu.Lock()
+			e.dead = tg.proc == nil
+			e.mu.Unlock()
+			if tg.proc != nil {
+				go watch(tg.proc, done)
 			}
-		}(tg.proc)
+			return err
+		}
 	}
 	err := ck.Run(e)
 	close(done)

@@ -34,6 +34,23 @@ type Env struct {
 	conns    []net.Conn
 	dead     bool
 	warnings []string
+
+	// restart kills the server and starts it again; nil when the runner
+	// did not start it.
+	restart func() error
+}
+
+// Restart kills the server (SIGKILL: a crash, with no chance to save
+// anything) and starts it again with the same command line, on the same
+// address, for the checks of what a server keeps. The connections open
+// are closed. Without -server it is an error: the runner cannot restart
+// a server it did not start.
+func (e *Env) Restart() error {
+	if e.restart == nil {
+		return errors.New("the runner did not start the server (use -server): it cannot restart it")
+	}
+	e.closeAll()
+	return e.restart()
 }
 
 // Warn records a warning; the check then ends as a warning unless it fails.

@@ -53,6 +53,7 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch18": respChecks18,
 	"ch19": respChecks19,
 	"ch20": respChecks20,
+	"ch21": respChecks21,
 }
 
 // stages are built from the chapter registry: one per chapter with a
