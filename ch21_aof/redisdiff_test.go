@@ -221,8 +221,9 @@ var familyGens []func(g *cmdGen) []string
 var familyNormalizers []func(cmd []string, reply string) (string, bool)
 
 // avgTTL is the keyspace's estimate of the average TTL, which Redis makes
-// by sampling and this server does not.
-var avgTTL = regexp.MustCompile(`avg_ttl=\d+`)
+// by sampling and this server does not; Redis's is negative once TTLs near
+// 2^63 ms overflow its sum.
+var avgTTL = regexp.MustCompile(`avg_ttl=-?\d+`)
 
 // normalizeExec is normalize for a reply that may be EXEC's array: each
 // element is normalized as the reply of the command queued for it.

@@ -43,6 +43,7 @@ const (
 	// Two more of Redis's, after the server's own.
 	flagNoAsyncLoading // not allowed while loading data in the background
 	flagNoMulti        // not allowed inside MULTI: the transaction fails
+	flagBlocking       // may block the client (zbpop.go: here, it refuses)
 )
 
 // cmdFlagNames are the names COMMAND gives Redis's flags, in its order.
@@ -55,6 +56,7 @@ var cmdFlagNames = []struct {
 	{flagDenyOOM, "denyoom"},
 	{flagAdmin, "admin"},
 	{flagNoScript, "noscript"},
+	{flagBlocking, "blocking"},
 	{flagLoading, "loading"},
 	{flagStale, "stale"},
 	{flagSkipSlowlog, "skip_slowlog"},
@@ -287,6 +289,9 @@ func commandRows() []*command {
 		{name: "zpopmin", arity: -2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respZPopOf(false), cost: costZPop},
 		{name: "zpopmax", arity: -2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respZPopOf(true), cost: costZPop},
 		{name: "zmpop", arity: -4, flags: flagWrite | flagMovableKeys, resp: respZMPop, cost: costZMPop},
+		{name: "bzpopmin", arity: -3, flags: flagWrite | flagNoScript | flagBlocking | flagFast, first: 1, last: -2, step: 1, resp: respBZPopOf("BZPOPMIN", false), cost: costBZPop},
+		{name: "bzpopmax", arity: -3, flags: flagWrite | flagNoScript | flagBlocking | flagFast, first: 1, last: -2, step: 1, resp: respBZPopOf("BZPOPMAX", true), cost: costBZPop},
+		{name: "bzmpop", arity: -5, flags: flagWrite | flagBlocking | flagMovableKeys, resp: respBZMPop, cost: costBZMPop},
 		{name: "zunion", arity: -3, flags: flagReadonly | flagMovableKeys, resp: respZAlgebraOf(zalgUnion, false), cost: costZAlgebra(zalgUnion, false)},
 		{name: "zinter", arity: -3, flags: flagReadonly | flagMovableKeys, resp: respZAlgebraOf(zalgInter, false), cost: costZAlgebra(zalgInter, false)},
 		{name: "zdiff", arity: -3, flags: flagReadonly | flagMovableKeys, resp: respZAlgebraOf(zalgDiff, false), cost: costZAlgebra(zalgDiff, false)},

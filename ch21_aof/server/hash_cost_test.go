@@ -1,10 +1,8 @@
 package server
 
 import (
-	"fmt"
 	"math/rand"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -15,21 +13,6 @@ import (
 // that no command did more work than EXEC weighed for it.
 func TestExecHashWorkWithinEstimate(t *testing.T) {
 	resetTx(t)
-	var runs, refused int
-	var cmds [][]string
-	execDone = func(weighed, did []int) {
-		runs++
-		for i := range weighed {
-			if did[i] > weighed[i] {
-				what := "its reply"
-				if i < len(cmds) {
-					what = fmt.Sprintf("%.60q", cmds[i])
-				}
-				t.Errorf("EXEC: %s did %d units of work, weighed at %d", what, did[i], weighed[i])
-			}
-		}
-	}
-	t.Cleanup(func() { execDone = nil })
 	a := newTxClient(t)
 	// A hash whose 2,000 volatile fields expire, and stay stored until a
 	// command reclaims them (no event loop runs here).
@@ -73,17 +56,7 @@ func TestExecHashWorkWithinEstimate(t *testing.T) {
 		}
 		return []string{"DEL", k}
 	}
-	for range 120 {
-		a.do("MULTI")
-		cmds = cmds[:0]
-		for range 1 + rng.Intn(10) {
-			cmds = append(cmds, gen())
-			a.do(cmds[len(cmds)-1]...)
-		}
-		if got := a.do("EXEC"); strings.HasPrefix(got, "-EXECABORT") {
-			refused++
-		}
-	}
+	runs, refused := execWithinEstimate(t, a, rng, 120, 10, gen)
 	t.Logf("%d transactions ran, %d refused", runs, refused)
 	if runs < 60 {
 		t.Errorf("only %d of 120 transactions ran", runs)

@@ -47,30 +47,11 @@ func respHScan(st *respState, w *respWriter, args [][]byte) {
 		w.outArr(0)
 		return
 	}
-	count := 10
-	var pattern string
-	usePattern := false
-	for i := 3; i < len(args); i += 2 {
-		switch {
-		case i+1 < len(args) && cmdIs(args[i], "count"):
-			n, ok := respInt(args[i+1])
-			if !ok {
-				w.err(errNotInt)
-				return
-			}
-			if n < 1 {
-				w.err(errSyntax)
-				return
-			}
-			count = int(min(n, kScanMaxCount))
-		case i+1 < len(args) && cmdIs(args[i], "match"):
-			pattern = string(args[i+1])
-			usePattern = pattern != "*"
-		default:
-			w.err(errSyntax)
-			return
-		}
+	count, pattern, ok := scanOptions(w, args[3:], nil)
+	if !ok {
+		return
 	}
+	usePattern := pattern != "*"
 	now := getUnixMs()
 	budget := min(10*max(count, kHashSmall), kScanMaxWork)
 	steps, work, size := 0, 0, 0

@@ -364,21 +364,6 @@ func TestRESPOneDatabase(t *testing.T) {
 // values of every type and size.
 func TestExecKeysWorkWithinEstimate(t *testing.T) {
 	resetTx(t)
-	var runs int
-	var cmds [][]string
-	execDone = func(weighed, did []int) {
-		runs++
-		for i := range weighed {
-			if did[i] > weighed[i] {
-				what := "its reply"
-				if i < len(cmds) {
-					what = fmt.Sprintf("%.60q", cmds[i])
-				}
-				t.Errorf("EXEC: %s did %d units of work, weighed at %d", what, did[i], weighed[i])
-			}
-		}
-	}
-	t.Cleanup(func() { execDone = nil })
 	rng := rand.New(rand.NewSource(2))
 	a := newTxClient(t)
 	keys := []string{"s", "z", "h", "k"}
@@ -414,15 +399,7 @@ func TestExecKeysWorkWithinEstimate(t *testing.T) {
 		}
 		return []string{"INFO", "commandstats", "errorstats"}
 	}
-	for range 60 {
-		a.do("MULTI")
-		cmds = cmds[:0]
-		for range 1 + rng.Intn(8) {
-			cmds = append(cmds, gen())
-			a.do(cmds[len(cmds)-1]...)
-		}
-		a.do("EXEC")
-	}
+	runs, _ := execWithinEstimate(t, a, rng, 60, 8, gen)
 	if runs < 30 {
 		t.Errorf("only %d of 60 transactions ran", runs)
 	}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -16,21 +15,6 @@ import (
 // value, an INCRBYFLOAT that prints thousands of digits.
 func TestExecStringWorkWithinEstimate(t *testing.T) {
 	resetTx(t)
-	var runs, refused int
-	var cmds [][]string
-	execDone = func(weighed, did []int) {
-		runs++
-		for i := range weighed {
-			if did[i] > weighed[i] {
-				what := "its reply"
-				if i < len(cmds) {
-					what = fmt.Sprintf("%.60q", cmds[i])
-				}
-				t.Errorf("EXEC: %s did %d units of work, weighed at %d", what, did[i], weighed[i])
-			}
-		}
-	}
-	t.Cleanup(func() { execDone = nil })
 	rng := rand.New(rand.NewSource(2))
 	a := newTxClient(t)
 	keys := []string{"s", "t", "z", "f"}
@@ -69,17 +53,7 @@ func TestExecStringWorkWithinEstimate(t *testing.T) {
 		}
 		return []string{[]string{"SETEX", "PSETEX"}[rng.Intn(2)], k, "1000", val()}
 	}
-	for range 150 {
-		a.do("MULTI")
-		cmds = cmds[:0]
-		for range 1 + rng.Intn(8) {
-			cmds = append(cmds, gen())
-			a.do(cmds[len(cmds)-1]...)
-		}
-		if got := a.do("EXEC"); strings.HasPrefix(got, "-EXECABORT") {
-			refused++
-		}
-	}
+	runs, refused := execWithinEstimate(t, a, rng, 150, 8, gen)
 	t.Logf("%d transactions ran, %d refused", runs, refused)
 	if runs < 100 {
 		t.Errorf("only %d of 150 transactions ran", runs)

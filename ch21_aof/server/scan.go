@@ -168,6 +168,38 @@ func scanCursor(b []byte) (uint64, bool) {
 	return v, true
 }
 
+// scanOptions reads the options of SCAN, HSCAN and ZSCAN after the
+// cursor, as pairs in any order, the last of each kind counting: COUNT
+// (an integer of at least 1, capped at kScanMaxCount; 10 by default) and
+// MATCH ("*", matching all, by default); other, if not nil, takes a pair
+// of the command's own (SCAN's TYPE) and says whether it knew it. Any
+// other word is a syntax error, answered here, and ok is false.
+func scanOptions(w *respWriter, opts [][]byte, other func(name, value []byte) bool) (count int, pattern string, ok bool) {
+	count, pattern = 10, "*"
+	for i := 0; i < len(opts); i += 2 {
+		switch {
+		case i+1 < len(opts) && cmdIs(opts[i], "count"):
+			n, ok := respInt(opts[i+1])
+			if !ok {
+				w.err(errNotInt)
+				return 0, "", false
+			}
+			if n < 1 {
+				w.err(errSyntax)
+				return 0, "", false
+			}
+			count = int(min(n, kScanMaxCount))
+		case i+1 < len(opts) && cmdIs(opts[i], "match"):
+			pattern = string(opts[i+1])
+		case i+1 < len(opts) && other != nil && other(opts[i], opts[i+1]):
+		default:
+			w.err(errSyntax)
+			return 0, "", false
+		}
+	}
+	return count, pattern, true
+}
+
 // respScan: SCAN cursor [MATCH pattern] [COUNT count] [TYPE type], with
 // Redis 7.0's replies and errors. The cursor is checked first; then the
 // options, in any order, the last of each kind counting. TYPE takes the
@@ -179,33 +211,18 @@ func respScan(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR invalid cursor")
 		return
 	}
-	count := 10
-	var pattern string
-	usePattern := false
 	typ := -1 // every type
-	for i := 2; i < len(args); i += 2 {
-		switch {
-		case i+1 < len(args) && cmdIs(args[i], "count"):
-			n, ok := respInt(args[i+1])
-			if !ok {
-				w.err(errNotInt)
-				return
-			}
-			if n < 1 {
-				w.err(errSyntax)
-				return
-			}
-			count = int(min(n, kScanMaxCount))
-		case i+1 < len(args) && cmdIs(args[i], "match"):
-			pattern = string(args[i+1])
-			usePattern = pattern != "*"
-		case i+1 < len(args) && cmdIs(args[i], "type"):
-			typ = scanTypeOf(args[i+1])
-		default:
-			w.err(errSyntax)
-			return
+	count, pattern, ok := scanOptions(w, args[2:], func(name, value []byte) bool {
+		if !cmdIs(name, "type") {
+			return false
 		}
+		typ = scanTypeOf(value)
+		return true
+	})
+	if !ok {
+		return
 	}
+	usePattern := pattern != "*"
 	// MATCH's steps are bounded as KEYS's are (kMatchMaxSteps, over every
 	// walk of the request) and counted in the turn's work.
 	steps := 0

@@ -123,6 +123,12 @@ const errNotPositive = "ERR value is out of range, must be positive"
 // every key is empty. The keys are looked at in order up to that one: a
 // key of another type before it is WRONGTYPE, as in Redis.
 func respZMPop(st *respState, w *respWriter, args [][]byte) {
+	zmpop(st, w, args, nil)
+}
+
+// zmpop runs ZMPOP's arguments (args[0] is not read), or BZMPOP's given
+// its timeout (zbpop.go), read once the rest is, as Redis reads it.
+func zmpop(st *respState, w *respWriter, args [][]byte, timeout []byte) {
 	numkeys, ok := respInt(args[1])
 	if !ok || numkeys <= 0 {
 		w.err("ERR numkeys should be greater than 0")
@@ -155,6 +161,9 @@ func respZMPop(st *respState, w *respWriter, args [][]byte) {
 		w.err(errSyntax)
 		return
 	}
+	if timeout != nil && !parseBlockTimeout(w, timeout) {
+		return
+	}
 	var from *entry
 	for _, key := range keys {
 		workDone++ // each key looked up, up to the first that has members
@@ -168,6 +177,10 @@ func respZMPop(st *respState, w *respWriter, args [][]byte) {
 		}
 	}
 	if from == nil {
+		if timeout != nil && !st.inMulti {
+			w.err(errWouldBlock("BZMPOP"))
+			return
+		}
 		w.outNilArray()
 		return
 	}

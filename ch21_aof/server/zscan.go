@@ -167,30 +167,11 @@ func respZScan(st *respState, w *respWriter, args [][]byte) {
 		w.outArr(0)
 		return
 	}
-	count := 10
-	var pattern string
-	usePattern := false
-	for i := 3; i < len(args); i += 2 {
-		switch {
-		case i+1 < len(args) && cmdIs(args[i], "count"):
-			n, ok := respInt(args[i+1])
-			if !ok {
-				w.err(errNotInt)
-				return
-			}
-			if n < 1 {
-				w.err(errSyntax)
-				return
-			}
-			count = int(min(n, kScanMaxCount))
-		case i+1 < len(args) && cmdIs(args[i], "match"):
-			pattern = string(args[i+1])
-			usePattern = pattern != "*"
-		default:
-			w.err(errSyntax)
-			return
-		}
+	count, pattern, ok := scanOptions(w, args[3:], nil)
+	if !ok {
+		return
 	}
+	usePattern := pattern != "*"
 	// MATCH's steps are bounded as SCAN's are (kMatchMaxSteps) and
 	// counted in the work; the members kept are listed after the walk.
 	steps := 0
