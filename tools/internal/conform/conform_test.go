@@ -169,6 +169,7 @@ func TestUpTo(t *testing.T) {
 		{"ch18", "ch17 ch18", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16"},
 		{"ch20", "ch17 ch18 ch19 ch20", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16"},
 		{"ch21", "ch17 ch18 ch19 ch20 ch21", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16"},
+		{"ch22", "ch17 ch18 ch19 ch20 ch21 ch22", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16"},
 	} {
 		p, err := UpTo(c.id)
 		if err != nil {
