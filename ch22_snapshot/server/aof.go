@@ -227,6 +227,9 @@ func aofExpired(key string) {
 // aofRefusal returns the error that refuses a write while the log cannot
 // be written, as Redis's, or "".
 func aofRefusal(c *command) string {
+	if refusal := rdbRefusal(c); refusal != "" {
+		return refusal // the last background save failed (rdb_write.go)
+	}
 	if aofWriteErr == nil || c.flags&flagWrite == 0 {
 		return ""
 	}
@@ -371,14 +374,9 @@ func aofInfo(field func(k string, v any)) {
 	}
 	field("loading", b2i(aofLoading))
 	field("async_loading", 0)
-	field("rdb_changes_since_last_save", 0)
+	rdbInfo(field) // the snapshots' fields (rdb_write.go)
 	field("aof_enabled", b2i(aofOn))
-	field("aof_rewrite_in_progress", 0)
-	field("aof_rewrite_scheduled", 0)
-	field("aof_last_rewrite_time_sec", -1)
-	field("aof_current_rewrite_time_sec", -1)
-	field("aof_last_bgrewrite_status", "ok")
-	field("aof_rewrites", 0)
+	aofRewriteInfo(field) // the rewrite's (aof_rewrite.go)
 	field("aof_last_write_status", status)
 	if aofOn {
 		field("aof_current_size", aofWritten+int64(len(aofBuf)))

@@ -27,6 +27,8 @@ const (
 	flagFast                             // O(1) or O(log n)
 	flagNoAuth                           // allowed before AUTH
 	flagAllowBusy                        // allowed while a script runs
+	flagNoMulti                          // not allowed inside MULTI
+	flagNoAsyncLoading                   // not while loading in the background
 
 	// The server's own flags, after Redis's.
 
@@ -53,6 +55,8 @@ var cmdFlagNames = []struct {
 	{flagFast, "fast"},
 	{flagNoAuth, "no_auth"},
 	{flagAllowBusy, "allow_busy"},
+	{flagNoMulti, "no_multi"},
+	{flagNoAsyncLoading, "no_async_loading"},
 }
 
 // Flags many rows share.
@@ -132,7 +136,7 @@ func init() {
 // for transactions, commands.go and hashcmds.go for the book's protocol,
 // scan.go for SCAN on both.
 func commandRows() []*command {
-	return []*command{
+	rows := []*command{
 		// What clients and tools send when they connect.
 		{name: "ping", arity: -1, flags: flagFast, resp: respPing},
 		{name: "echo", arity: 2, flags: flagLoading | flagStale | flagFast, resp: respEcho},
@@ -239,6 +243,7 @@ func commandRows() []*command {
 		hashRow("hsetex", -6, flagWrite|flagDenyOOM|flagFast, doHSetEx, 3, 0).withCost(costHSetEx),
 		hashRow("hgetex", -5, flagWrite|flagFast, doHGetEx, 3, 0),
 	}
+	return append(rows, snapshotRows()...) // snapshot.go
 }
 
 // hashRow is the row of a hash command that both listeners run with the
@@ -261,6 +266,7 @@ func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 		w.err(refusal) // the log cannot be written (aof.go)
 		return
 	}
+	snapshotBeforeWrite(c, args) // the snapshot keeps what the command changes
 	mark := aofBegin()
 	c.resp(st, w, args)
 	aofEnd(c, args, mark, false) // the change, to the log (aof.go)

@@ -85,7 +85,9 @@ type entry struct {
 	// A sorted set, a hash or a string grown by APPEND; nil for a string
 	// set whole.
 	obj *object
-	// The length of the key: kv[:klen] is the key, kv[klen:] the value.
+	// The length of the key: kv[:klen] is the key, kv[klen:] the value;
+	// but its top bit, which says which snapshot has the entry (see
+	// snapMark in snapshot.go), and is masked off by keyLen.
 	klen uint32
 	// The position of the key's TTL timer in gData.heap, or -1 for none.
 	heapIdx int32
@@ -100,7 +102,7 @@ type object struct {
 }
 
 // key returns the entry's key.
-func (ent *entry) key() string { return ent.kv[:ent.klen] }
+func (ent *entry) key() string { return ent.kv[:ent.keyLen()] }
 
 // val returns the value of a string entry. The string of one grown by
 // APPEND shares the builder's bytes, which never change once written:
@@ -109,7 +111,7 @@ func (ent *entry) val() string {
 	if ent.obj != nil && ent.obj.str != nil {
 		return ent.obj.str.String()
 	}
-	return ent.kv[ent.klen:]
+	return ent.kv[ent.keyLen():]
 }
 
 // setVal replaces the value of a string entry. The key is copied along with
@@ -187,7 +189,7 @@ func (ent *entry) typ() int {
 // entry about to get a sorted set or a hash), not yet in the key space. The
 // key and the value are copied into one new string: one allocation.
 func newEntry[S ~string | ~[]byte](key S, val []byte) *entry {
-	return &entry{kv: string(key) + string(val), klen: uint32(len(key)), heapIdx: -1}
+	return &entry{kv: string(key) + string(val), klen: uint32(len(key)) | snapMark, heapIdx: -1}
 }
 
 // insertEntry adds a new entry, whose key is not in the key space yet.
@@ -241,6 +243,7 @@ func bookRequest(cmd [][]byte, w replyWriter) {
 		w.outErr(codeMisconf, refusal) // the log cannot be written (aof.go)
 		return
 	}
+	snapshotBeforeWrite(c, cmd) // the snapshot keeps what the command changes
 	mark := aofBegin()
 	c.book(cmd, w)
 	aofEnd(c, cmd, mark, true) // the change, to the log (aof.go)
@@ -369,6 +372,7 @@ func entryDestroy(ent *entry) {
 // included. A large value is handed to the thread pool: the entry is no
 // longer reachable from the key space, so the worker has it to itself.
 func entryDel(ent *entry) {
+	snapshotKeep(ent)   // before it goes, into the snapshot running (snapshot.go)
 	touchKey(ent.key()) // every deletion comes here: for WATCH
 	entrySetTTL(ent, -1)
 	if ent.typ() == tHash && ent.obj.hash.timerIdx != -1 {

@@ -45,7 +45,7 @@ func respFlushAll(st *respState, w *respWriter, args [][]byte) {
 	gData.db = newKeySpace()
 	gData.heap = nil
 	gData.fieldHeap = nil
-	if old.Len() > 0 {
+	if old.Len() > 0 && !snapshotAdopt(old) { // a snapshot still reads it (snapshot.go)
 		gData.tp.Queue(func() { old.All(entryDestroy) })
 	}
 	w.simple("OK")

@@ -174,6 +174,8 @@ func (st *respState) queueCommand(w *respWriter, c *command, args [][]byte) {
 		bytes += len(a)
 	}
 	switch {
+	case c.flags&flagNoMulti != 0: // SAVE, SHUTDOWN (rdb_write.go)
+		w.err("ERR Command not allowed inside a transaction")
 	case len(st.tx.queue) >= kMaxQueued:
 		w.err(errTooManyQueued)
 	case !budgetMake(st.conn, size):

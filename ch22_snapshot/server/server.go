@@ -42,8 +42,9 @@ func Main(args []string) int {
 	maxOutputMB := fs.Int("max-output-mb", maxOutputTotal>>20, "let the connections hold at most this many `MiB` in all (buffers, replies waiting for slow readers, requests arriving, transactions, client names); past it the one holding the most is closed")
 	maxClientsFlag := fs.Int("maxclients", maxClients, "serve at most `n` connections at once (fewer if the descriptor limit is lower); more are refused")
 	aofCheck := aofFlags(fs)
+	rdbCheck := rdbFlags(fs) // rdb_write.go
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-resp-addr host:port] [-idle-timeout duration] [-timeout seconds] [-gc-percent n] [-max-output-mb n] [-maxclients n] [-log-conns] [-cpuprofile file] [-appendonly yes|no] [-dir dir] [-appendfilename name] [-appendfsync always|everysec|no]")
+		fmt.Fprintln(fs.Output(), "usage: server [-addr host:port] [-resp-addr host:port] [-idle-timeout duration] [-timeout seconds] [-gc-percent n] [-max-output-mb n] [-maxclients n] [-log-conns] [-cpuprofile file] [-appendonly yes|no] [-dir dir] [-appendfilename name] [-appendfsync always|everysec|no] [-dbfilename name] [-save rules]")
 		fs.PrintDefaults()
 	}
 	defer logFlush(time.Second)
@@ -100,6 +101,11 @@ func Main(args []string) int {
 	respConfigSet("maxclients", strconv.Itoa(maxClients))
 	respConfigSet("proto-max-bulk-len", strconv.Itoa(resp.MaxBulkLen))
 	logConns = *logConnsFlag
+	if err := rdbCheck(); err != nil {
+		msg("server: %v", err)
+		fs.Usage()
+		return 2
+	}
 	if err := aofCheck(); err != nil {
 		msg("server: %v", err)
 		fs.Usage()
@@ -137,6 +143,11 @@ func Main(args []string) int {
 	// The log is replayed before the listeners open: no client sees the
 	// key space half loaded.
 	if err := aofStart(); err != nil {
+		msg("server: %v", err)
+		return 1
+	}
+	// Without the log, the last snapshot (rdb_load.go).
+	if err := rdbStart(); err != nil {
 		msg("server: %v", err)
 		return 1
 	}
@@ -264,6 +275,8 @@ func serve(fd int) error {
 		unwatchClosed(kMaxUnwatch)
 		// Write the log, fsync it, send the replies that waited for it.
 		aofBeforeSleep()
+		// A snapshot's step: the next keys, to the file (snapshot.go).
+		snapshotStep()
 
 		if listenerReady {
 			acceptNewConn(fd)

@@ -65,7 +65,8 @@ func nextTimerMs() int {
 	if len(unwatchQueue) > 0 {
 		nextUs = nowUs // closed connections' keys to unwatch (watch.go)
 	}
-	nextUs = min(nextUs, aofNextUs(nowUs)) // a log write to try again
+	nextUs = min(nextUs, aofNextUs(nowUs))  // a log write to try again
+	nextUs = min(nextUs, snapNextUs(nowUs)) // a snapshot's next step (snapshot.go)
 	if nextUs == math.MaxUint64 {
 		return 10000 // no timers; any timeout will do
 	}
@@ -120,6 +121,7 @@ func processTimers() {
 	nowMs := getUnixMs()
 	for nworks < kMaxWorks && len(gData.fieldHeap) > 0 && gData.fieldHeap[0].Val < nowMs {
 		ent := gData.fieldHeap[0].Owner
+		snapshotKeep(ent) // as it was, before its fields go (snapshot.go)
 		removed := ent.obj.hash.ExpireSome(nowMs, kMaxWorks-nworks)
 		nworks += removed
 		touchKey(ent.key())
