@@ -42,10 +42,11 @@ func respFlushAll(st *respState, w *respWriter, args [][]byte) {
 	}
 	old := gData.db
 	touchFlushed(old)
+	adopted := snapshotAdopt(old) // a snapshot still reads it, and its TTLs (snapshot.go)
 	gData.db = newKeySpace()
 	gData.heap = nil
 	gData.fieldHeap = nil
-	if old.Len() > 0 && !snapshotAdopt(old) { // a snapshot still reads it (snapshot.go)
+	if old.Len() > 0 && !adopted {
 		gData.tp.Queue(func() { old.All(entryDestroy) })
 	}
 	w.simple("OK")

@@ -18,12 +18,14 @@ package server
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 
 	"golang.org/x/sys/unix"
 
+	"example.com/byor/ch22_snapshot/heap"
 	"example.com/byor/ch22_snapshot/keytable"
 )
 
@@ -70,6 +72,9 @@ type snapshot struct {
 	keys    int    // the keys written
 	kept    int    // of which written before a change (copied on write)
 	adopted bool   // FLUSHALL handed table over: destroy it at the end
+	// heap holds the TTL timers of an adopted table's entries (their
+	// heapIdx points into it).
+	heap    []heap.HeapItem[entry]
 	startUs uint64
 	// finished receives the outcome of the fsync and the rename, done by
 	// a goroutine; onDone is then called on the loop.
@@ -119,12 +124,25 @@ func (s *snapshot) write(ent *entry) int {
 	ent.klen = ent.keyLen() | snapMark
 	var work int
 	nowMs := int64(getUnixMs())
-	s.buf, work = s.enc.entry(s.buf, ent, entryExpireMs(ent, nowMs), nowMs)
+	s.buf, work = s.enc.entry(s.buf, ent, s.expireMs(ent, nowMs), nowMs)
 	s.keys++
 	if len(s.buf) >= kSnapFlushBytes {
 		s.flush()
 	}
 	return work
+}
+
+// expireMs returns the unix time at which ent's TTL ends, -1 for none:
+// entryExpireMs, but from the adopted timers for an adopted entry.
+func (s *snapshot) expireMs(ent *entry, nowMs int64) int64 {
+	if !s.adopted || ent.heapIdx == -1 {
+		return entryExpireMs(ent, nowMs)
+	}
+	nowUs, at := getMonotonicUsec(), s.heap[ent.heapIdx].Val
+	if at <= nowUs {
+		return nowMs
+	}
+	return nowMs + int64(min((at-nowUs)/1000, math.MaxInt64/2))
 }
 
 // flush writes the gathered bytes to the file. The kernel takes them into
@@ -193,6 +211,7 @@ func snapshotAdopt(old *keytable.Table[entry]) bool {
 		return false
 	}
 	s.adopted = true
+	s.heap = gData.heap // the adopted entries' TTL timers
 	return true
 }
 
@@ -222,7 +241,10 @@ func snapshotStep() {
 func (s *snapshot) walk(budget int) {
 	work := 0
 	for work < budget && !s.walked {
-		next, w := s.table.Scan(s.cursor, 256, budget-work, func(ents []*entry) bool {
+		// A stretch of at most the budget left in slots: the entries
+		// it holds are at most that many, plus those of its last run.
+		count := max(1, min(256, budget-work))
+		next, w := s.table.Scan(s.cursor, count, budget-work, func(ents []*entry) bool {
 			for _, ent := range ents {
 				if s.pending(ent) {
 					work += s.write(ent)
