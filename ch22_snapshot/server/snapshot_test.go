@@ -234,8 +234,8 @@ func TestLZF(t *testing.T) {
 		t.Fatalf("got %q, %v", out, err)
 	}
 	for _, bad := range [][]byte{
-		{2, 'a', 'b'},           // the run passes the end
-		{0, 'a', 0x20, 5},       // a reference before the start
+		{2, 'a', 'b'},            // the run passes the end
+		{0, 'a', 0x20, 5},        // a reference before the start
 		{2, 'a', 'b', 'c', 0xe0}, // cut in a reference
 	} {
 		if _, err := lzfDecompress(bad, 12); err == nil {
@@ -301,15 +301,15 @@ func hostileRDB(typ byte, body ...byte) []byte {
 // allocated next to nothing; a bad checksum and a cut file fail too.
 func TestRDBLoadHostile(t *testing.T) {
 	for name, data := range map[string][]byte{
-		"string past the end":    hostileRDB(rdbTypeString, 0x80, 0x7f, 0xff, 0xff, 0xff, 'x'),
-		"2^60 fields":            hostileRDB(rdbTypeHash, 0x81, 0x10, 0, 0, 0, 0, 0, 0, 0, 1, 'f', 1, 'v'),
-		"2^60 members":           hostileRDB(rdbTypeZSet2, 0x81, 0x10, 0, 0, 0, 0, 0, 0, 0),
-		"lzf of 4 GiB":           hostileRDB(rdbTypeString, 0xc3, 2, 0x80, 0xff, 0xff, 0xff, 0xff, 0, 'a'),
-		"listpack past the end":  hostileRDB(rdbTypeHashLP, 0x0a, 0xff, 0xff, 0, 0, 2, 0, 0xff),
+		"string past the end":     hostileRDB(rdbTypeString, 0x80, 0x7f, 0xff, 0xff, 0xff, 'x'),
+		"2^60 fields":             hostileRDB(rdbTypeHash, 0x81, 0x10, 0, 0, 0, 0, 0, 0, 0, 1, 'f', 1, 'v'),
+		"2^60 members":            hostileRDB(rdbTypeZSet2, 0x81, 0x10, 0, 0, 0, 0, 0, 0, 0),
+		"lzf of 4 GiB":            hostileRDB(rdbTypeString, 0xc3, 2, 0x80, 0xff, 0xff, 0xff, 0xff, 0, 'a'),
+		"listpack past the end":   hostileRDB(rdbTypeHashLP, 0x0a, 0xff, 0xff, 0, 0, 2, 0, 0xff),
 		"a type it does not hold": hostileRDB(14, 0),
-		"a second database":      append([]byte("REDIS0010"), rdbOpSelectDB, 1),
-		"not RDB":                []byte("*1\r\n$4\r\nPING\r\n"),
-		"a later version":        []byte("REDIS0099"),
+		"a second database":       append([]byte("REDIS0010"), rdbOpSelectDB, 1),
+		"not RDB":                 []byte("*1\r\n$4\r\nPING\r\n"),
+		"a later version":         []byte("REDIS0099"),
 	} {
 		resetData(t)
 		if _, err := rdbLoad(data, 0); err == nil {
