@@ -185,7 +185,7 @@ func aofRewriteInfo(field func(k string, v any)) {
 // aofRewriteRows is BGREWRITEAOF's row.
 func aofRewriteRows() []*command {
 	return []*command{
-		{name: "bgrewriteaof", arity: 1, flags: flagAdmin | flagNoScript | flagNoAsyncLoading, resp: respBgrewriteaof},
+		{name: "bgrewriteaof", arity: 1, flags: flagAdmin | flagNoScript | flagNoAsync, resp: respBgrewriteaof},
 	}
 }
 

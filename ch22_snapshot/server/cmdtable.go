@@ -16,19 +16,19 @@ type cmdFlags uint32
 
 // Flags as Redis 7.0's COMMAND INFO reports them.
 const (
-	flagWrite          cmdFlags = 1 << iota // may change the key space
-	flagReadonly                            // only reads it
-	flagDenyOOM                             // may grow memory use
-	flagAdmin                               // administrative
-	flagNoScript                            // not allowed in scripts
-	flagLoading                             // allowed while loading data
-	flagStale                               // allowed on a stale replica
-	flagSkipSlowlog                         // not logged in the slow log
-	flagFast                                // O(1) or O(log n)
-	flagNoAuth                              // allowed before AUTH
-	flagAllowBusy                           // allowed while a script runs
-	flagNoMulti                             // not allowed inside MULTI
-	flagNoAsyncLoading                      // not while loading in the background
+	flagWrite       cmdFlags = 1 << iota // may change the key space
+	flagReadonly                         // only reads it
+	flagDenyOOM                          // may grow memory use
+	flagAdmin                            // administrative
+	flagNoScript                         // not allowed in scripts
+	flagLoading                          // allowed while loading data
+	flagStale                            // allowed on a stale replica
+	flagSkipSlowlog                      // not logged in the slow log
+	flagFast                             // O(1) or O(log n)
+	flagNoAuth                           // allowed before AUTH
+	flagAllowBusy                        // allowed while a script runs
+	flagNoMulti                          // not allowed inside MULTI
+	flagNoAsync                          // not while loading in the background
 
 	// The server's own flags, after Redis's.
 
@@ -56,7 +56,7 @@ var cmdFlagNames = []struct {
 	{flagNoAuth, "no_auth"},
 	{flagAllowBusy, "allow_busy"},
 	{flagNoMulti, "no_multi"},
-	{flagNoAsyncLoading, "no_async_loading"},
+	{flagNoAsync, "no_async_loading"},
 }
 
 // Flags many rows share.

@@ -247,8 +247,8 @@ func (s *snapshot) isRDB() bool { _, ok := s.enc.(rdbEncoder); return ok }
 // rdbRows are the rows of SAVE, BGSAVE, LASTSAVE and SHUTDOWN.
 func rdbRows() []*command {
 	return []*command{
-		{name: "save", arity: 1, flags: flagAdmin | flagNoScript | flagNoAsyncLoading | flagNoMulti, resp: respSave},
-		{name: "bgsave", arity: -1, flags: flagAdmin | flagNoScript | flagNoAsyncLoading, resp: respBgsave},
+		{name: "save", arity: 1, flags: flagAdmin | flagNoScript | flagNoAsync | flagNoMulti, resp: respSave},
+		{name: "bgsave", arity: -1, flags: flagAdmin | flagNoScript | flagNoAsync, resp: respBgsave},
 		{name: "lastsave", arity: 1, flags: flagLoading | flagStale | flagFast, resp: respLastsave},
 		{name: "shutdown", arity: -1, flags: flagAdmin | flagNoScript | flagLoading | flagStale | flagAllowBusy | flagNoMulti, resp: respShutdown},
 	}
