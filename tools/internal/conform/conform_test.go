@@ -137,11 +137,11 @@ func TestRedis(t *testing.T) {
 	for _, c := range []struct {
 		id string
 		ok int
-	}{{"ch17", 15}, {"ch18", 11}, {"ch21", 1}} {
+	}{{"ch17", 15}, {"ch18", 11}, {"ch21", 1}, {"ch22", 2}} {
 		t.Run(c.id, func(t *testing.T) {
 			t.Parallel()
 			cmd := []string{"redis-server", "--port", "{port}", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}
-			if c.id == "ch21" {
+			if c.id == "ch21" || c.id == "ch22" {
 				cmd = append(cmd, "--appendonly", "yes", "--appenddirname", "conform-{port}")
 			}
 			sum, out := run(t, Config{Server: cmd}, c.id)
