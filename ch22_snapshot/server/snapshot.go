@@ -93,10 +93,15 @@ var gSnap *snapshot
 // larger than this is written whole).
 const kSnapFlushBytes = 1 << 20
 
-// kSnapStepWork is the work one loop turn gives the walk: about what one
-// connection's turn may do (kMaxTurnWork), so that the loop stalls no
-// longer for the snapshot than for a busy client.
-const kSnapStepWork = kMaxTurnWork
+// kSnapStepWork is the work one loop turn gives the walk: a quarter of
+// what one connection's turn may do (kMaxTurnWork), a millisecond or two,
+// so that the loop stalls less for the snapshot than for a busy client.
+const kSnapStepWork = kMaxTurnWork / 4
+
+// kSnapEntryWork is what writing one key costs the walk besides its
+// bytes and members: finding it in the table, its expiry, its record;
+// some 300-400 ns, measured (1M small keys in 0.4 s of CPU).
+const kSnapEntryWork = 5
 
 // snapshotBegin starts a snapshot of the key space to path, through a
 // temporary file in the same directory. The instant is now: every entry
@@ -125,6 +130,7 @@ func (s *snapshot) write(ent *entry) int {
 	var work int
 	nowMs := int64(getUnixMs())
 	s.buf, work = s.enc.entry(s.buf, ent, s.expireMs(ent, nowMs), nowMs)
+	work += kSnapEntryWork
 	s.keys++
 	if len(s.buf) >= kSnapFlushBytes {
 		s.flush()
