@@ -50,6 +50,10 @@ func crc64Jones(crc uint64, b []byte) uint64 {
 // string can be: a back reference of 3 bytes copies at most 264.
 const kMaxLZFRatio = 88
 
+// kMaxFieldExpire is the largest expiry a hash field may have in Redis
+// 7.4's format (48 bits of milliseconds).
+const kMaxFieldExpire = 1<<48 - 1
+
 // errRDBShort is the error of a file that ends before its data does.
 var errRDBShort = errors.New("the file ends early (cut short, or a length past its end)")
 
@@ -251,8 +255,8 @@ func rdbLoad(data []byte, nowMs int64) (int, error) {
 		return 0, errors.New("not an RDB file (no REDIS signature)")
 	}
 	ver, err := strconv.Atoi(string(data[5:9]))
-	if err != nil || ver < 1 || ver > 11 {
-		return 0, fmt.Errorf("RDB version %q, which this server does not read (1 to 11)", data[5:9])
+	if err != nil || ver < 1 || ver > rdbVersionFieldTTL {
+		return 0, fmt.Errorf("RDB version %q, which this server does not read (1 to %d)", data[5:9], rdbVersionFieldTTL)
 	}
 	r := &rdbReader{b: data, off: 9}
 	loaded := 0
@@ -375,6 +379,41 @@ func (r *rdbReader) value(typ byte, nowMs int64) (*entry, error) {
 				return nil, err
 			}
 			ent.obj.hash.Set(uint64(nowMs), f, v)
+		}
+		return nonEmpty(ent), nil
+	case rdbTypeHashMeta:
+		p, err := r.need(8)
+		if err != nil {
+			return nil, err
+		}
+		minAt := binary.LittleEndian.Uint64(p)
+		n, err := r.plainLen()
+		if err != nil {
+			return nil, err
+		}
+		ent := newHashEntry(key)
+		for range n {
+			ttl, err := r.plainLen()
+			if err != nil {
+				return nil, err
+			}
+			f, err := r.str()
+			if err != nil {
+				return nil, err
+			}
+			v, err := r.str()
+			if err != nil {
+				return nil, err
+			}
+			if ttl == 0 {
+				ent.obj.hash.Set(uint64(nowMs), f, v)
+				continue
+			}
+			at := ttl + minAt - 1
+			if ttl > kMaxFieldExpire || minAt > kMaxFieldExpire || at > kMaxFieldExpire {
+				return nil, fmt.Errorf("the key %q: a field's expiry past Redis's largest", key)
+			}
+			ent.obj.hash.SetExpireAt(uint64(nowMs), f, v, at) // a time past deletes it
 		}
 		return nonEmpty(ent), nil
 	case rdbTypeZSet, rdbTypeZSet2:

@@ -20,6 +20,10 @@ import (
 // The RDB format's constants (Redis's rdb.h).
 const (
 	rdbVersion = 10 // what Redis 7.0 writes
+	// rdbVersionFieldTTL is Redis 7.4's, whose hashes may have fields
+	// with their own TTLs: written only when such a hash exists, so that
+	// every other file loads in Redis 7.0.
+	rdbVersionFieldTTL = 12
 
 	rdbTypeString      = 0
 	rdbTypeZSet        = 3 // scores as text; only read
@@ -29,6 +33,7 @@ const (
 	rdbTypeZSetZiplist = 12
 	rdbTypeHashLP      = 16 // a listpack of field, value, ...
 	rdbTypeZSetLP      = 17 // a listpack of member, score, ...
+	rdbTypeHashMeta    = 24 // Redis 7.4: a hash whose fields have TTLs
 
 	rdbOpFunction2    = 245
 	rdbOpModuleAux    = 247
@@ -168,7 +173,7 @@ func rdbCron() {
 func rdbBgsave() error {
 	dirty := aofDirty
 	rdbState.lastTry = time.Now().Unix()
-	_, err := snapshotBegin(rdbEncoder{}, rdbPath(), func(s *snapshot, err error) {
+	_, err := snapshotBegin(&rdbEncoder{}, rdbPath(), func(s *snapshot, err error) {
 		rdbState.lastSecs = int64((getMonotonicUsec() - s.startUs) / 1e6)
 		rdbSaved(err, dirty, "Background saving")
 	})
@@ -201,7 +206,7 @@ func rdbSave() error {
 		s.finish(<-s.finished)
 	}
 	dirty := aofDirty
-	err := snapshotRun(rdbEncoder{}, rdbPath())
+	err := snapshotRun(&rdbEncoder{}, rdbPath())
 	rdbState.lastOK = err == nil || rdbState.lastOK // SAVE's failure is not BGSAVE's
 	rdbSaved(err, dirty, "DB saved on disk")
 	if err == nil {
@@ -242,7 +247,7 @@ func rdbInfo(field func(k string, v any)) {
 }
 
 // isRDB reports whether the snapshot writes the RDB file.
-func (s *snapshot) isRDB() bool { _, ok := s.enc.(rdbEncoder); return ok }
+func (s *snapshot) isRDB() bool { _, ok := s.enc.(*rdbEncoder); return ok }
 
 // rdbRows are the rows of SAVE, BGSAVE, LASTSAVE and SHUTDOWN.
 func rdbRows() []*command {
@@ -332,15 +337,27 @@ func respShutdown(st *respState, w *respWriter, args [][]byte) {
 	aofBeforeSleep() // what the log holds, written
 	msg("Redis is now ready to exit, bye bye...")
 	logFlush(time.Second)
-	os.Exit(0)
+	shutdownExit(0)
+	w.simple("OK") // only where shutdownExit returns: the package's tests
 }
 
+// shutdownExit ends the process for SHUTDOWN; the tests, which run every
+// command in the test binary's process, keep it alive.
+var shutdownExit = os.Exit
+
 // rdbEncoder writes a snapshot as an RDB file.
-type rdbEncoder struct{}
+type rdbEncoder struct {
+	version int // 10, or 12 if a hash had fields with TTLs at the instant
+}
 
 // begin writes the header, the AUX fields Redis writes, and the database.
-func (rdbEncoder) begin(b []byte, keys, expires int) []byte {
-	b = fmt.Appendf(b, "REDIS%04d", rdbVersion)
+// A hash has fields with TTLs exactly when it has a timer in fieldHeap.
+func (e *rdbEncoder) begin(b []byte, keys, expires int) []byte {
+	e.version = rdbVersion
+	if len(gData.fieldHeap) > 0 {
+		e.version = rdbVersionFieldTTL
+	}
+	b = fmt.Appendf(b, "REDIS%04d", e.version)
 	for _, kv := range [][2]string{{"redis-ver", "7.0.15"}, {"redis-bits", "64"},
 		{"ctime", strconv.FormatInt(time.Now().Unix(), 10)},
 		{"used-mem", strconv.FormatUint(heapBytes(), 10)}, {"aof-base", "0"}} {
@@ -358,7 +375,7 @@ func (rdbEncoder) begin(b []byte, keys, expires int) []byte {
 
 // entry writes one key: its expiry, its type, its name and its value.
 // Hash fields past their time at nowMs are left out.
-func (rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, int) {
+func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, int) {
 	start := len(b)
 	work := 1
 	if expireMs >= 0 {
@@ -381,6 +398,10 @@ func (rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, in
 			work += kVisitWork
 		}
 	case tHash:
+		if _, ttls := ent.obj.hash.NextExpiry(); ttls && e.version >= rdbVersionFieldTTL {
+			b, work = rdbAppendFieldTTLs(b, ent, nowMs)
+			break
+		}
 		pairs := ent.obj.hash.GetAll(uint64(nowMs))
 		b = append(b, rdbTypeHash)
 		b = rdbAppendString(b, ent.key())
@@ -396,10 +417,46 @@ func (rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, in
 
 // end writes the EOF opcode. The checksum of the whole file follows it:
 // the snapshot keeps it running over the bytes it writes (checksummed).
-func (rdbEncoder) end(b []byte) []byte { return append(b, rdbOpEOF) }
+func (e *rdbEncoder) end(b []byte) []byte { return append(b, rdbOpEOF) }
 
 // checksummed tells the snapshot to end the file with its CRC-64.
-func (rdbEncoder) checksummed() {}
+func (e *rdbEncoder) checksummed() {}
+
+// rdbAppendFieldTTLs appends a hash whose fields have TTLs in Redis
+// 7.4's RDB_TYPE_HASH_METADATA: the earliest expiry (8 bytes), the count,
+// then per field its expiry (0 for none, else its distance from the
+// earliest plus 1, as a length), its name and its value.
+func rdbAppendFieldTTLs(b []byte, ent *entry, nowMs int64) ([]byte, int) {
+	h := ent.obj.hash
+	pairs := h.GetAll(uint64(nowMs))
+	ats := make([]int64, len(pairs))
+	minAt := int64(math.MaxInt64)
+	for i, p := range pairs {
+		ats[i] = h.ExpireTime(uint64(nowMs), p.Name)
+		if ats[i] >= 0 {
+			minAt = min(minAt, ats[i])
+		}
+	}
+	if minAt == math.MaxInt64 {
+		minAt = 0 // none left live: the count of fields tells the rest
+	}
+	b = append(b, rdbTypeHashMeta)
+	b = rdbAppendString(b, ent.key())
+	b = binary.LittleEndian.AppendUint64(b, uint64(minAt))
+	b = rdbAppendLen(b, uint64(len(pairs)))
+	work := 1
+	for i, p := range pairs {
+		ttl := uint64(0)
+		if ats[i] >= 0 {
+			ttl = uint64(ats[i]-minAt) + 1
+		}
+		b = rdbAppendLen(b, ttl)
+		b = rdbAppendString(b, p.Name)
+		b = rdbAppendString(b, p.Value)
+		work += kVisitWork
+	}
+	return b, work
+}
 
 // rdbAppendLen appends n in RDB's length encoding.
 func rdbAppendLen(b []byte, n uint64) []byte {

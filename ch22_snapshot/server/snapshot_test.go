@@ -13,6 +13,14 @@ import (
 	"testing"
 )
 
+// The tests run every command in this process: SHUTDOWN must not end it,
+// and SAVE and BGSAVE, which the fuzzer and the cost tests may send, must
+// write nowhere (a directory that does not exist makes them fail).
+func init() {
+	shutdownExit = func(int) {}
+	aofDir = filepath.Join(os.TempDir(), "no-such-directory-"+strconv.Itoa(os.Getpid()))
+}
+
 // describe is one line for ent: its key, type, value and whether it has
 // a TTL (the time itself moves with the clock the two sides read).
 func describe(ent *entry) string {
@@ -197,7 +205,7 @@ func TestRDBRoundTrip(t *testing.T) {
 	tc.do(big...)
 	want := keySpaceLines()
 	path := filepath.Join(t.TempDir(), "dump.rdb")
-	if err := snapshotRun(rdbEncoder{}, path); err != nil {
+	if err := snapshotRun(&rdbEncoder{}, path); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -320,7 +328,7 @@ func TestRDBLoadHostile(t *testing.T) {
 	tc := newTxClient(t)
 	fillKeys(tc, 20)
 	path := filepath.Join(t.TempDir(), "dump.rdb")
-	if err := snapshotRun(rdbEncoder{}, path); err != nil {
+	if err := snapshotRun(&rdbEncoder{}, path); err != nil {
 		t.Fatal(err)
 	}
 	good, _ := os.ReadFile(path)
@@ -346,7 +354,7 @@ func FuzzRDBLoad(f *testing.F) {
 	run("hset", "h", "f", "v")
 	run("pexpire", "s", "100000")
 	path := filepath.Join(f.TempDir(), "dump.rdb")
-	if err := snapshotRun(rdbEncoder{}, path); err != nil {
+	if err := snapshotRun(&rdbEncoder{}, path); err != nil {
 		f.Fatal(err)
 	}
 	good, _ := os.ReadFile(path)
@@ -356,4 +364,51 @@ func FuzzRDBLoad(f *testing.F) {
 		resetData(t)
 		rdbLoad(data, 0)
 	})
+}
+
+// TestRDBFieldTTLs: a hash whose fields have TTLs makes the file Redis
+// 7.4's version 12, with the hash in RDB_TYPE_HASH_METADATA, and loads
+// back with each field's expiry; without one the file stays version 10,
+// which Redis 7.0 reads.
+func TestRDBFieldTTLs(t *testing.T) {
+	resetTx(t)
+	tc := newTxClient(t)
+	path := filepath.Join(t.TempDir(), "dump.rdb")
+	save := func() []byte {
+		t.Helper()
+		if err := snapshotRun(&rdbEncoder{}, path); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	tc.expect(":3\r\n", "HSET", "h", "a", "1", "b", "2", "c", "3")
+	if data := save(); string(data[:9]) != "REDIS0010" {
+		t.Fatalf("a file without field TTLs starts %q", data[:9])
+	}
+	tc.expect("*2\r\n:1\r\n:1\r\n", "HPEXPIRE", "h", "100000", "FIELDS", "2", "a", "b")
+	tc.expect("*1\r\n:1\r\n", "HPEXPIRE", "h", "200000", "FIELDS", "1", "b")
+	data := save()
+	if string(data[:9]) != "REDIS0012" {
+		t.Fatalf("a file with field TTLs starts %q", data[:9])
+	}
+	resetTx(t)
+	if _, err := rdbLoad(data, int64(getUnixMs())); err != nil {
+		t.Fatal(err)
+	}
+	tc = newTxClient(t)
+	for f, want := range map[string][2]int64{"a": {99_000, 100_000}, "b": {199_000, 200_000}, "c": {-1, -1}} {
+		reply := tc.do("HPTTL", "h", "FIELDS", "1", f)
+		var ttl int64
+		fmt.Sscanf(reply, "*1\r\n:%d", &ttl)
+		if ttl < want[0] || ttl > want[1] {
+			t.Errorf("field %s: HPTTL %q after the load, want %d to %d", f, reply, want[0], want[1])
+		}
+	}
+	if len(gData.fieldHeap) != 1 {
+		t.Errorf("the loaded hash has no timer for its fields")
+	}
 }
