@@ -429,3 +429,48 @@ func TestBGRewriteAOFKill9(t *testing.T) {
 		t.Fatalf("after a kill -9 during BGREWRITEAOF the server started with %d keys, not 200002 with the writes made meanwhile", n)
 	}
 }
+
+// waitFieldAtLeast waits until INFO persistence's integer field reaches n.
+func waitFieldAtLeast(t *testing.T, rdb *redis.Client, name string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
+	for {
+		v, _ := strconv.Atoi(infoField(t, rdb, name))
+		if v >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is %d, not yet %d", name, v, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSaveRules: a -save rule starts a background save once its seconds
+// have passed with its changes made, and the log is rewritten once it
+// has grown past -auto-aof-rewrite-percentage and -min-size.
+func TestSaveRules(t *testing.T) {
+	dir := t.TempDir()
+	_, rdb := startRDB(t, dir, "-save", "1 2", "-appendonly", "yes",
+		"-auto-aof-rewrite-percentage", "100", "-auto-aof-rewrite-min-size", "20000")
+	do(t, rdb, []any{"SET", "a", "1"})
+	time.Sleep(1500 * time.Millisecond) // one change is not enough
+	if got := infoField(t, rdb, "rdb_saves"); got != "0" {
+		t.Fatalf("rdb_saves:%s after one change, under a rule of two", got)
+	}
+	for i := range 1000 { // some 40 KB of log for one key
+		do(t, rdb, []any{"SET", "counter", strconv.Itoa(i)})
+	}
+	waitFieldAtLeast(t, rdb, "rdb_saves", 1)
+	waitFieldAtLeast(t, rdb, "aof_rewrites", 1)
+	if got := infoField(t, rdb, "rdb_changes_since_last_save"); got == "" {
+		t.Fatal("no rdb_changes_since_last_save")
+	}
+	fi, err := os.Stat(filepath.Join(dir, "appendonly.aof"))
+	if err != nil || fi.Size() > 20000 {
+		t.Fatalf("the log after the automatic rewrite: %v, %v", fi.Size(), err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "dump.rdb")); err != nil {
+		t.Fatal(err)
+	}
+}
