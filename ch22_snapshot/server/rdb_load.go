@@ -62,7 +62,7 @@ var errRDBShort = errors.New("the file ends early (cut short, or a length past i
 // exists.
 func rdbStart() error {
 	if aofOn {
-		aofRW.baseSize = aofWritten // the automatic rewrite's base (aof_rewrite.go)
+		aofRW.baseSize = aofWritten     // the automatic rewrite's base (aof_rewrite.go)
 		rdbState.dirtyAtSave = aofDirty // the replay's changes are not new ones
 		return nil
 	}
