@@ -237,6 +237,7 @@ func rdbInfo(field func(k string, v any)) {
 	if !rdbState.lastOK {
 		status = "err"
 	}
+	snapshotInfo(field) // snapshot.go
 	field("rdb_changes_since_last_save", rdbChanges())
 	field("rdb_bgsave_in_progress", b2i(bg))
 	field("rdb_last_save_time", rdbState.lastSave)

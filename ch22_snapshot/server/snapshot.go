@@ -70,6 +70,8 @@ type snapshot struct {
 	crc     uint64 // of the bytes written, for an encoder that is checksummed
 	err     error  // the first error; the walk goes on to leave every mark right
 	keys    int    // the keys written
+	total   int    // the keys at the instant
+	peak    int    // the most bytes buf held (INFO's current_cow_peak)
 	kept    int    // of which written before a change (copied on write)
 	adopted bool   // FLUSHALL handed table over: destroy it at the end
 	// heap holds the TTL timers of an adopted table's entries (their
@@ -80,9 +82,6 @@ type snapshot struct {
 	// a goroutine; onDone is then called on the loop.
 	finished chan error
 	onDone   func(s *snapshot, err error)
-	// tail, if set, gives the bytes that follow the encoder's end: the
-	// log's rewrite appends what was logged meanwhile (aof_rewrite.go).
-	tail func() []byte
 }
 
 // gSnap is the snapshot running, or nil.
@@ -115,7 +114,8 @@ func snapshotBegin(enc snapEncoder, path string, onDone func(*snapshot, error)) 
 	snapMark ^= kSnapMark
 	s := &snapshot{enc: enc, table: gData.db, fd: fd, tmp: tmp, path: path,
 		startUs: getMonotonicUsec(), onDone: onDone}
-	s.buf = enc.begin(make([]byte, 0, kSnapFlushBytes), gData.db.Len(), len(gData.heap))
+	s.total = gData.db.Len()
+	s.buf = enc.begin(make([]byte, 0, kSnapFlushBytes), s.total, len(gData.heap))
 	gSnap = s
 	return s, nil
 }
@@ -132,6 +132,7 @@ func (s *snapshot) write(ent *entry) int {
 	s.buf, work = s.enc.entry(s.buf, ent, s.expireMs(ent, nowMs), nowMs)
 	work += kSnapEntryWork
 	s.keys++
+	s.peak = max(s.peak, len(s.buf))
 	if len(s.buf) >= kSnapFlushBytes {
 		s.flush()
 	}
@@ -271,9 +272,6 @@ func (s *snapshot) walk(budget int) {
 	if _, ok := s.enc.(interface{ checksummed() }); ok {
 		s.buf = binary.LittleEndian.AppendUint64(s.buf, crc64Jones(s.crc, s.buf))
 	}
-	if s.tail != nil {
-		s.buf = append(s.buf, s.tail()...)
-	}
 	s.flush()
 	s.buf = nil
 	if s.adopted {
@@ -360,6 +358,21 @@ func snapNextUs(nowUs uint64) uint64 {
 		return nowUs + 1000_000
 	}
 	return ^uint64(0)
+}
+
+// snapshotInfo writes INFO persistence's fields of the snapshot running,
+// with Redis's names: what it holds in memory (Redis's copy-on-write
+// pages; here the bytes gathered before a write to the file, a value
+// copied before its change included) and how far it is.
+func snapshotInfo(field func(k string, v any)) {
+	held, peak, done, total := 0, 0, 0, 0
+	if s := gSnap; s != nil {
+		held, peak, done, total = len(s.buf), s.peak, s.keys, s.total
+	}
+	field("current_cow_peak", peak)
+	field("current_cow_size", held)
+	field("current_save_keys_processed", done)
+	field("current_save_keys_total", total)
 }
 
 // snapshotRows are the rows of the command table this chapter adds.
