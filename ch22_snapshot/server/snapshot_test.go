@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The tests run every command in this process: SHUTDOWN must not end it,
@@ -124,6 +125,9 @@ func TestSnapshotOneInstant(t *testing.T) {
 			tc := newTxClient(t)
 			const n = 400
 			fillKeys(tc, n)
+			for i := range 50 { // due during the walk: the timers delete them
+				tc.do("SET", "t:"+strconv.Itoa(i), "short", "PX", "30")
+			}
 			want := keySpaceLines()
 			path := filepath.Join(t.TempDir(), "snap")
 			var done error = os.ErrClosed
@@ -159,6 +163,14 @@ func TestSnapshotOneInstant(t *testing.T) {
 				case 8:
 					if flush && i > 30 && i < 40 {
 						tc.do("FLUSHALL")
+					}
+					run("set", "s:"+k, "the book's protocol") // bookRequest
+				}
+				if i == 4 {
+					time.Sleep(40 * time.Millisecond) // the t: keys are due
+					processTimers()
+					if lookupEntry("t:0") != nil {
+						t.Fatal("the timers did not delete t:0")
 					}
 				}
 			})
