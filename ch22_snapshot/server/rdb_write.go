@@ -336,6 +336,9 @@ func respShutdown(st *respState, w *respWriter, args [][]byte) {
 		}
 	}
 	aofBeforeSleep() // what the log holds, written
+	if aofFd >= 0 {
+		fdatasync(aofFd) // and on the disk, whatever -appendfsync says
+	}
 	msg("Redis is now ready to exit, bye bye...")
 	logFlush(time.Second)
 	shutdownExit(0)
