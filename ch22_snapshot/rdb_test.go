@@ -474,3 +474,35 @@ func TestSaveRules(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// waitExit waits for the server to end on its own.
+func waitExit(t *testing.T, p *testkit.Server) {
+	t.Helper()
+	select {
+	case <-p.Exited():
+	case <-time.After(testkit.Scale(30 * time.Second)):
+		t.Fatal("SHUTDOWN did not end the server")
+	}
+}
+
+// TestShutdown: SHUTDOWN with -save rules saves and exits; NOSAVE exits
+// without saving; the next start loads what the save wrote.
+func TestShutdown(t *testing.T) {
+	dir := t.TempDir()
+	p, rdb := startRDB(t, dir, "-save", "3600 1")
+	ctx := context.Background()
+	do(t, rdb, []any{"SET", "kept", "1"})
+	rdb.Do(ctx, "SHUTDOWN") // no reply: the server is gone
+	waitExit(t, p)
+	p, rdb = startRDB(t, dir, "-save", "3600 1")
+	if got := rdb.Get(ctx, "kept").Val(); got != "1" {
+		t.Fatalf("after SHUTDOWN and a start, kept = %q", got)
+	}
+	do(t, rdb, []any{"SET", "lost", "1"})
+	rdb.Do(ctx, "SHUTDOWN", "NOSAVE")
+	waitExit(t, p)
+	_, rdb = startRDB(t, dir)
+	if n := rdb.Exists(ctx, "lost").Val(); n != 0 {
+		t.Fatal("SHUTDOWN NOSAVE saved")
+	}
+}
