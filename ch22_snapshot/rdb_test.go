@@ -3,12 +3,14 @@ package chapter_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -505,4 +507,59 @@ func TestShutdown(t *testing.T) {
 	if n := rdb.Exists(ctx, "lost").Val(); n != 0 {
 		t.Fatal("SHUTDOWN NOSAVE saved")
 	}
+}
+
+// TestAOFKill9DuringRewrites is TestAOFKill9 with the log rewritten over
+// and over while the writers write (100,000 keys besides theirs, so that
+// a rewrite takes a while, and a rewrite whenever the log has grown by 1%):
+// kill -9 at random moments, some of them in the middle of a rewrite,
+// loses no acknowledged write under always.
+func TestAOFKill9DuringRewrites(t *testing.T) {
+	testkit.Heavy(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	const writers, kills = 4, 8
+	rewrite := []string{"-auto-aof-rewrite-percentage", "1", "-auto-aof-rewrite-min-size", "20000"}
+	done := make([]acked, writers)
+	rewrites, during := 0, 0
+	for round := 0; round <= kills; round++ {
+		p, rdb := startAOF(t, dir, "always", rewrite...)
+		missing := 0
+		for id := range writers {
+			missing += lost(t, ctx, rdb, id, done[id])
+		}
+		if missing > 0 {
+			t.Fatalf("round %d: %d acknowledged writes lost under always with rewrites running", round, missing)
+		}
+		if round == kills {
+			break
+		}
+		if round == 0 {
+			fillMany(t, rdb, "bulk", 100_000)
+		}
+		var wg sync.WaitGroup
+		next := make([]acked, writers)
+		for id := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				next[id] = writer(ctx, rdb, id, done[id])
+			}()
+		}
+		time.Sleep(time.Duration(300+rand.IntN(700)) * time.Millisecond)
+		n, _ := strconv.Atoi(infoField(t, rdb, "aof_rewrites"))
+		inProgress := infoField(t, rdb, "aof_rewrite_in_progress")
+		p.Kill()
+		wg.Wait()
+		rewrites += n
+		if inProgress == "1" {
+			during++
+		}
+		t.Logf("round %d: %d rewrites, one in progress at the kill: %s", round, n, inProgress)
+		done = next
+	}
+	if rewrites == 0 {
+		t.Fatal("no rewrite ran: the test did not test them")
+	}
+	t.Logf("%d rewrites in all, %d kills in the middle of one", rewrites, during)
 }
