@@ -175,17 +175,21 @@ func rdbBgsave() error {
 	rdbState.lastTry = time.Now().Unix()
 	_, err := snapshotBegin(&rdbEncoder{}, rdbPath(), func(s *snapshot, err error) {
 		rdbState.lastSecs = int64((getMonotonicUsec() - s.startUs) / 1e6)
-		rdbSaved(err, dirty, "Background saving")
+		rdbSaved(err, dirty, "Background saving", true)
 	})
 	if err != nil {
-		rdbSaved(err, dirty, "Background saving")
+		rdbSaved(err, dirty, "Background saving", true)
 	}
 	return err
 }
 
-// rdbSaved records a save's outcome.
-func rdbSaved(err error, dirty uint64, what string) {
-	rdbState.lastOK = err == nil
+// rdbSaved records a save's outcome: a success, of either kind, clears
+// the failure MISCONF reports; a failed SAVE leaves the last background
+// save's status as it was, as in Redis.
+func rdbSaved(err error, dirty uint64, what string, background bool) {
+	if err == nil || background {
+		rdbState.lastOK = err == nil
+	}
 	if err != nil {
 		msg("%s failed: %v", what, err)
 		return
@@ -207,11 +211,7 @@ func rdbSave() error {
 	}
 	dirty := aofDirty
 	err := snapshotRun(&rdbEncoder{}, rdbPath())
-	rdbState.lastOK = err == nil || rdbState.lastOK // SAVE's failure is not BGSAVE's
-	rdbSaved(err, dirty, "DB saved on disk")
-	if err == nil {
-		rdbState.lastOK = true
-	}
+	rdbSaved(err, dirty, "DB saved on disk", false)
 	return err
 }
 
@@ -276,12 +276,11 @@ func respSave(st *respState, w *respWriter, args [][]byte) {
 
 // respBgsave: BGSAVE [SCHEDULE] starts a snapshot to the RDB file.
 func respBgsave(st *respState, w *respWriter, args [][]byte) {
-	schedule := false
 	if len(args) > 2 || len(args) == 2 && !cmdIs(args[1], "schedule") {
 		w.err(errSyntax)
 		return
 	}
-	schedule = len(args) == 2
+	schedule := len(args) == 2
 	switch {
 	case gSnap != nil && gSnap.isRDB():
 		w.err("ERR Background save already in progress")
