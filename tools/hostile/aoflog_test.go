@@ -18,7 +18,7 @@ import (
 // The server's CPU and a bystander's worst PING are reported.
 
 // aofChapters are the chapters with an append-only file.
-func aofChapters() []string { return []string{"ch21_aof"} }
+func aofChapters() []string { return []string{"ch21_aof", "ch22_snapshot"} }
 
 // TestAOFLogAmplification: see above.
 func TestAOFLogAmplification(t *testing.T) {

@@ -169,6 +169,7 @@ var registry = []*Info{
 	{ID: "ch19", Num: 19, Dir: "ch19_commands", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch19_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: perf | RESPListener, Flags: logConn | FlagRESPAddr},
 	{ID: "ch20", Num: 20, Dir: "ch20_zsets", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: every sorted-set command (ch20_zsets/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: perf | RESPListener, Flags: logConn | FlagRESPAddr},
 	{ID: "ch21", Num: 21, Dir: "ch21_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch21_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: perf | RESPListener, Flags: logConn | FlagRESPAddr},
+	{ID: "ch22", Num: 22, Dir: "ch22_snapshot", Title: "beyond the book: snapshots without fork: RDB and the log's rewrite", Section: "beyond the book: snapshots without fork: RDB and the log's rewrite (ch22_snapshot/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: perf | RESPListener, Flags: logConn | FlagRESPAddr},
 }
 
 // All returns every chapter with a server, in book order.

@@ -137,11 +137,11 @@ func TestRedis(t *testing.T) {
 	for _, c := range []struct {
 		id string
 		ok int
-	}{{"ch17", 15}, {"ch18", 8}, {"ch19", 9}, {"ch20", 5}, {"ch21", 1}} {
+	}{{"ch17", 15}, {"ch18", 8}, {"ch19", 9}, {"ch20", 5}, {"ch21", 1}, {"ch22", 2}} {
 		t.Run(c.id, func(t *testing.T) {
 			t.Parallel()
 			cmd := []string{"redis-server", "--port", "{port}", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}
-			if c.id == "ch21" {
+			if c.id == "ch21" || c.id == "ch22" {
 				cmd = append(cmd, "--appendonly", "yes", "--appenddirname", "conform-{port}")
 			}
 			sum, out := run(t, Config{Server: cmd}, c.id)
@@ -169,6 +169,7 @@ func TestUpTo(t *testing.T) {
 		{"ch18", "ch17 ch18", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16"},
 		{"ch20", "ch17 ch18 ch19 ch20", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16"},
 		{"ch21", "ch17 ch18 ch19 ch20 ch21", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16"},
+		{"ch22", "ch17 ch18 ch19 ch20 ch21 ch22", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16"},
 	} {
 		p, err := UpTo(c.id)
 		if err != nil {

@@ -54,6 +54,7 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch19": respChecks19,
 	"ch20": respChecks20,
 	"ch21": respChecks21,
+	"ch22": respChecks22,
 }
 
 // stages are built from the chapter registry: one per chapter with a

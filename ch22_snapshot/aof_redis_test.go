@@ -1,0 +1,185 @@
+package chapter_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"example.com/byor/testkit"
+)
+
+// kRedisAOFPort is where TestAOFRedisLoads runs the real Redis.
+const kRedisAOFPort = 6441
+
+// dumpKeys returns every key of rdb with its type, value and absolute
+// expiry time (PEXPIRETIME, -1 for none; from expireAt where rdb has no
+// PEXPIRETIME), one line each, sorted.
+func dumpKeys(t *testing.T, rdb *redis.Client, expireAt map[string]string) []string {
+	t.Helper()
+	ctx := context.Background()
+	keys, err := rdb.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, k := range keys {
+		typ := rdb.Type(ctx, k).Val()
+		var val any
+		switch typ {
+		case "string":
+			val = rdb.Get(ctx, k).Val()
+		case "hash":
+			m := rdb.HGetAll(ctx, k).Val()
+			var fields []string
+			for f, v := range m {
+				fields = append(fields, f+"="+v)
+			}
+			slices.Sort(fields)
+			val = fields
+		case "zset":
+			val = rdb.ZRangeWithScores(ctx, k, 0, -1).Val()
+		}
+		at := "-1"
+		if expireAt == nil {
+			at = strconv.FormatInt(rdb.Do(ctx, "PEXPIRETIME", k).Val().(int64), 10)
+		} else if e, ok := expireAt[k]; ok {
+			at = e
+			// The log's time is the one this server keeps, to within
+			// the moment between the two reads.
+			pttl := rdb.PTTL(ctx, k).Val().Milliseconds()
+			logged, _ := strconv.ParseInt(e, 10, 64)
+			if d := time.Now().UnixMilli() + pttl - logged; pttl < 0 || d < -testkit.Scale(time.Second).Milliseconds() || d > testkit.Scale(time.Second).Milliseconds() {
+				t.Errorf("%s: PTTL %d ms, but the log's PEXPIREAT is %d ms from now", k, pttl, logged-time.Now().UnixMilli())
+			}
+		} else if pttl := rdb.PTTL(ctx, k).Val(); pttl != -1 {
+			t.Errorf("%s: PTTL %v, but the log gives it no expiry", k, pttl)
+		}
+		lines = append(lines, fmt.Sprintf("%s %s %v expires %s", k, typ, val, at))
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+// logExpiry reads the keys' absolute expiry times from the log: the last
+// PEXPIREAT of each, unless a later command removed it.
+func logExpiry(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]string{}
+	cmd := regexp.MustCompile(`\*(\d+)\r\n`)
+	for _, rec := range cmd.Split(string(b), -1)[1:] {
+		var args []string
+		for parts := strings.Split(rec, "\r\n"); len(parts) > 1; parts = parts[2:] {
+			args = append(args, parts[1])
+		}
+		switch strings.ToUpper(args[0]) {
+		case "PEXPIREAT":
+			at[args[1]] = args[2]
+		case "SET", "DEL", "PERSIST":
+			delete(at, args[1])
+		}
+	}
+	return at
+}
+
+// TestAOFRedisLoads writes through this server the commands Redis 7.0
+// has (strings, counters, hashes, sorted sets, expiries, a transaction),
+// then checks the log with Redis's own tools: redis-check-aof accepts it,
+// and a real redis-server started with --appendonly yes on it has the
+// same keys, values and expiry times. Skipped without Debian's
+// redis-server and redis-tools.
+func TestAOFRedisLoads(t *testing.T) {
+	for _, prog := range []string{"redis-server", "redis-check-aof"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skipf("%s is not installed (Debian: redis-server, redis-tools)", prog)
+		}
+	}
+	dir := t.TempDir()
+	p, rdb := startAOF(t, dir, "always")
+	ctx := context.Background()
+	for _, cmd := range [][]any{
+		{"SET", "greeting", "hello"},
+		{"SET", "session", "abc", "EX", "1000"},
+		{"SET", "token", "t", "PX", "500000"},
+		{"INCR", "visits"}, {"INCRBY", "visits", "41"}, {"DECR", "visits"},
+		{"APPEND", "greeting", " world"},
+		{"HSET", "user:1", "name", "ada", "lang", "go"},
+		{"HINCRBY", "user:1", "logins", "3"},
+		{"HDEL", "user:1", "lang"},
+		{"ZADD", "board", "1.5", "ann", "2", "bob", "0.1", "cy"},
+		{"ZINCRBY", "board", "0.2", "cy"},
+		{"ZREM", "board", "bob"},
+		{"SET", "temp", "x"}, {"EXPIRE", "temp", "3600"},
+		{"SET", "kept", "y", "EX", "100"}, {"PERSIST", "kept"},
+		{"SET", "gone", "z"}, {"DEL", "gone"},
+		{"MSET", "a", "1", "b", "2"},
+		{"SET", "nx", "first"}, {"SET", "nx", "second", "NX"},
+	} {
+		if err := rdb.Do(ctx, cmd...).Err(); err != nil && err != redis.Nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	if _, err := rdb.TxPipelined(ctx, func(tx redis.Pipeliner) error {
+		tx.Set(ctx, "tx:a", "1", 0)
+		tx.Incr(ctx, "tx:n")
+		tx.HSet(ctx, "tx:h", "f", "v")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "appendonly.aof")
+	want := dumpKeys(t, rdb, logExpiry(t, path))
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	out, err := exec.Command("redis-check-aof", path).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "is valid") {
+		t.Fatalf("redis-check-aof: %v\n%s", err, out)
+	}
+
+	redisDir := t.TempDir()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(redisDir, "appendonly.aof"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := exec.Command("redis-server", "--port", strconv.Itoa(kRedisAOFPort), "--bind", "127.0.0.1",
+		"--appendonly", "yes", "--dir", redisDir, "--save", "")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Process.Kill()
+		srv.Wait()
+	})
+	real := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", kRedisAOFPort), Protocol: 2})
+	defer real.Close()
+	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
+	for real.Ping(ctx).Err() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("redis-server did not answer")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	got := dumpKeys(t, real, nil)
+	if !slices.Equal(got, want) {
+		t.Fatalf("real Redis loaded:\n%s\nthis server had:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	t.Logf("real Redis loaded %d keys, the same values and expiry times", len(got))
+}

@@ -1,0 +1,398 @@
+package server
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// The append-only file. Every command that changed the key space is
+// appended to a buffer in RESP, as Redis propagates it (aofEnd, with the
+// rules of aof_rules.go); the buffer is written to the file before any
+// reply that depends on it is sent (aofBeforeReply), and the file is
+// fsynced as -appendfsync says (aofBeforeSleep for always, a worker for
+// everysec: aof_fsync.go). At start the file is replayed through the
+// command table (aof_load.go).
+
+// The settings, with Redis's names and defaults.
+var (
+	aofOn       bool
+	aofDir      = "."
+	aofFilename = "appendonly.aof"
+	aofPolicy   = fsyncEverysec
+)
+
+// The -appendfsync policies.
+const (
+	fsyncAlways   = "always"
+	fsyncEverysec = "everysec"
+	fsyncNo       = "no"
+)
+
+// The log's state. Offsets count the file's bytes from its start: what
+// is in the file (aofWritten), what the kernel was told to keep
+// (aofSynced, which the everysec worker moves), and aofBuf, the commands
+// appended and not yet written.
+var (
+	aofFd      = -1
+	aofBuf     []byte
+	aofWritten int64
+	aofSynced  atomic.Int64
+	// aofCmds counts the commands appended, so that a command that
+	// appends more than one is wrapped in MULTI/EXEC (aofEnd).
+	aofCmds int
+	// aofDirty is bumped by every change to the key space (touchKey):
+	// a command that left it alone is not logged.
+	aofDirty uint64
+	// aofDepth is how many commands are running: 2 while EXEC runs its
+	// commands, which are wrapped once, around all of them.
+	aofDepth int
+	// aofLoading is set while the file is replayed: nothing is appended,
+	// and an expiry time already past sets a timer instead of deleting
+	// (the timers, which do not run until the loop does, delete the key
+	// and log that).
+	aofLoading bool
+	// aofWriteErr is the last write's error, nil once a write succeeds:
+	// while it is set, writes are refused (aofRefusal).
+	aofWriteErr error
+	// aofHeld are, under always, the connections whose replies wait for
+	// the fsync of the log up to the offset given.
+	aofHeld = map[*conn]int64{}
+)
+
+// aofFlags adds the flags of the log to fs, with Redis's names; the
+// function returned checks them once fs is parsed.
+func aofFlags(fs *flag.FlagSet) func() error {
+	on := fs.String("appendonly", "no", "`yes` to log every write to the append-only file and replay it at start")
+	dir := fs.String("dir", aofDir, "the `directory` of the append-only file")
+	name := fs.String("appendfilename", aofFilename, "the append-only file's `name`, in -dir")
+	policy := fs.String("appendfsync", aofPolicy, "when the log reaches the disk: `always` (before the reply), everysec (a worker, each second) or no (when the kernel likes)")
+	return func() error {
+		switch *on {
+		case "yes", "no":
+			aofOn = *on == "yes"
+		default:
+			return fmt.Errorf("-appendonly must be yes or no, not %q", *on)
+		}
+		switch *policy {
+		case fsyncAlways, fsyncEverysec, fsyncNo:
+			aofPolicy = *policy
+		default:
+			return fmt.Errorf("-appendfsync must be always, everysec or no, not %q", *policy)
+		}
+		if *name == "" || strings.ContainsRune(*name, '/') {
+			return fmt.Errorf("-appendfilename must be a file name, without a directory: %q", *name)
+		}
+		aofDir, aofFilename = *dir, *name
+		respConfigSet("appendonly", *on)
+		respConfigSet("appendfsync", aofPolicy)
+		respConfigSet("appendfilename", aofFilename)
+		respConfigSet("dir", aofDir)
+		return nil
+	}
+}
+
+// aofPath is the log's path.
+func aofPath() string { return filepath.Join(aofDir, aofFilename) }
+
+// aofStart replays the log, if the server keeps one, and opens it for
+// appending. A log damaged before its last command stops the server: it
+// must not start with less than the log holds.
+func aofStart() error {
+	if !aofOn {
+		return nil
+	}
+	size, err := aofLoad(aofPath())
+	if err != nil {
+		return err
+	}
+	fd, err := unix.Open(aofPath(), unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return fmt.Errorf("opening the append-only file: %w", err)
+	}
+	if size == 0 {
+		// A new file's name is in the directory only once the directory
+		// is synced too.
+		syncDir(aofDir)
+	}
+	aofFd = fd
+	aofWritten = size
+	aofWrittenShared.Store(size)
+	aofSynced.Store(size)
+	if aofPolicy == fsyncEverysec {
+		go aofFsyncWorker()
+	}
+	return nil
+}
+
+// syncDir fsyncs the directory dir, for a file just created in it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// aofAppend appends one command to the log's buffer, in RESP.
+func aofAppend(args ...[]byte) {
+	aofBuf = append(aofBuf, '*')
+	aofBuf = strconv.AppendInt(aofBuf, int64(len(args)), 10)
+	aofBuf = append(aofBuf, '\r', '\n')
+	for _, a := range args {
+		aofBuf = append(aofBuf, '$')
+		aofBuf = strconv.AppendInt(aofBuf, int64(len(a)), 10)
+		aofBuf = append(aofBuf, '\r', '\n')
+		aofBuf = append(aofBuf, a...)
+		aofBuf = append(aofBuf, '\r', '\n')
+	}
+	aofCmds++
+}
+
+// aofAppendStrings is aofAppend for arguments held as strings.
+func aofAppendStrings(args ...string) {
+	b := make([][]byte, len(args))
+	for i, a := range args {
+		b[i] = []byte(a)
+	}
+	aofAppend(b...)
+}
+
+// aofMark is what aofBegin notes before a command runs, for aofEnd.
+type aofMark struct {
+	dirty uint64
+	buf   int
+	cmds  int
+}
+
+// aofBegin notes the log's state before a command runs.
+func aofBegin() aofMark {
+	aofDepth++
+	return aofMark{dirty: aofDirty, buf: len(aofBuf), cmds: aofCmds}
+}
+
+// aofEnd logs the command c with args, which has just run, if it changed
+// the key space: as its rule in aofRules says, or as it was given.
+// book says it came through the book's protocol. A command logged as
+// more than one, and those of EXEC (a command that runs commands), are
+// wrapped in MULTI/EXEC, so a replay applies all or none of them.
+func aofEnd(c *command, args [][]byte, m aofMark, book bool) {
+	aofDepth--
+	if aofFd < 0 || aofLoading {
+		return
+	}
+	if rule := aofRules[c.name]; c.flags&flagWrite != 0 && (aofDirty != m.dirty || rule.always) {
+		fn := rule.resp
+		if book {
+			fn = rule.book
+		}
+		if fn != nil {
+			fn(args)
+		} else {
+			aofAppend(args...)
+		}
+	}
+	if aofDepth == 0 && aofCmds-m.cmds > 1 {
+		aofWrap(m) // MULTI ... EXEC around them: all or none on replay
+	}
+}
+
+// aofWrap puts MULTI before the commands appended since m, and EXEC
+// after them.
+func aofWrap(m aofMark) {
+	cmds := aofCmds
+	tail := append([]byte(nil), aofBuf[m.buf:]...)
+	aofBuf = aofBuf[:m.buf]
+	aofAppendStrings("MULTI")
+	aofBuf = append(aofBuf, tail...)
+	aofAppendStrings("EXEC")
+	aofCmds = cmds + 2
+}
+
+// aofExpired logs the deletion of a key whose TTL came due, as Redis
+// does: a command written to the key before its TTL came due must find
+// it on replay, and one written after must not.
+func aofExpired(key string) {
+	if aofFd >= 0 && !aofLoading {
+		aofAppendStrings("DEL", key)
+	}
+}
+
+// aofRefusal returns the error that refuses a write while the log cannot
+// be written, as Redis's, or "".
+func aofRefusal(c *command) string {
+	if refusal := rdbRefusal(c); refusal != "" {
+		return refusal // the last background save failed (rdb_write.go)
+	}
+	if aofWriteErr == nil || c.flags&flagWrite == 0 {
+		return ""
+	}
+	return "MISCONF Errors writing to the AOF file: " + strerror(aofWriteErr)
+}
+
+// strerror is C's strerror for err: Go's text, which is C's, lower-cased.
+func strerror(err error) string {
+	var errno unix.Errno
+	s := err.Error()
+	if errors.As(err, &errno) {
+		s = errno.Error()
+	}
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// aofWrite writes the buffer to the file. A write that fails, or writes
+// only part of it, is undone (the file is cut back to what it held) and
+// the buffer kept, to be written again; until then writes are refused.
+func aofWrite() {
+	if aofFd < 0 || len(aofBuf) == 0 {
+		return
+	}
+	n, err := unix.Write(aofFd, aofBuf)
+	if n < 0 {
+		n = 0
+	}
+	if err == nil && n < len(aofBuf) {
+		err = unix.ENOSPC // a short write: the disk is full
+	}
+	if err != nil {
+		if n > 0 && unix.Ftruncate(aofFd, aofWritten) != nil {
+			// The part written stays: go on after it.
+			aofWritten += int64(n)
+			aofWrittenShared.Store(aofWritten)
+			aofBuf = aofBuf[:copy(aofBuf, aofBuf[n:])]
+		}
+		if aofWriteErr == nil {
+			msg("error writing to the append-only file: %v", err)
+		}
+		aofWriteErr = err
+		return
+	}
+	aofWritten += int64(n)
+	aofWrittenShared.Store(aofWritten)
+	aofBuf = aofBuf[:0]
+	if cap(aofBuf) > 1<<20 {
+		aofBuf = nil // a large transaction's buffer is not kept
+	}
+	if aofWriteErr != nil {
+		msg("the append-only file can be written again")
+		aofWriteErr = nil
+	}
+}
+
+// aofTurnMark returns what aofHold compares with to tell whether a
+// connection's turn appended to the log.
+func aofTurnMark() int { return aofCmds }
+
+// aofHold writes the log before conn's replies are sent, and under
+// always reports whether they must wait for its fsync (aofBeforeSleep
+// sends them): those of a turn that appended to the log, and any after
+// them. mark is aofTurnMark from the start of the turn.
+func aofHold(conn *conn, mark int) bool {
+	if aofFd < 0 {
+		return false
+	}
+	aofWrite() // write(2): from here a crash of the process loses nothing
+	if aofPolicy != fsyncAlways {
+		return false
+	}
+	need := aofWritten + int64(len(aofBuf))
+	if _, held := aofHeld[conn]; held || aofCmds != mark {
+		aofHeld[conn] = need // its replies wait for the fsync
+		return true
+	}
+	return false
+}
+
+// aofWaits reports whether conn's replies wait for the log.
+func aofWaits(conn *conn) bool {
+	_, held := aofHeld[conn]
+	return held
+}
+
+// aofBeforeSleep ends each loop iteration: it writes the log, fsyncs it
+// under always, once for every connection whose replies wait, and sends
+// those. A failed fsync under always ends the server, as in Redis: the
+// kernel may have dropped the pages it could not write, and a second
+// fsync would report them safe.
+func aofBeforeSleep() {
+	if aofFd < 0 {
+		return
+	}
+	aofWrite()
+	if aofPolicy != fsyncAlways || len(aofHeld) == 0 {
+		return
+	}
+	if aofSynced.Load() < aofWritten {
+		if err := fdatasync(aofFd); err != nil {
+			msg("fsync of the append-only file failed under appendfsync always: %v; exiting", err)
+			logFlush(0)
+			os.Exit(1)
+		}
+		aofSynced.Store(aofWritten)
+	}
+	for conn, need := range aofHeld {
+		if need > aofSynced.Load() {
+			continue // its log is not written yet (a write error)
+		}
+		delete(aofHeld, conn)
+		if gData.fd2conn[conn.fd] != conn {
+			continue // closed meanwhile
+		}
+		tryFlushBuffer(conn)
+		if conn.state == stateEnd {
+			connHungUp(conn)
+		} else {
+			connWatch(conn)
+		}
+	}
+}
+
+// aofNextUs is when the loop must wake up for the log: soon while a
+// write failed (it is tried again), else never (math.MaxUint64).
+func aofNextUs(nowUs uint64) uint64 {
+	if aofWriteErr != nil {
+		return nowUs + 100_000
+	}
+	return ^uint64(0)
+}
+
+// aofInfo writes the fields of INFO's persistence section, with Redis's
+// names: those redis-cli and client libraries read.
+func aofInfo(field func(k string, v any)) {
+	status := "ok"
+	if aofWriteErr != nil || aofFsyncFailed.Load() {
+		status = "err"
+	}
+	field("loading", b2i(aofLoading))
+	field("async_loading", 0)
+	rdbInfo(field) // the snapshots' fields (rdb_write.go)
+	field("aof_enabled", b2i(aofOn))
+	aofRewriteInfo(field) // the rewrite's (aof_rewrite.go)
+	field("aof_last_write_status", status)
+	if aofOn {
+		field("aof_current_size", aofWritten+int64(len(aofBuf)))
+		field("aof_buffer_length", len(aofBuf))
+		field("aof_pending_bio_fsync", b2i(aofSynced.Load() < aofWritten))
+	}
+}
+
+// b2i is 1 for true, 0 for false, as INFO writes flags.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// codeMisconf is the book's protocol's error code for a write refused
+// while the log cannot be written: a code past the book's four.
+const codeMisconf = 5

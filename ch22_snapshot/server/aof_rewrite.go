@@ -1,0 +1,285 @@
+package server
+
+// Rewriting the append-only file from a snapshot: BGREWRITEAOF, and the
+// automatic rewrites of -auto-aof-rewrite-percentage and -min-size. The
+// snapshot (snapshot.go) writes each key as the commands that make it,
+// to a temporary file, while the loop goes on logging every write to the
+// old file as before. When the walk is done and the temporary file
+// synced, the loop (no write can run meanwhile) appends to it what the
+// old file gained since the snapshot's instant, syncs it, renames it over
+// the old one, syncs the directory, and points the log's descriptor at
+// the new file (dup2: the fsync worker keeps its number). Until the
+// rename the old file is whole and is the log; after it the new one has
+// every write the old one had.
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// The rewrite's settings (Redis's names and defaults) and state.
+var aofRW = struct {
+	percentage int
+	minSize    int64
+	// baseSize is the log's size after the last rewrite (or at start):
+	// the automatic rewrite compares the size with it.
+	baseSize  int64
+	scheduled bool
+	running   bool
+	lastOK    bool
+	lastSecs  int64
+	rewrites  int
+	// from is the old file's size at the snapshot's instant: what it
+	// gains past it is appended to the new file.
+	from int64
+}{percentage: 100, minSize: 64 << 20, lastOK: true, lastSecs: -1}
+
+// aofRewriteFlags adds the automatic rewrite's flags to fs.
+func aofRewriteFlags(fs *flag.FlagSet) func() error {
+	pct := fs.Int("auto-aof-rewrite-percentage", aofRW.percentage, "rewrite the append-only file once it has grown by this `percent` since the last rewrite; 0 for never")
+	minMB := fs.Int64("auto-aof-rewrite-min-size", aofRW.minSize, "but not while it is smaller than this many `bytes`")
+	return func() error {
+		if *pct < 0 || *minMB < 0 {
+			return fmt.Errorf("-auto-aof-rewrite-percentage and -auto-aof-rewrite-min-size must not be negative")
+		}
+		aofRW.percentage, aofRW.minSize = *pct, *minMB
+		respConfigSet("auto-aof-rewrite-percentage", strconv.Itoa(*pct))
+		respConfigSet("auto-aof-rewrite-min-size", strconv.FormatInt(*minMB, 10))
+		return nil
+	}
+}
+
+// aofRewriteDue reports whether a rewrite should start: one scheduled
+// while a background save ran, or the log grown past the rule.
+func aofRewriteDue() bool {
+	if gSnap != nil || !aofOn || aofFd < 0 {
+		return false
+	}
+	if aofRW.scheduled {
+		return true
+	}
+	size := aofWritten + int64(len(aofBuf))
+	return aofRW.percentage > 0 && size >= aofRW.minSize &&
+		size-aofRW.baseSize >= aofRW.baseSize*int64(aofRW.percentage)/100
+}
+
+// aofRewriteStart starts a rewrite of the log from a snapshot.
+func aofRewriteStart() error {
+	aofRW.scheduled = false
+	aofWrite()
+	if aofWriteErr != nil {
+		aofRW.lastOK = false
+		return aofWriteErr
+	}
+	aofRW.from = aofWritten
+	s, err := snapshotBegin(aofEncoder{}, aofPath(), aofRewriteDone)
+	if err != nil {
+		aofRW.lastOK = false
+		msg("Background append only file rewriting failed: %v", err)
+		return err
+	}
+	s.path = "" // the loop renames it, once the tail is appended
+	aofRW.running = true
+	msg("Background append only file rewriting started")
+	return nil
+}
+
+// aofRewriteDone ends a rewrite, on the loop: the tail, the rename, the
+// new descriptor.
+func aofRewriteDone(s *snapshot, err error) {
+	aofRW.running = false
+	aofRW.lastSecs = int64((getMonotonicUsec() - s.startUs) / 1e6)
+	if err == nil {
+		err = aofRewriteSwitch(s.tmp)
+	}
+	aofRW.lastOK = err == nil
+	if err != nil {
+		os.Remove(s.tmp)
+		msg("Background append only file rewriting failed: %v", err)
+		return
+	}
+	aofRW.rewrites++
+	msg("Background AOF rewrite finished successfully")
+}
+
+// aofRewriteSwitch appends the writes logged since the instant to the
+// synced temporary file tmp, and makes it the log.
+func aofRewriteSwitch(tmp string) error {
+	aofBeforeSleep() // everything logged is in the old file (and, under always, synced and answered)
+	if aofWriteErr != nil {
+		return aofWriteErr
+	}
+	old, err := os.Open(aofPath())
+	if err != nil {
+		return err
+	}
+	tail := make([]byte, aofWritten-aofRW.from)
+	_, err = old.ReadAt(tail, aofRW.from)
+	old.Close()
+	if err != nil {
+		return fmt.Errorf("reading what the log gained meanwhile: %w", err)
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(tail)
+	if err == nil {
+		err = f.Sync()
+	}
+	st, serr := f.Stat()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = serr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, aofPath()); err != nil {
+		return err
+	}
+	if err := syncDirErr(aofDir); err != nil {
+		return err
+	}
+	fd, err := unix.Open(aofPath(), unix.O_WRONLY|unix.O_APPEND|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: aofPath(), Err: err}
+	}
+	defer unix.Close(fd)
+	if err := unix.Dup2(fd, aofFd); err != nil {
+		return &os.PathError{Op: "dup2", Path: aofPath(), Err: err}
+	}
+	size := st.Size()
+	aofWritten = size
+	aofWrittenShared.Store(size)
+	aofSynced.Store(size)
+	aofRW.baseSize = size
+	return nil
+}
+
+// aofRewriteInfo writes INFO persistence's aof_rewrite fields.
+func aofRewriteInfo(field func(k string, v any)) {
+	cur := int64(-1)
+	if aofRW.running && gSnap != nil {
+		cur = int64((getMonotonicUsec() - gSnap.startUs) / 1e6)
+	}
+	status := "ok"
+	if !aofRW.lastOK {
+		status = "err"
+	}
+	field("aof_rewrite_in_progress", b2i(aofRW.running))
+	field("aof_rewrite_scheduled", b2i(aofRW.scheduled))
+	field("aof_last_rewrite_time_sec", aofRW.lastSecs)
+	field("aof_current_rewrite_time_sec", cur)
+	field("aof_last_bgrewrite_status", status)
+	field("aof_rewrites", aofRW.rewrites)
+}
+
+// aofRewriteRows is BGREWRITEAOF's row.
+func aofRewriteRows() []*command {
+	return []*command{
+		{name: "bgrewriteaof", arity: 1, flags: flagAdmin | flagNoScript | flagNoAsyncLoading, resp: respBgrewriteaof},
+	}
+}
+
+// respBgrewriteaof: BGREWRITEAOF starts a rewrite of the log, or
+// schedules one after the background save running.
+func respBgrewriteaof(st *respState, w *respWriter, args [][]byte) {
+	switch {
+	case !aofOn:
+		w.err("ERR the append-only file is off (start the server with -appendonly yes)")
+	case aofRW.running:
+		w.err("ERR Background append only file rewriting already in progress")
+	case gSnap != nil:
+		aofRW.scheduled = true
+		w.simple("Background append only file rewriting scheduled")
+	default:
+		if err := aofRewriteStart(); err != nil {
+			w.err("ERR Can't rewrite append only file in background: " + err.Error())
+			return
+		}
+		w.simple("Background append only file rewriting started")
+	}
+}
+
+// negInf is where a walk of a sorted set starts.
+var negInf = math.Inf(-1)
+
+// kRewriteBatch is how many members or fields one command of the
+// rewritten log holds at most (Redis's AOF_REWRITE_ITEMS_PER_CMD).
+const kRewriteBatch = 64
+
+// aofEncoder writes a snapshot as the commands that rebuild it.
+type aofEncoder struct{}
+
+func (aofEncoder) begin(b []byte, keys, expires int) []byte { return b }
+func (aofEncoder) end(b []byte) []byte                      { return b }
+
+// entry writes the commands of one key: SET, HSET or ZADD (in batches),
+// the fields' expiry times, and the key's.
+func (aofEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, int) {
+	start := len(b)
+	work := 1
+	key := ent.key()
+	switch ent.typ() {
+	case tStr:
+		b = appendCommand(b, "SET", key, ent.val())
+	case tZSet:
+		z := ent.obj.zset
+		args := []string{"ZADD", key}
+		for n := z.SeekGE(negInf, ""); n != nil; n = z.Offset(n, +1) {
+			args = append(args, formatScore(n.Score()), n.Name())
+			if len(args) == 2+2*kRewriteBatch {
+				b = appendCommand(b, args...)
+				args = args[:2]
+			}
+			work += kVisitWork
+		}
+		if len(args) > 2 {
+			b = appendCommand(b, args...)
+		}
+	case tHash:
+		h := ent.obj.hash
+		pairs := h.GetAll(uint64(nowMs))
+		args := []string{"HSET", key}
+		for i, p := range pairs {
+			args = append(args, p.Name, p.Value)
+			if len(args) == 2+2*kRewriteBatch || i == len(pairs)-1 {
+				b = appendCommand(b, args...)
+				args = args[:2]
+			}
+			work += kVisitWork
+		}
+		for _, p := range pairs {
+			if at := h.ExpireTime(uint64(nowMs), p.Name); at >= 0 {
+				b = appendCommand(b, "HPEXPIREAT", key, strconv.FormatInt(at, 10), "FIELDS", "1", p.Name)
+			}
+		}
+	}
+	if expireMs >= 0 {
+		b = appendCommand(b, "PEXPIREAT", key, strconv.FormatInt(expireMs, 10))
+	}
+	return b, work + (len(b)-start)/kWorkBytes
+}
+
+// appendCommand appends one command in RESP.
+func appendCommand(b []byte, args ...string) []byte {
+	b = append(b, '*')
+	b = strconv.AppendInt(b, int64(len(args)), 10)
+	b = append(b, '\r', '\n')
+	for _, a := range args {
+		b = append(b, '$')
+		b = strconv.AppendInt(b, int64(len(a)), 10)
+		b = append(b, '\r', '\n')
+		b = append(b, a...)
+		b = append(b, '\r', '\n')
+	}
+	return b
+}

@@ -1,0 +1,207 @@
+package server
+
+import (
+	"math"
+	"strconv"
+
+	"example.com/byor/ch22_snapshot/hashes"
+)
+
+// How a write is logged. A row of the command table with flagWrite is
+// logged as it was given, when it changed the key space, unless it has a
+// rule here: a command whose effect depends on when it ran (a TTL
+// relative to now, the value a float's formatting gives) is logged as its
+// effect, read from the key space once it has run, in commands that
+// replay the same anywhere: expiry as absolute unix times, a value as
+// SET. A replay then gives the same data however late it happens, on this
+// server or on Redis.
+
+// aofRule is a row's way of being logged: resp and book (nil: as given)
+// append what the command did, for each listener; always logs the
+// command even when it changed nothing (FLUSHALL on an empty key space,
+// as Redis does).
+type aofRule struct {
+	resp, book func(args [][]byte)
+	always     bool
+}
+
+// aofRules are the rules by command name. A name not in the table yet is
+// harmless: the row that comes with it is logged by its rule.
+var aofRules = map[string]aofRule{
+	// Expiry: the key's TTL as it now is, absolute.
+	"expire":    {resp: logKeyTTL, book: logKeyTTL},
+	"pexpire":   {resp: logKeyTTL, book: logKeyTTL},
+	"expireat":  {resp: logKeyTTL},
+	"pexpireat": {resp: logKeyTTL},
+	"getex":     {resp: logKeyTTL}, // the value is not logged: it did not change
+	// A string's value and TTL as they now are. The book's set keeps a
+	// key's TTL where Redis's drops it, so it is logged as its effect too.
+	"set":         {resp: logString, book: logString},
+	"setex":       {resp: logString},
+	"psetex":      {resp: logString},
+	"getdel":      {resp: logString},
+	"incrbyfloat": {resp: logString},
+	// The book's zadd and zrem read a score as the book does; the
+	// members' scores are logged as Redis reads them.
+	"zadd": {book: logMembers},
+	"zrem": {book: logMembers},
+	// Hash fields given a TTL relative to now: their TTLs as they now
+	// are, not their values, which did not change (a request of a few
+	// bytes a field must not log a value of megabytes).
+	"hexpire":  {resp: logFieldTTLs, book: logFieldTTLs},
+	"hpexpire": {resp: logFieldTTLs, book: logFieldTTLs},
+	"hgetex":   {resp: logFieldTTLs, book: logFieldTTLs},
+	// Fields given values and TTLs, or a float: values and TTLs.
+	"hsetex":       {resp: logFieldPairs, book: logFieldPairs},
+	"hincrbyfloat": {resp: logFields},
+	// The whole key space, even an empty one.
+	"flushall": {always: true},
+	"flushdb":  {always: true},
+}
+
+// logKeyTTL logs a key's expiry: PEXPIREAT at its absolute time, PERSIST
+// if it has none, DEL if the command deleted it.
+func logKeyTTL(args [][]byte) {
+	key := args[1]
+	ent := lookupEntry(key)
+	switch {
+	case ent == nil:
+		aofAppend([]byte("DEL"), key) // an expiry in the past deleted it
+	case ent.heapIdx == -1:
+		aofAppend([]byte("PERSIST"), key)
+	default:
+		at := entryExpireMs(ent, int64(getUnixMs()))
+		aofAppend([]byte("PEXPIREAT"), key, strconv.AppendInt(nil, at, 10))
+	}
+}
+
+// logString logs a string key as it now is: SET, then PEXPIREAT if it has
+// a TTL; or DEL if it is gone.
+func logString(args [][]byte) {
+	key := args[1]
+	ent := lookupEntry(key)
+	if ent == nil || ent.typ() != tStr {
+		aofAppend([]byte("DEL"), key)
+		return
+	}
+	aofAppend([]byte("SET"), key, []byte(ent.val()))
+	if ent.heapIdx != -1 {
+		logKeyTTL(args)
+	}
+}
+
+// logMembers logs the members the book's zadd or zrem names (the last
+// argument) as they now are: ZADD with the score, or ZREM.
+func logMembers(args [][]byte) {
+	key, member := args[1], args[len(args)-1]
+	ent := lookupEntry(key)
+	if ent != nil && ent.typ() == tZSet {
+		if node := ent.obj.zset.Lookup(string(member)); node != nil {
+			aofAppend([]byte("ZADD"), key, []byte(formatScore(node.Score())), member)
+			return
+		}
+	}
+	aofAppend([]byte("ZREM"), key, member)
+}
+
+// formatScore writes a score so that Redis and this server read back the
+// same float: 17 significant digits, and infinities as Redis writes them.
+func formatScore(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'g', 17, 64)
+}
+
+// logFields logs the hash fields a command names as they now are: HSET
+// and, for one with a TTL, HPEXPIREAT at its absolute time; HDEL for one
+// that is gone; DEL if the hash is.
+func logFields(args [][]byte) { logFieldsNamed(args[1], fieldNames(args, 1)) }
+
+// logFieldPairs is logFields for HSETEX, whose fields come with values.
+func logFieldPairs(args [][]byte) { logFieldsNamed(args[1], fieldNames(args, 2)) }
+
+// logFieldsNamed logs the fields names of the hash key as they now are.
+func logFieldsNamed(key []byte, names [][]byte) {
+	ent := lookupEntry(key)
+	if ent == nil || ent.typ() != tHash {
+		aofAppend([]byte("DEL"), key)
+		return
+	}
+	now := getUnixMs()
+	h := ent.obj.hash
+	for _, name := range names {
+		v, ok := h.Get(now, string(name))
+		if !ok {
+			aofAppend([]byte("HDEL"), key, name)
+			continue
+		}
+		aofAppend([]byte("HSET"), key, name, []byte(v))
+		if at := h.ExpireTime(now, string(name)); at != hashes.NoTTL && at != hashes.NoField {
+			aofAppend([]byte("HPEXPIREAT"), key, strconv.AppendInt(nil, at, 10), []byte("FIELDS"), []byte("1"), name)
+		}
+	}
+}
+
+// logFieldTTLs logs the TTLs of the hash fields a command names as they
+// now are: one HPEXPIREAT for each expiry time, HPERSIST for those with
+// none, HDEL for those gone; DEL if the hash is.
+func logFieldTTLs(args [][]byte) {
+	key := args[1]
+	ent := lookupEntry(key)
+	if ent == nil || ent.typ() != tHash {
+		aofAppend([]byte("DEL"), key)
+		return
+	}
+	now := getUnixMs()
+	h := ent.obj.hash
+	var times []int64
+	byTime := map[int64][][]byte{}
+	var gone [][]byte
+	for _, name := range fieldNames(args, 1) {
+		at := h.ExpireTime(now, string(name))
+		if at == hashes.NoField {
+			gone = append(gone, name)
+			continue
+		}
+		if _, ok := byTime[at]; !ok {
+			times = append(times, at)
+		}
+		byTime[at] = append(byTime[at], name)
+	}
+	for _, at := range times {
+		names := byTime[at]
+		head := [][]byte{[]byte("HPEXPIREAT"), key, strconv.AppendInt(nil, at, 10)}
+		if at == hashes.NoTTL {
+			head = [][]byte{[]byte("HPERSIST"), key}
+		}
+		head = append(head, []byte("FIELDS"), strconv.AppendInt(nil, int64(len(names)), 10))
+		aofAppend(append(head, names...)...)
+	}
+	if len(gone) > 0 {
+		aofAppend(append([][]byte{[]byte("HDEL"), key}, gone...)...)
+	}
+}
+
+// fieldNames returns the fields a hash command names: those after
+// FIELDS n, every step-th (2 where values follow the names), or else the
+// one field of HINCRBYFLOAT.
+func fieldNames(args [][]byte, step int) [][]byte {
+	for i := 2; i+1 < len(args); i++ {
+		if !cmdIs(args[i], "fields") {
+			continue
+		}
+		var names [][]byte
+		for j := i + 2; j < len(args); j += step {
+			names = append(names, args[j])
+		}
+		return names
+	}
+	if len(args) > 2 {
+		return args[2:3]
+	}
+	return nil
+}

@@ -1,0 +1,202 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// logOn makes the server keep a log, in a file of the test's own, with
+// an empty key space; the commands then run are appended to aofBuf.
+func logOn(t *testing.T) string {
+	t.Helper()
+	resetData(t)
+	path := filepath.Join(t.TempDir(), "appendonly.aof")
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aofFd, aofBuf, aofWritten, aofWriteErr = fd, nil, 0, nil
+	t.Cleanup(func() {
+		unix.Close(fd)
+		aofFd, aofBuf, aofWritten, aofWriteErr = -1, nil, 0, nil
+	})
+	return path
+}
+
+// logged returns the commands appended since the last call, one line
+// each, the arguments joined by spaces, and empties the buffer.
+func logged(t *testing.T) []string {
+	t.Helper()
+	var lines []string
+	ar := &aofReader{r: bufioReader(aofBuf)}
+	for ar.off < int64(len(aofBuf)) {
+		args, err := ar.record()
+		if err != nil {
+			t.Fatalf("the log's own bytes do not parse at %d: %v", ar.off, err)
+		}
+		var words []string
+		for _, a := range args {
+			words = append(words, string(a))
+		}
+		lines = append(lines, strings.Join(words, " "))
+	}
+	aofBuf = aofBuf[:0]
+	return lines
+}
+
+// respSession runs RESP commands on one connection, as a client would.
+func respSession(t *testing.T, cmds ...string) {
+	t.Helper()
+	st := newRESPState(nil)
+	for _, cmd := range cmds {
+		var args [][]byte
+		for _, a := range strings.Fields(cmd) {
+			args = append(args, []byte(a))
+		}
+		st.w.begin(nil)
+		respDo(&conn{state: stateReq}, st, args)
+		outputHeld -= cap(st.w.buf)
+	}
+}
+
+// expectLog checks the commands appended since the last check; a word
+// "AT+n" stands for the unix time n ms from now, to within 2 ms.
+func expectLog(t *testing.T, want ...string) {
+	t.Helper()
+	got := logged(t)
+	ok := len(got) == len(want)
+	for i := 0; ok && i < len(got); i++ {
+		g, w := strings.Fields(got[i]), strings.Fields(want[i])
+		ok = len(g) == len(w)
+		for j := 0; ok && j < len(g); j++ {
+			if n, isAt := strings.CutPrefix(w[j], "AT+"); isAt {
+				ms, _ := strconv.ParseInt(n, 10, 64)
+				at, _ := strconv.ParseInt(g[j], 10, 64)
+				d := at - (int64(getUnixMs()) + ms)
+				ok = d >= -2 && d <= 2
+			} else {
+				ok = g[j] == w[j]
+			}
+		}
+	}
+	if !ok {
+		t.Errorf("logged:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// TestAOFLogsChanges: a command is logged when it changed the key space,
+// as it was given unless its rule says otherwise, and not when it did not.
+func TestAOFLogsChanges(t *testing.T) {
+	logOn(t)
+	respSession(t, "SET k v", "SET k w NX", "GET k", "DEL nosuch", "INCR n", "DEL k", "ZADD z 1 a", "ZADD z 1 a", "HSET h f v")
+	expectLog(t, "SET k v", "INCR n", "DEL k", "ZADD z 1 a", "HSET h f v")
+	respSession(t, "FLUSHALL", "FLUSHALL")
+	expectLog(t, "FLUSHALL", "FLUSHALL") // as Redis: even an empty key space
+}
+
+// TestAOFLogsAbsoluteTimes: a TTL relative to now is logged as the
+// absolute time it came to, a SET with one as SET and PEXPIREAT in one
+// transaction, and an expiry already past as the DEL it was.
+func TestAOFLogsAbsoluteTimes(t *testing.T) {
+	logOn(t)
+	respSession(t, "SET s v EX 100", "SET k v", "EXPIRE k 50", "PEXPIRE k 2000", "PERSIST k", "EXPIRE k -1")
+	expectLog(t, "MULTI", "SET s v", "PEXPIREAT s AT+100000", "EXEC",
+		"SET k v", "PEXPIREAT k AT+50000", "PEXPIREAT k AT+2000", "PERSIST k", "DEL k")
+	// The book's protocol: its pexpire, and its set, which keeps the TTL.
+	bookRequest(bookArgs("set", "b", "1"), &binWriter{})
+	bookRequest(bookArgs("pexpire", "b", "3000"), &binWriter{})
+	bookRequest(bookArgs("set", "b", "2"), &binWriter{})
+	expectLog(t, "SET b 1", "PEXPIREAT b AT+3000", "MULTI", "SET b 2", "PEXPIREAT b AT+3000", "EXEC")
+	// Hash fields, with their TTLs.
+	respSession(t, "HSET h f v g w", "HPEXPIRE h 5000 FIELDS 2 f nosuch")
+	expectLog(t, "HSET h f v g w", "MULTI", "HPEXPIREAT h AT+5000 FIELDS 1 f", "HDEL h nosuch", "EXEC")
+	respSession(t, "HGETEX h PERSIST FIELDS 2 f g", "HPEXPIRE h 1000 FIELDS 2 f g")
+	expectLog(t, "HPERSIST h FIELDS 2 f g", "HPEXPIREAT h AT+1000 FIELDS 2 f g")
+}
+
+// bookArgs is a request of the book's protocol.
+func bookArgs(args ...string) [][]byte {
+	var b [][]byte
+	for _, a := range args {
+		b = append(b, []byte(a))
+	}
+	return b
+}
+
+// TestAOFLogsTransactions: EXEC's writes are logged in one MULTI/EXEC,
+// once, however many of them were logged as more than one command.
+func TestAOFLogsTransactions(t *testing.T) {
+	logOn(t)
+	respSession(t, "MULTI", "SET a 1", "INCR b", "SET c 1 PX 1000", "GET a", "EXEC")
+	expectLog(t, "MULTI", "SET a 1", "INCR b", "SET c 1", "PEXPIREAT c AT+1000", "EXEC")
+	respSession(t, "MULTI", "SET a 2", "EXEC")
+	expectLog(t, "SET a 2") // one command needs no wrapping
+}
+
+// TestAOFLogsExpiredKeys: a key its TTL removes is logged as deleted, as
+// Redis propagates it, so that a replay does not find it later.
+func TestAOFLogsExpiredKeys(t *testing.T) {
+	logOn(t)
+	respSession(t, "SET k v PX 1")
+	logged(t)
+	deadline := time.Now().Add(10 * time.Second)
+	for lookupEntry("k") != nil && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
+		processTimers()
+	}
+	expectLog(t, "DEL k")
+}
+
+// TestAOFReplay: what the log holds, replayed into an empty key space,
+// gives the same keys, values and TTLs.
+func TestAOFReplay(t *testing.T) {
+	path := logOn(t)
+	respSession(t, "SET s v EX 100", "INCR n", "INCRBY n 9", "HSET h f v g w", "HPEXPIRE h 60000 FIELDS 1 f",
+		"ZADD z 1.5 a 2 b", "ZINCRBY z 0.1 a", "MULTI", "SET t 1", "DEL n", "EXEC", "APPEND s x")
+	before := keyDump()
+	aofWrite()
+	if aofWriteErr != nil {
+		t.Fatal(aofWriteErr)
+	}
+	resetData(t)
+	size, err := aofLoad(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(path); size != fi.Size() {
+		t.Errorf("loaded %d bytes of %d", size, fi.Size())
+	}
+	if after := keyDump(); after != before {
+		t.Fatalf("replayed:\n%s\nwant:\n%s", after, before)
+	}
+}
+
+// keyDump describes the key space: each key with its value and TTL, in
+// seconds (the replay is a moment later); fields by name, not in hash order.
+func keyDump() string {
+	var lines []string
+	for _, k := range []string{"s", "n", "h", "z", "t"} {
+		st := newRESPState(nil)
+		line := k
+		for _, cmd := range [][]string{{"TYPE", k}, {"GET", k}, {"HMGET", k, "f", "g"}, {"ZRANGE", k, "0", "-1", "WITHSCORES"}, {"TTL", k}, {"HTTL", k, "FIELDS", "2", "f", "g"}} {
+			st.w.begin(nil)
+			args := bookArgs(cmd...)
+			respDo(&conn{state: stateReq}, st, args)
+			outputHeld -= cap(st.w.buf)
+			line += " " + strings.ReplaceAll(string(st.w.buf), "\r\n", "|")
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// bufioReader reads b.
+func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }

@@ -1,0 +1,555 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+
+	"example.com/byor/ch22_snapshot/hashes"
+	"example.com/byor/ch22_snapshot/heap"
+	"example.com/byor/ch22_snapshot/proto"
+)
+
+// maxExpireMs is the latest expiry time accepted, as in Redis: 2^48-1
+// milliseconds after the epoch, some 8,900 years from now.
+const maxExpireMs = 1<<48 - 1
+
+// lookupHash finds key. It returns nil if there is no such key, and
+// wrongType if the key holds something other than a hash.
+func lookupHash(key string) (ent *entry, wrongType bool) {
+	ent = lookupEntry(key)
+	if ent == nil {
+		return nil, false
+	}
+	return ent, ent.typ() != tHash
+}
+
+// hashForWrite finds the hash at key, creating an empty one if the key is
+// new. hashDone removes it again if the command leaves it empty.
+func hashForWrite(key string) (ent *entry, wrongType bool) {
+	if ent = lookupEntry(key); ent != nil {
+		return ent, ent.typ() != tHash
+	}
+	ent = newEntry(key, nil)
+	ent.obj = &object{hash: &hashValue{timerIdx: -1}}
+	insertEntry(ent)
+	return ent, false
+}
+
+// hashDone runs after every command that touched a hash: a hash with no
+// live field left is deleted, like a key whose last member goes, and the
+// hash's timer is moved to its earliest field expiry (any command may have
+// changed it, if only by reclaiming an expired field).
+func hashDone(ent *entry, now uint64) {
+	if ent.obj.hash.Len(now) == 0 {
+		removeEntry(ent)
+		entryDel(ent)
+		return
+	}
+	hashTimerUpdate(ent)
+}
+
+// hashTimerUpdate keeps the hash's single item in gData.fieldHeap at the
+// hash's earliest field expiry, or removes it when no field has one, so
+// active expiry never visits a hash without volatile fields.
+func hashTimerUpdate(ent *entry) {
+	at, ok := ent.obj.hash.NextExpiry()
+	switch {
+	case ok:
+		heap.Upsert(&gData.fieldHeap, int(ent.obj.hash.timerIdx), heap.HeapItem[entry]{Val: at, Owner: ent}, fieldIdx)
+	case ent.obj.hash.timerIdx != -1:
+		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
+	}
+}
+
+// conds maps the condition options of the HEXPIRE family.
+var conds = map[string]hashes.Cond{"NX": hashes.NX, "XX": hashes.XX, "GT": hashes.GT, "LT": hashes.LT}
+
+// hashOpts is what the options before FIELDS of one command said.
+type hashOpts struct {
+	cond    hashes.Cond // HEXPIRE family: NX, XX, GT or LT
+	fnx     bool        // HSETEX: set only if no field exists
+	fxx     bool        // HSETEX: set only if every field exists
+	at      uint64      // EX, PX, EXAT or PXAT, as unix milliseconds
+	hasAt   bool
+	keepTTL bool // HSETEX KEEPTTL
+	persist bool // HGETEX PERSIST
+	fields  []string
+}
+
+// parseHashArgs reads "[options] FIELDS numfields field ..." from args,
+// accepting the options named in allowed (upper case). With pairs, each
+// field is followed by its value. It returns the parsed options, or an
+// error message for the client.
+func parseHashArgs(args []string, allowed string, pairs bool, now uint64) (hashOpts, string) {
+	var o hashOpts
+	var cond, when, exist string // the option chosen from each exclusive group
+	for len(args) > 0 && !cmdIs(args[0], "FIELDS") {
+		opt := ""
+		for _, name := range hashOptions {
+			if cmdIs(args[0], name) {
+				opt = name
+			}
+		}
+		if opt == "" || !strings.Contains(" "+allowed+" ", " "+opt+" ") {
+			return o, "syntax error: unexpected " + args[0]
+		}
+		switch opt {
+		case "NX", "XX", "GT", "LT":
+			if cond != "" {
+				return o, "NX, XX, GT and LT are mutually exclusive"
+			}
+			cond = opt
+			o.cond = conds[opt]
+		case "FNX", "FXX":
+			if exist != "" {
+				return o, "FNX and FXX are mutually exclusive"
+			}
+			exist = opt
+			o.fnx, o.fxx = opt == "FNX", opt == "FXX"
+		case "KEEPTTL", "PERSIST", "EX", "PX", "EXAT", "PXAT":
+			if when != "" {
+				return o, when + " and " + opt + " are mutually exclusive"
+			}
+			when = opt
+			if opt == "KEEPTTL" || opt == "PERSIST" {
+				o.keepTTL, o.persist = opt == "KEEPTTL", opt == "PERSIST"
+				break
+			}
+			if len(args) < 2 {
+				return o, opt + " needs a time"
+			}
+			unit := uint64(1)
+			if opt == "EX" || opt == "EXAT" {
+				unit = 1000
+			}
+			at, msg := parseExpireTime(args[1], unit, opt == "EXAT" || opt == "PXAT", now)
+			if msg != "" {
+				return o, msg
+			}
+			o.at, o.hasAt = at, true
+			args = args[1:]
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return o, "missing FIELDS"
+	}
+	if len(args) < 2 {
+		return o, "FIELDS needs numfields"
+	}
+	n, ok := hashInt(args[1])
+	if !ok || n <= 0 {
+		return o, "numfields must be a positive integer"
+	}
+	per := int64(1)
+	if pairs {
+		per = 2
+	}
+	if n > int64(len(args)-2) || n*per != int64(len(args)-2) {
+		return o, "numfields does not match the number of fields given"
+	}
+	o.fields = args[2:]
+	return o, ""
+}
+
+// hashInt parses an integer argument of the hash commands: numfields and
+// times. These commands are not the book's, so they do not take strtoll's
+// leniencies (white space, "", clamping) as the book's commands do; like
+// Redis they want the whole argument to be a decimal int64 in range.
+// (Redis also refuses a + sign and leading zeros, which ParseInt allows.)
+func hashInt(s string) (int64, bool) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// hashOptions are the options of the hash commands, matched in any case
+// of their ASCII letters, as Redis's strcasecmp matches them.
+var hashOptions = []string{"NX", "XX", "GT", "LT", "FNX", "FXX", "KEEPTTL", "PERSIST", "EX", "PX", "EXAT", "PXAT"}
+
+// parseExpireTime turns a time argument into unix milliseconds: an integer
+// count of unit (1 for ms, 1000 for seconds), from now or, if absolute,
+// from the epoch. Negative times and times past maxExpireMs are refused.
+func parseExpireTime(s string, unit uint64, absolute bool, now uint64) (uint64, string) {
+	n, ok := hashInt(s)
+	if !ok {
+		return 0, "invalid expire time: expect an integer"
+	}
+	if n < 0 {
+		return 0, "invalid expire time: must not be negative"
+	}
+	if uint64(n) > maxExpireMs/unit {
+		return 0, "invalid expire time: too large"
+	}
+	at := uint64(n) * unit
+	if !absolute {
+		at += now
+	}
+	if at > maxExpireMs {
+		return 0, "invalid expire time: too large"
+	}
+	return at, ""
+}
+
+// doHSet: hset key field value [field value ...]. Replies the number of
+// fields that were new. Setting a field clears its expiry.
+func doHSet(cmd []string, w replyWriter) {
+	ent, wrongType := hashForWrite(cmd[1])
+	if wrongType {
+		w.outErr(proto.CodeType, "expect hash")
+		return
+	}
+	now := getUnixMs()
+	added := int64(0)
+	for i := 2; i < len(cmd); i += 2 {
+		chargeMembers(1)
+		if ent.obj.hash.Set(now, cmd[i], cmd[i+1]) {
+			added++
+		}
+	}
+	touchKey(cmd[1]) // as Redis, even when no value changed
+	hashDone(ent, now)
+	w.outInt(added)
+}
+
+// doHGet: hget key field. Replies the value, or nil.
+func doHGet(cmd []string, w replyWriter) {
+	ent, wrongType := lookupHash(cmd[1])
+	if wrongType {
+		w.outErr(proto.CodeType, "expect hash")
+		return
+	}
+	if ent == nil {
+		w.outNil()
+		return
+	}
+	now := getUnixMs()
+	chargeMembers(1)
+	val, ok := ent.obj.hash.Get(now, cmd[2])
+	hashDone(ent, now)
+	if !ok {
+		w.outNil()
+		return
+	}
+	w.outStr(val)
+}
+
+// doHDel: hdel key field [field ...]. Replies how many fields it removed.
+func doHDel(cmd []string, w replyWriter) {
+	ent, wrongType := lookupHash(cmd[1])
+	if wrongType {
+		w.outErr(proto.CodeType, "expect hash")
+		return
+	}
+	if ent == nil {
+		w.outInt(0)
+		return
+	}
+	now := getUnixMs()
+	removed := int64(0)
+	for _, f := range cmd[2:] {
+		chargeMembers(1)
+		if ent.obj.hash.Delete(now, f) {
+			removed++
+		}
+	}
+	if removed > 0 {
+		touchKey(cmd[1])
+	}
+	hashDone(ent, now)
+	w.outInt(removed)
+}
+
+// doHLen: hlen key. Replies the number of live fields.
+func doHLen(cmd []string, w replyWriter) {
+	ent, wrongType := lookupHash(cmd[1])
+	if wrongType {
+		w.outErr(proto.CodeType, "expect hash")
+		return
+	}
+	if ent == nil {
+		w.outInt(0)
+		return
+	}
+	now := getUnixMs()
+	n := ent.obj.hash.Len(now)
+	hashDone(ent, now)
+	w.outInt(int64(n))
+}
+
+// doHExists: hexists key field. Replies 1 or 0.
+func doHExists(cmd []string, w replyWriter) {
+	ent, wrongType := lookupHash(cmd[1])
+	if wrongType {
+		w.outErr(proto.CodeType, "expect hash")
+		return
+	}
+	if ent == nil {
+		w.outInt(0)
+		return
+	}
+	now := getUnixMs()
+	chargeMembers(1)
+	ok := ent.obj.hash.Exists(now, cmd[2])
+	hashDone(ent, now)
+	if !ok {
+		w.outInt(0)
+		return
+	}
+	w.outInt(1)
+}
+
+// doHGetAll: hgetall key. Replies field, value, field, value, ...
+func doHGetAll(cmd []string, w replyWriter) {
+	ent, wrongType := lookupHash(cmd[1])
+	if wrongType {
+		w.outErr(proto.CodeType, "expect hash")
+		return
+	}
+	if ent == nil {
+		w.outArr(0)
+		return
+	}
+	now := getUnixMs()
+	// Each field takes at least 10 bytes of the reply (two tags and
+	// lengths): refuse a reply that cannot fit before collecting it.
+	if 5+10*ent.obj.hash.Len(now) > w.maxReply() {
+		hashDone(ent, now)
+		outTooBig(w)
+		return
+	}
+	pairs := ent.obj.hash.GetAll(now)
+	hashDone(ent, now)
+	w.outArr(2 * len(pairs))
+	for _, p := range pairs {
+		w.outStr(p.Name)
+		w.outStr(p.Value)
+	}
+}
+
+// perField replies an array with one integer per field: what each says
+// for it, or -2 (no such field) for every field of a missing key.
+func perField(w replyWriter, key string, fields []string, now uint64, each func(h *hashes.Hash, field string) int64) {
+	ent, wrongType := lookupHash(key)
+	if wrongType {
+		w.outErr(proto.CodeType, "expect hash")
+		return
+	}
+	// The reply's size is known: refuse it before changing anything.
+	if 5+9*len(fields) > w.maxReply() {
+		outTooBig(w)
+		return
+	}
+	w.outArr(len(fields))
+	for _, f := range fields {
+		chargeMembers(1)
+		v := int64(hashes.NoField)
+		if ent != nil {
+			v = each(&ent.obj.hash.Hash, f)
+		}
+		w.outInt(v)
+	}
+	if ent != nil {
+		hashDone(ent, now)
+	}
+}
+
+// doHExpireIn returns hexpire / hpexpire / hexpireat / hpexpireat key time
+// [NX|XX|GT|LT] FIELDS numfields field ..., for a time in units of unit
+// milliseconds, from now or (absolute) since the epoch. Replies one code
+// per field: -2 no such field, 0 condition not met, 1 set, 2 deleted (time
+// not in the future).
+func doHExpireIn(unit uint64, absolute bool) func(cmd []string, w replyWriter) {
+	return func(cmd []string, w replyWriter) { doHExpire(cmd, w, unit, absolute) }
+}
+
+func doHExpire(cmd []string, w replyWriter, unit uint64, absolute bool) {
+	now := getUnixMs()
+	at, msg := parseExpireTime(cmd[2], unit, absolute, now)
+	if msg != "" {
+		w.outErr(proto.CodeArg, msg)
+		return
+	}
+	o, msg := parseHashArgs(cmd[3:], "NX XX GT LT", false, now)
+	if msg != "" {
+		w.outErr(proto.CodeArg, msg)
+		return
+	}
+	perField(w, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
+		r := h.Expire(now, f, at, o.cond)
+		if r == hashes.OK || r == hashes.Deleted {
+			touchKey(cmd[1])
+		}
+		return int64(r)
+	})
+}
+
+// doHPersist: hpersist key FIELDS numfields field ... Replies one code per
+// field: -2 no such field, -1 no expiry, 1 expiry removed.
+func doHPersist(cmd []string, w replyWriter) {
+	now := getUnixMs()
+	o, msg := parseHashArgs(cmd[2:], "", false, now)
+	if msg != "" {
+		w.outErr(proto.CodeArg, msg)
+		return
+	}
+	perField(w, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
+		r := h.Persist(now, f)
+		if r == hashes.OK {
+			touchKey(cmd[1])
+		}
+		return int64(r)
+	})
+}
+
+// doHTTLIn returns httl / hpttl / hexpiretime / hpexpiretime key FIELDS
+// numfields field ... Replies one integer per field: -2 no such field, -1
+// no expiry, else the time left (or, with expireTime, the expiry as a unix
+// time) in units of unit milliseconds, seconds rounded up.
+func doHTTLIn(unit int64, expireTime bool) func(cmd []string, w replyWriter) {
+	return func(cmd []string, w replyWriter) { doHTTL(cmd, w, unit, expireTime) }
+}
+
+func doHTTL(cmd []string, w replyWriter, unit int64, expireTime bool) {
+	now := getUnixMs()
+	o, msg := parseHashArgs(cmd[2:], "", false, now)
+	if msg != "" {
+		w.outErr(proto.CodeArg, msg)
+		return
+	}
+	perField(w, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
+		v := h.TTL(now, f)
+		if expireTime {
+			v = h.ExpireTime(now, f)
+		}
+		if v >= 0 {
+			v = (v + unit - 1) / unit // seconds rounded up
+		}
+		return v
+	})
+}
+
+// doHSetEx: hsetex key [FNX|FXX] [EX s|PX ms|EXAT t|PXAT t|KEEPTTL] FIELDS
+// numfields field value ... Replies 1 if every field was set, 0 if none
+// was because FNX or FXX did not hold. Without KEEPTTL or a time, set
+// fields lose any expiry, as with hset.
+func doHSetEx(cmd []string, w replyWriter) {
+	now := getUnixMs()
+	o, msg := parseHashArgs(cmd[2:], "FNX FXX EX PX EXAT PXAT KEEPTTL", true, now)
+	if msg != "" {
+		w.outErr(proto.CodeArg, msg)
+		return
+	}
+	ent, wrongType := hashForWrite(cmd[1])
+	if wrongType {
+		w.outErr(proto.CodeType, "expect hash")
+		return
+	}
+	for i := 0; i < len(o.fields) && (o.fnx || o.fxx); i += 2 {
+		chargeMembers(1)
+		if ent.obj.hash.Exists(now, o.fields[i]) != o.fxx {
+			hashDone(ent, now)
+			w.outInt(0)
+			return
+		}
+	}
+	for i := 0; i < len(o.fields); i += 2 {
+		chargeMembers(1)
+		f, v := o.fields[i], o.fields[i+1]
+		switch {
+		case o.keepTTL:
+			ent.obj.hash.SetKeepTTL(now, f, v)
+		case o.hasAt:
+			ent.obj.hash.SetExpireAt(now, f, v, o.at)
+		default:
+			ent.obj.hash.Set(now, f, v)
+		}
+	}
+	touchKey(cmd[1])
+	hashDone(ent, now)
+	w.outInt(1)
+}
+
+// doHGetEx: hgetex key [EX s|PX ms|EXAT t|PXAT t|PERSIST] FIELDS numfields
+// field ... Replies the values (nil for missing fields) as they were, then
+// sets or removes the expiry of the fields that exist.
+func doHGetEx(cmd []string, w replyWriter) {
+	now := getUnixMs()
+	o, msg := parseHashArgs(cmd[2:], "EX PX EXAT PXAT PERSIST", false, now)
+	if msg != "" {
+		w.outErr(proto.CodeArg, msg)
+		return
+	}
+	ent, wrongType := lookupHash(cmd[1])
+	if wrongType {
+		w.outErr(proto.CodeType, "expect hash")
+		return
+	}
+	if hgetexReplySize(ent, o, now) > w.maxReply() {
+		if ent != nil {
+			hashDone(ent, now) // reading may have reclaimed expired fields
+		}
+		outTooBig(w) // and no expiry was changed
+		return
+	}
+	w.outArr(len(o.fields))
+	for _, f := range o.fields {
+		chargeMembers(1)
+		val, ok := "", false
+		if ent != nil {
+			val, ok = ent.obj.hash.Get(now, f)
+		}
+		if !ok {
+			w.outNil()
+			continue
+		}
+		w.outStr(val)
+		switch {
+		case o.persist:
+			if ent.obj.hash.Persist(now, f) == hashes.OK {
+				touchKey(cmd[1])
+			}
+		case o.hasAt:
+			ent.obj.hash.Expire(now, f, o.at, hashes.Always)
+			touchKey(cmd[1])
+		}
+	}
+	if ent != nil {
+		hashDone(ent, now)
+	}
+}
+
+// hgetexReplySize returns the size of hgetex's reply without changing any
+// expiry, so that a reply too big to send can be refused first. A field the
+// command deletes (a time not in the future) reads as nil if named again.
+func hgetexReplySize(ent *entry, o hashOpts, now uint64) int {
+	size := 5
+	var deleted map[string]bool
+	for _, f := range o.fields {
+		chargeMembers(1)
+		size++
+		if ent == nil || deleted[f] {
+			continue
+		}
+		val, ok := ent.obj.hash.Get(now, f)
+		if !ok {
+			continue
+		}
+		size += 4 + len(val)
+		if o.hasAt && o.at <= now {
+			if deleted == nil {
+				deleted = map[string]bool{}
+			}
+			deleted[f] = true
+		}
+	}
+	return size
+}
+
+// hashArgs copies the arguments into strings, which package hashes takes.
+func hashArgs(args [][]byte) []string {
+	cmd := make([]string, len(args))
+	for i, a := range args {
+		cmd[i] = string(a)
+	}
+	return cmd
+}

@@ -1,0 +1,224 @@
+package server
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"example.com/byor/ch22_snapshot/resp"
+	"example.com/byor/ch22_snapshot/zset"
+)
+
+// ZRANDMEMBER key [count [WITHSCORES]]. A member is picked by rank: a
+// random place in [0, n), and the subtree counts find it in O(log n).
+// Without a count, one member (null if there is no set). A positive count
+// is that many distinct members (the whole set if it has no more); a
+// negative one, -count members picked independently, repeats allowed.
+
+// kRandSnapshotShare: when a command picks at least a set's size over
+// kRandSnapshotShare members, it first lists the set's members in an
+// array (a walk in order, kVisitWork each) and picks from that, which is
+// cheaper than as many seeks down the tree (kMemberWork each).
+const kRandSnapshotShare = 8
+
+// zRandPicker picks members of z by rank, from a list of them in order if
+// asked for enough picks (see kRandSnapshotShare).
+type zRandPicker struct {
+	z     *zset.ZSet
+	first *zset.ZNode
+	all   []*zset.ZNode
+}
+
+// newZRandPicker returns a picker for picks members of z. Its list, if it
+// makes one, is held in the clients' budget (8 bytes a member) until
+// release: it returns false, holding nothing, if the budget cannot.
+func newZRandPicker(w *respWriter, z *zset.ZSet, picks int64) (*zRandPicker, bool) {
+	p := &zRandPicker{z: z, first: z.First()}
+	n := z.Len()
+	if picks < int64(n/kRandSnapshotShare) {
+		return p, true
+	}
+	if !budgetMake(w.conn, 8*n) {
+		return nil, false
+	}
+	inputHeld += 8 * n
+	p.all = make([]*zset.ZNode, 0, n)
+	for node := p.first; node != nil; node = z.Next(node) {
+		workDone += kVisitWork
+		p.all = append(p.all, node)
+	}
+	return p, true
+}
+
+// release gives the list's memory back to the budget.
+func (p *zRandPicker) release() {
+	if p.all != nil {
+		inputHeld -= 8 * cap(p.all)
+		p.all = nil
+	}
+}
+
+// at returns the member of rank r.
+func (p *zRandPicker) at(r int) *zset.ZNode {
+	if p.all != nil {
+		workDone++
+		return p.all[r]
+	}
+	chargeMembers(1) // a seek down the tree
+	return p.z.Offset(p.first, int64(r))
+}
+
+// respZRandMember: ZRANDMEMBER key [count [WITHSCORES]], with Redis 7.0's
+// range errors: a count of -2^63 has no positive twin, and with WITHSCORES
+// one past half the range would double past it.
+func respZRandMember(st *respState, w *respWriter, args [][]byte) {
+	if len(args) == 2 {
+		ent, ok := respZSet(w, args[1])
+		switch {
+		case !ok:
+		case ent == nil:
+			w.outNil()
+		default:
+			z := ent.obj.zset
+			chargeMembers(1)
+			w.outStr(z.ByRank(rand.Int64N(int64(z.Len()))).Name())
+		}
+		return
+	}
+	count, ok := respInt(args[2])
+	switch {
+	case !ok:
+		w.err(errNotInt)
+		return
+	case count == math.MinInt64:
+		w.err("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+		return
+	case len(args) > 4 || len(args) == 4 && !cmdIs(args[3], "withscores"):
+		w.err(errSyntax)
+		return
+	}
+	withScores := len(args) == 4
+	if withScores && (count < -math.MaxInt64/2 || count > math.MaxInt64/2) {
+		w.err("ERR value is out of range")
+		return
+	}
+	ent, ok := respZSet(w, args[1])
+	if !ok {
+		return
+	}
+	if ent == nil || count == 0 {
+		w.outArr(0)
+		return
+	}
+	z := ent.obj.zset
+	n := int64(z.Len())
+	picks := count
+	if count < 0 {
+		picks = -count
+	} else {
+		picks = min(count, n)
+	}
+	// Each member takes at least 6 bytes of the reply ("$0\r\n\r\n"), 10
+	// with its score: a reply that cannot fit is refused before any work,
+	// however large the count.
+	per := int64(6)
+	if withScores {
+		per = 10
+	}
+	if picks > int64(w.left())/per {
+		w.err(errReplyMemory)
+		return
+	}
+	p, ok := newZRandPicker(w, z, picks)
+	if !ok {
+		w.err(errReplyMemory)
+		return
+	}
+	defer p.release()
+	pairs := withScores && w.ver == resp.RESP3
+	if withScores && !pairs {
+		w.outArr(int(2 * picks))
+	} else {
+		w.outArr(int(picks))
+	}
+	emit := func(node *zset.ZNode) bool {
+		if pairs {
+			w.outArr(2)
+		}
+		w.outStr(node.Name())
+		if withScores {
+			w.outDbl(node.Score())
+		}
+		return !w.over
+	}
+	switch {
+	case count < 0:
+		for range picks {
+			if !emit(p.at(rand.IntN(int(n)))) {
+				return
+			}
+		}
+	case picks == n:
+		for node := p.first; node != nil; node = z.Next(node) {
+			workDone += kVisitWork
+			if !emit(node) {
+				return
+			}
+		}
+	default:
+		zRandDistinct(p, int(n), int(picks), emit)
+	}
+}
+
+// zRandDistinct emits k distinct members of the n p picks from, in a
+// random order: a partial shuffle of the list when p has one, or else
+// Floyd's sampling of k distinct ranks, each then found in the tree.
+func zRandDistinct(p *zRandPicker, n, k int, emit func(*zset.ZNode) bool) {
+	if p.all != nil {
+		for i := range k {
+			j := i + rand.IntN(n-i)
+			p.all[i], p.all[j] = p.all[j], p.all[i]
+			workDone++
+			if !emit(p.all[i]) {
+				return
+			}
+		}
+		return
+	}
+	chosen := make(map[int]struct{}, k)
+	ranks := make([]int, 0, k)
+	for j := n - k; j < n; j++ {
+		r := rand.IntN(j + 1)
+		if _, dup := chosen[r]; dup {
+			r = j
+		}
+		chosen[r] = struct{}{}
+		ranks = append(ranks, r)
+	}
+	rand.Shuffle(len(ranks), func(i, j int) { ranks[i], ranks[j] = ranks[j], ranks[i] })
+	for _, r := range ranks {
+		if !emit(p.at(r)) {
+			return
+		}
+	}
+}
+
+// costZRandMember: a pick is a seek (kMemberWork), or, once there are
+// enough picks, a walk of the set (kVisitWork a member) and a pick from
+// the list (one unit); a count past the set's size takes the whole set by
+// a walk.
+func costZRandMember(p *execPlan, args [][]byte) int {
+	n := int64(p.itemLen(args[1]))
+	picks := int64(1)
+	if len(args) > 2 {
+		count, ok := respInt(args[2])
+		if !ok || count == math.MinInt64 {
+			return 0
+		}
+		picks = min(max(count, -count), 1<<40)
+		if count > 0 {
+			picks = min(picks, n)
+		}
+	}
+	// Seeks only while there are fewer picks than n/kRandSnapshotShare.
+	return int(n*kVisitWork + picks + min(picks, n/kRandSnapshotShare+1)*kMemberWork)
+}
