@@ -20,8 +20,10 @@ import (
 //
 // ZRANDMEMBER with a negative count: each pick lands anywhere in the set,
 // so every one is a cache miss where a ZRANGE walks members in the order
-// they were made; its twin is ZRANDMEMBER with a positive count of the
-// same size, which picks as randomly, and a ZRANGE of as many. The
+// they were made; its twins are ZRANDMEMBER with a positive count of the
+// same size, which picks as randomly, and a ZRANGE of as many. Below
+// kRandSnapshotShare's share of the set each pick is a seek down the
+// tree, whose twin is a ZMSCORE of as many members: a lookup each. The
 // figures swing with the garbage collector, which runs in whichever
 // command crosses its threshold, so each command runs three times and
 // reports its least CPU.
@@ -116,4 +118,16 @@ func testAttack20Replies(t *testing.T, ch string) {
 	pos := run(fmt.Sprintf("*%d", n-1), "ZRANDMEMBER", "a", strconv.Itoa(n-1))
 	report(fmt.Sprintf("ZRANDMEMBER a -%d", n), neg, "ZRANDMEMBER a "+strconv.Itoa(n-1), pos)
 	report(fmt.Sprintf("ZRANDMEMBER a -%d", n), neg, "ZRANGE of as many", rangeAll)
+
+	// Just under the count at which the picks come from a list of the
+	// set, each pick is a seek down the tree: O(log n) nodes, each likely
+	// a cache miss, where a ZRANGE steps to the next member.
+	k := n/8 - 1
+	rangeK := run(fmt.Sprintf("*%d", k), "ZRANGE", "a", "0", strconv.Itoa(k-1))
+	seeks := run(fmt.Sprintf("*%d", k), "ZRANDMEMBER", "a", strconv.Itoa(-k))
+	listed := run(fmt.Sprintf("*%d", k+1), "ZRANDMEMBER", "a", strconv.Itoa(-k-1))
+	report(fmt.Sprintf("ZRANDMEMBER a -%d (seeks)", k), seeks, "ZRANGE of as many", rangeK)
+	report(fmt.Sprintf("ZRANDMEMBER a -%d (seeks)", k), seeks, fmt.Sprintf("ZRANDMEMBER a -%d, from a list", k+1), listed)
+	mscoreK := run(fmt.Sprintf("*%d", k), aMembers[:2+k]...)
+	report(fmt.Sprintf("ZRANDMEMBER a -%d (seeks)", k), seeks, "ZMSCORE of as many", mscoreK)
 }
