@@ -131,3 +131,63 @@ func testAttack20Replies(t *testing.T, ch string) {
 	mscoreK := run(fmt.Sprintf("*%d", k), aMembers[:2+k]...)
 	report(fmt.Sprintf("ZRANDMEMBER a -%d (seeks)", k), seeks, "ZMSCORE of as many", mscoreK)
 }
+
+// TestAttack20TiedNames: an intersection whose members all end up with the
+// same score, from inputs that order them differently, is sorted by name;
+// names that share a long prefix make every comparison cost that prefix.
+// Its twin is a ZRANGE of the same members.
+func TestAttack20TiedNames(t *testing.T) {
+	eachChapter(t, []string{"ch20_zsets"}, testAttack20TiedNames)
+}
+
+func testAttack20TiedNames(t *testing.T, ch string) {
+	p, addr := startRESP(t, ch)
+	c := dialRESP(t, addr)
+	const n, prefix = 20_000, 1000
+	long := 2 * time.Minute
+	pre := strings.Repeat("p", prefix)
+	var reqs strings.Builder
+	for i := 0; i < n; i += 1000 {
+		a, b := []string{"ZADD", "a"}, []string{"ZADD", "b"}
+		for j := i; j < i+1000; j++ {
+			// a orders the members by a scrambled score, b by its
+			// opposite: every sum is 0, and a's order is not the names'.
+			s := strconv.Itoa((j * 7919) % n)
+			a = append(a, s, pre+strconv.Itoa(j))
+			b = append(b, "-"+s, pre+strconv.Itoa(j))
+		}
+		reqs.WriteString(respCmd(a...) + respCmd(b...))
+	}
+	c.conn.SetDeadline(time.Now().Add(long))
+	go c.conn.Write([]byte(reqs.String()))
+	for range 2 * n / 1000 {
+		if got := skipReply(t, c.r); !strings.HasPrefix(got, ":") {
+			t.Fatalf("ZADD: %q", got)
+		}
+	}
+	run := func(want string, args ...string) figures {
+		t.Helper()
+		var best figures
+		for i := range 3 {
+			var got string
+			f := measure(t, p.Pid(), addr, args[0], func() {
+				c.conn.SetDeadline(time.Now().Add(long))
+				c.conn.Write([]byte(respCmd(args...)))
+				got = skipReply(t, c.r)
+			})
+			if got != want {
+				t.Fatalf("%.60q: %q, want %q", args, got, want)
+			}
+			if i == 0 || f.cpu < best.cpu {
+				best = f
+			}
+		}
+		return best
+	}
+	twin := run(fmt.Sprintf("*%d", n), "ZRANGE", "a", "0", "-1")
+	inter := run(fmt.Sprintf("*%d", n), "ZINTER", "2", "a", "b")
+	t.Logf("ZINTER of %d members named by a %d-byte prefix, all scored 0: server CPU %v, bystander's worst PING %v; honest twin (ZRANGE of as many): %v, %v; CPU ratio %.1f",
+		n, prefix, inter.cpu.Round(time.Millisecond), inter.worst.Round(time.Millisecond),
+		twin.cpu.Round(time.Millisecond), twin.worst.Round(time.Millisecond),
+		float64(inter.cpu)/float64(max(twin.cpu, 10*time.Millisecond)))
+}
