@@ -138,6 +138,16 @@ func respZRandMember(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	defer p.release()
+	// Distinct picks without a list draw their ranks first: held in the
+	// clients' budget while they are.
+	if held := int(picks) * kRandRankBytes; count > 0 && picks < n && p.all == nil {
+		if !budgetMake(w.conn, held) {
+			w.err(errReplyMemory)
+			return
+		}
+		inputHeld += held
+		defer func() { inputHeld -= held }()
+	}
 	pairs := withScores && w.ver == resp.RESP3
 	if withScores && !pairs {
 		w.outArr(int(2 * picks))
@@ -172,6 +182,10 @@ func respZRandMember(st *respState, w *respWriter, args [][]byte) {
 		zRandDistinct(p, int(n), int(picks), emit)
 	}
 }
+
+// kRandRankBytes is what a rank drawn for distinct picks holds: its place
+// in the list of ranks and its slot in the map of those drawn.
+const kRandRankBytes = 8 + 48
 
 // zRandDistinct emits k distinct members of the n p picks from, in a
 // random order: a partial shuffle of the list when p has one, or else
