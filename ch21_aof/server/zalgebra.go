@@ -2,7 +2,9 @@ package server
 
 import (
 	"math"
+	"math/bits"
 	"slices"
+	"strings"
 
 	"example.com/byor/ch21_aof/resp"
 	"example.com/byor/ch21_aof/zset"
@@ -11,9 +13,10 @@ import (
 // The set algebra: ZUNION, ZINTER and ZDIFF, their STORE forms, and
 // ZINTERCARD. Each is a merge over the members: the members of one input
 // are walked in order, each looked up by name in the others (or in the
-// result, for a union), and the result is a sorted set like any other,
-// which the reply walks in order as ZRANGE does, or which the STORE forms
-// put at their key. A key that does not exist is an empty set; inputs that
+// result so far, for a union). The result is a list of (member, score)
+// pairs: a reply sorts it and lists it, as ZRANGE would a sorted set of
+// them, without building one; the STORE forms build the sorted set and
+// put it at their key. A key that does not exist is an empty set; inputs that
 // are plain sets (SADD's) are out of reach: this server has none.
 
 // zalgOp is which operation a command does.
@@ -42,9 +45,6 @@ type zalgArgs struct {
 	agg        zalgAgg
 	withScores bool
 	limit      int64 // ZINTERCARD's LIMIT, 0 for none
-	// store: the result goes to a key, where, as Redis stores it, a
-	// score of -0 is 0; a reply shows -0.
-	store bool
 }
 
 // zalgKeys parses numkeys at args[at] and returns the keys after it and
@@ -231,44 +231,64 @@ func zalgWalk(z *zset.ZSet, fn func(node *zset.ZNode) bool) {
 	}
 }
 
-// stored is the score a result holds for v: -0 is 0 in a stored one.
-func (a *zalgArgs) stored(v float64) float64 {
-	if a.store {
-		return v + 0
-	}
-	return v
+// zpair is a member of a result with its score. Its name is the input
+// member's own string, shared, not copied.
+type zpair struct {
+	name  string
+	score float64
 }
 
-// zalgCompute merges the inputs into a new sorted set, charging the work
-// as it goes: each member walked (kVisitWork), each looked up by name in
-// another input or in the result, each added to the result (kMemberWork).
-func zalgCompute(op zalgOp, sets []*zset.ZSet, a *zalgArgs) *zset.ZSet {
+// kZPairBytes is what a zpair holds (a string's header and a score);
+// kZSlotBytes, about what a union's index takes a member: a slot of the
+// map (its name's header and an index), its control byte, and room for
+// the map's load factor and its doubling.
+const (
+	kZPairBytes = 24
+	kZSlotBytes = 64
+)
+
+// zalgHeld is the bytes zalgPairs may hold for a result of at most bound
+// members: the pairs, and for a union its index of them.
+func zalgHeld(op zalgOp, bound int) int {
+	if op == zalgUnion {
+		return bound * (kZPairBytes + kZSlotBytes)
+	}
+	return bound * kZPairBytes
+}
+
+// zalgPairs merges the inputs into the members of the result with their
+// scores, in no particular order but a difference's, which keeps its
+// first input's order, charging the work as it goes: each member walked
+// (kVisitWork), each looked up by name in another input or in the union
+// so far (kMemberWork). bound bounds the members (zalgBound).
+//
+// A union finds the members it has so far in a Go map keyed by their
+// names: the names are clients', but Go seeds each map's hash afresh, so
+// a client cannot choose names that collide in it.
+func zalgPairs(op zalgOp, sets []*zset.ZSet, a *zalgArgs, bound int) []zpair {
 	weight := func(i int) float64 {
 		if a.weights == nil {
 			return 1
 		}
 		return a.weights[i]
 	}
-	out := &zset.ZSet{}
+	out := make([]zpair, 0, bound)
 	order := zalgOrder(op, sets)
 	switch op {
 	case zalgUnion:
 		// Every member of every input, from the smallest input on: one
 		// new in the result is added, one already there combined.
+		at := make(map[string]int, bound)
 		for _, i := range order {
 			zalgWalk(sets[i], func(node *zset.ZNode) bool {
 				v := zalgWeighted(node.Score(), weight(i))
-				chargeMembers(2) // looked up in the result, then added or updated
-				v = a.stored(v)
-				if have := out.Lookup(node.Name()); have != nil {
-					v = a.stored(zalgCombine(have.Score(), v, a.agg))
-					if v == 0 && math.Signbit(v) != math.Signbit(have.Score()) {
-						// Add keeps a score equal to the new one, and -0
-						// equals 0: the member goes, to come back with v.
-						out.Pop(node.Name())
-					}
+				chargeMembers(1) // looked up in the result
+				if j, ok := at[node.Name()]; ok {
+					out[j].score = zalgCombine(out[j].score, v, a.agg)
+				} else {
+					at[node.Name()] = len(out)
+					out = append(out, zpair{node.Name(), v})
 				}
-				out.Add(node.Name(), v)
 				return true
 			})
 		}
@@ -292,8 +312,7 @@ func zalgCompute(op zalgOp, sets []*zset.ZSet, a *zalgArgs) *zset.ZSet {
 				}
 				v = zalgCombine(v, score*weight(j), a.agg)
 			}
-			chargeMembers(1)
-			out.Add(node.Name(), a.stored(v))
+			out = append(out, zpair{node.Name(), v})
 			return true
 		})
 	case zalgDiff:
@@ -306,12 +325,36 @@ func zalgCompute(op zalgOp, sets []*zset.ZSet, a *zalgArgs) *zset.ZSet {
 					return true
 				}
 			}
-			chargeMembers(1)
-			out.Add(node.Name(), a.stored(node.Score()))
+			out = append(out, zpair{node.Name(), node.Score()})
 			return true
 		})
 	}
 	return out
+}
+
+// zalgSortWork is what sorting n pairs is charged: about log2(n)
+// comparisons a pair, a few to a unit.
+func zalgSortWork(n int) int {
+	return n * (bits.Len(uint(n))/4 + 1)
+}
+
+// zalgSort puts pairs in a sorted set's order, by score and then by name
+// as bytes (-0 and 0 being the same score), charging the sort. A
+// difference's pairs are in order already.
+func zalgSort(op zalgOp, pairs []zpair) {
+	if op == zalgDiff {
+		return
+	}
+	workDone += zalgSortWork(len(pairs))
+	slices.SortFunc(pairs, func(x, y zpair) int {
+		switch {
+		case x.score < y.score:
+			return -1
+		case x.score > y.score:
+			return 1
+		}
+		return strings.Compare(x.name, y.name)
+	})
 }
 
 // zalgInterCard counts the members every input has, up to limit (0 for no
@@ -332,25 +375,19 @@ func zalgInterCard(sets []*zset.ZSet, limit int64) int64 {
 	return n
 }
 
-// kZMemberBytes is about what a member of a sorted set holds besides its
-// name: its node in the tree and in the hash table, its score (object.go's
-// kZNodeBytes), and its share of the hash table's array. The result of
-// ZUNION, ZINTER or ZDIFF is held while its reply is written, in the
-// clients' budget.
-const kZMemberBytes = kZNodeBytes + 32
-
 // respZAlgebraOf returns the handler of ZUNION, ZINTER or ZDIFF (store
 // false) or of their STORE forms: numkeys key [key ...] [WEIGHTS weight
 // ...] [AGGREGATE SUM|MIN|MAX] [WITHSCORES], ZDIFF without WEIGHTS and
 // AGGREGATE, the STORE forms without WITHSCORES and with the destination
-// first.
+// first. The result is a list of pairs, which the reply sorts and lists,
+// or from which a STORE builds its sorted set.
 func respZAlgebraOf(op zalgOp, store bool) respHandler {
 	return func(st *respState, w *respWriter, args [][]byte) {
 		at := 1
 		if store {
 			at = 2
 		}
-		a := zalgArgs{store: store}
+		var a zalgArgs
 		keys, rest, errText := zalgKeys(args, at, running.name)
 		if errText != "" {
 			w.err(errText)
@@ -365,65 +402,76 @@ func respZAlgebraOf(op zalgOp, store bool) respHandler {
 			w.err(errText)
 			return
 		}
-		if store {
-			zalgStore(w, args[1], zalgCompute(op, sets, &a))
-			return
-		}
-		// The result is held while the reply is written: its members
-		// count in the clients' budget, reserved before it is built.
-		held := zalgBound(op, sets) * kZMemberBytes
+		// The pairs are held while the command runs: they count in the
+		// clients' budget, reserved before they are made.
+		bound := zalgBound(op, sets)
+		held := zalgHeld(op, bound)
 		if !budgetMake(w.conn, held) {
 			w.err(errReplyMemory)
 			return
 		}
 		inputHeld += held
 		defer func() { inputHeld -= held }()
-		out := zalgCompute(op, sets, &a)
-		zalgReply(w, out, a.withScores)
+		pairs := zalgPairs(op, sets, &a, bound)
+		if store {
+			zalgStore(w, args[1], pairs)
+			return
+		}
+		zalgSort(op, pairs)
+		zalgReply(w, pairs, a.withScores)
 	}
 }
 
-// zalgReply writes the members of out in order, with their scores if
-// withScores: as ZRANGE key 0 -1 would.
-func zalgReply(w *respWriter, out *zset.ZSet, withScores bool) {
-	n := out.Len()
+// zalgReply writes the pairs, in order, with their scores if withScores:
+// as ZRANGE key 0 -1 would.
+func zalgReply(w *respWriter, pairs []zpair, withScores bool) {
+	n := len(pairs)
 	// Each member takes at least 6 bytes of the reply ("$0\r\n\r\n"): a
 	// reply that cannot fit is refused before it is written.
 	if 6*n > w.left() {
 		w.err(errReplyMemory)
 		return
 	}
-	pairs := withScores && w.ver == resp.RESP3
-	if withScores && !pairs {
+	kv := withScores && w.ver == resp.RESP3
+	if withScores && !kv {
 		w.outArr(2 * n)
 	} else {
 		w.outArr(n)
 	}
-	zalgWalk(out, func(node *zset.ZNode) bool {
-		if pairs {
+	for _, p := range pairs {
+		workDone += kVisitWork
+		if kv {
 			w.outArr(2)
 		}
-		w.outStr(node.Name())
+		w.outStr(p.name)
 		if withScores {
-			w.outDbl(node.Score())
+			w.outDbl(p.score)
 		}
-		return !w.over
-	})
+		if w.over {
+			return
+		}
+	}
 }
 
-// zalgStore puts out at dest, replacing whatever dest held (a value of
-// any type), or deletes dest if out is empty; it replies out's size.
-func zalgStore(w *respWriter, dest []byte, out *zset.ZSet) {
+// zalgStore puts the pairs at dest as a sorted set, replacing whatever
+// dest held (a value of any type), or deletes dest if there are none; it
+// replies their count. As Redis stores them, a score of -0 is 0.
+func zalgStore(w *respWriter, dest []byte, pairs []zpair) {
 	if old := lookupEntry(dest); old != nil {
 		removeEntry(old)
 		entryDel(old) // touches dest
 	}
-	if out.Len() > 0 {
+	if len(pairs) > 0 {
+		out := &zset.ZSet{}
+		for _, p := range pairs {
+			chargeMembers(1)
+			out.Add(p.name, p.score+0)
+		}
 		ent := newEntry(dest, nil)
 		ent.obj = &object{zset: out}
 		insertEntry(ent) // touches dest
 	}
-	w.outInt(int64(out.Len()))
+	w.outInt(int64(len(pairs)))
 }
 
 // respZInterCard: ZINTERCARD numkeys key [key ...] [LIMIT limit] counts
@@ -470,11 +518,12 @@ func respZMScore(st *respState, w *respWriter, args [][]byte) {
 }
 
 // costZAlgebra returns the cost function of a command of the set algebra:
-// a union walks every input's members, looks each up in the result and
-// adds or updates it there; an intersection or a difference walks one
-// input and looks each member up in every other; and the result is walked
-// again for the reply. A STORE may replace its destination, and adds the
-// result there. Keys are read where numkeys says; a malformed command
+// a union walks every input's members and looks each up in the result so
+// far; an intersection or a difference walks one input and looks each
+// member up in every other; that bounds the result, which is sorted
+// (zalgSortWork, under a lookup a member) and walked for the reply. A
+// STORE may replace its destination, and adds the result there (a lookup
+// a member, where a reply's sort is). Keys are read where numkeys says; a malformed command
 // costs its arguments.
 func costZAlgebra(op zalgOp, store bool) func(p *execPlan, args [][]byte) int {
 	return func(p *execPlan, args [][]byte) int {

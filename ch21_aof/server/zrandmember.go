@@ -17,7 +17,10 @@ import (
 // kRandSnapshotShare: when a command picks at least a set's size over
 // kRandSnapshotShare members, it first lists the set's members in an
 // array (a walk in order, kVisitWork each) and picks from that, which is
-// cheaper than as many seeks down the tree (kMemberWork each).
+// cheaper than as many seeks down the tree (kMemberWork each). The array
+// holds each member's name and score, not its node: a pick lands anywhere
+// in the set, and reading a node there would be one more cache miss a
+// member than the walk in order pays.
 const kRandSnapshotShare = 8
 
 // zRandPicker picks members of z by rank, from a list of them in order if
@@ -25,11 +28,11 @@ const kRandSnapshotShare = 8
 type zRandPicker struct {
 	z     *zset.ZSet
 	first *zset.ZNode
-	all   []*zset.ZNode
+	all   []zpair
 }
 
 // newZRandPicker returns a picker for picks members of z. Its list, if it
-// makes one, is held in the clients' budget (8 bytes a member) until
+// makes one, is held in the clients' budget (kZPairBytes a member) until
 // release: it returns false, holding nothing, if the budget cannot.
 func newZRandPicker(w *respWriter, z *zset.ZSet, picks int64) (*zRandPicker, bool) {
 	p := &zRandPicker{z: z, first: z.First()}
@@ -37,14 +40,14 @@ func newZRandPicker(w *respWriter, z *zset.ZSet, picks int64) (*zRandPicker, boo
 	if picks < int64(n/kRandSnapshotShare) {
 		return p, true
 	}
-	if !budgetMake(w.conn, 8*n) {
+	if !budgetMake(w.conn, kZPairBytes*n) {
 		return nil, false
 	}
-	inputHeld += 8 * n
-	p.all = make([]*zset.ZNode, 0, n)
+	inputHeld += kZPairBytes * n
+	p.all = make([]zpair, 0, n)
 	for node := p.first; node != nil; node = z.Next(node) {
 		workDone += kVisitWork
-		p.all = append(p.all, node)
+		p.all = append(p.all, zpair{node.Name(), node.Score()})
 	}
 	return p, true
 }
@@ -52,19 +55,20 @@ func newZRandPicker(w *respWriter, z *zset.ZSet, picks int64) (*zRandPicker, boo
 // release gives the list's memory back to the budget.
 func (p *zRandPicker) release() {
 	if p.all != nil {
-		inputHeld -= 8 * cap(p.all)
+		inputHeld -= kZPairBytes * cap(p.all)
 		p.all = nil
 	}
 }
 
 // at returns the member of rank r.
-func (p *zRandPicker) at(r int) *zset.ZNode {
+func (p *zRandPicker) at(r int) zpair {
 	if p.all != nil {
 		workDone++
 		return p.all[r]
 	}
 	chargeMembers(1) // a seek down the tree
-	return p.z.Offset(p.first, int64(r))
+	node := p.z.Offset(p.first, int64(r))
+	return zpair{node.Name(), node.Score()}
 }
 
 // respZRandMember: ZRANDMEMBER key [count [WITHSCORES]], with Redis 7.0's
@@ -134,19 +138,29 @@ func respZRandMember(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	defer p.release()
+	// Distinct picks without a list draw their ranks first: held in the
+	// clients' budget while they are.
+	if held := int(picks) * kRandRankBytes; count > 0 && picks < n && p.all == nil {
+		if !budgetMake(w.conn, held) {
+			w.err(errReplyMemory)
+			return
+		}
+		inputHeld += held
+		defer func() { inputHeld -= held }()
+	}
 	pairs := withScores && w.ver == resp.RESP3
 	if withScores && !pairs {
 		w.outArr(int(2 * picks))
 	} else {
 		w.outArr(int(picks))
 	}
-	emit := func(node *zset.ZNode) bool {
+	emit := func(m zpair) bool {
 		if pairs {
 			w.outArr(2)
 		}
-		w.outStr(node.Name())
+		w.outStr(m.name)
 		if withScores {
-			w.outDbl(node.Score())
+			w.outDbl(m.score)
 		}
 		return !w.over
 	}
@@ -160,7 +174,7 @@ func respZRandMember(st *respState, w *respWriter, args [][]byte) {
 	case picks == n:
 		for node := p.first; node != nil; node = z.Next(node) {
 			workDone += kVisitWork
-			if !emit(node) {
+			if !emit(zpair{node.Name(), node.Score()}) {
 				return
 			}
 		}
@@ -169,10 +183,14 @@ func respZRandMember(st *respState, w *respWriter, args [][]byte) {
 	}
 }
 
+// kRandRankBytes is what a rank drawn for distinct picks holds: its place
+// in the list of ranks and its slot in the map of those drawn.
+const kRandRankBytes = 8 + 48
+
 // zRandDistinct emits k distinct members of the n p picks from, in a
 // random order: a partial shuffle of the list when p has one, or else
 // Floyd's sampling of k distinct ranks, each then found in the tree.
-func zRandDistinct(p *zRandPicker, n, k int, emit func(*zset.ZNode) bool) {
+func zRandDistinct(p *zRandPicker, n, k int, emit func(zpair) bool) {
 	if p.all != nil {
 		for i := range k {
 			j := i + rand.IntN(n-i)
