@@ -114,7 +114,10 @@ func fieldTTLCmd(g *cmdGen) []string {
 	at := strconv.FormatInt(now+int64(1e6+g.rng.IntN(1e9)), 10)
 	past := strconv.FormatInt(now-10, 10)
 	var cmd []string
-	switch g.rng.IntN(6) {
+	switch g.rng.IntN(7) {
+	case 6:
+		// A field named like the keyword of the commands above.
+		return []string{g.pick("HINCRBYFLOAT", "HINCRBY"), g.key(), g.pick("fields", "FIELDS"), g.pick("1", "2")}
 	case 0:
 		cmd = []string{g.pick("HEXPIRE", "HPEXPIRE"), g.key(), g.pick("100000", "2000000", "0", "-1")}
 	case 1:

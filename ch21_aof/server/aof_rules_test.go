@@ -120,6 +120,9 @@ func TestAOFLogsAbsoluteTimes(t *testing.T) {
 	expectLog(t, "HSET h f v g w", "MULTI", "HPEXPIREAT h AT+5000 FIELDS 1 f", "HDEL h nosuch", "EXEC")
 	respSession(t, "HGETEX h PERSIST FIELDS 2 f g", "HPEXPIRE h 1000 FIELDS 2 f g")
 	expectLog(t, "HPERSIST h FIELDS 2 f g", "HPEXPIREAT h AT+1000 FIELDS 2 f g")
+	// HINCRBYFLOAT's field is the one it names, even one named FIELDS.
+	respSession(t, "HINCRBYFLOAT h fields 1.5", "HINCRBYFLOAT h FIELDS 0.1")
+	expectLog(t, "HSET h fields 1.5", "HSET h FIELDS 0.1")
 }
 
 // bookArgs is a request of the book's protocol.
