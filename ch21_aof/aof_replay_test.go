@@ -319,3 +319,47 @@ func TestAOFRedisLoadsRandom(t *testing.T) {
 	}
 	t.Logf("%d random commands: real Redis loaded the log of %d bytes, %d keys alike", n, len(b), len(want))
 }
+
+// TestAOFReplayAfterExpiry: keys and hash fields whose TTLs came due,
+// then written again (a counter starts over, a field comes back without
+// its TTL), and RENAME and COPY of a key with a TTL, replay to the same
+// key space after a SIGKILL.
+func TestAOFReplayAfterExpiry(t *testing.T) {
+	dir := t.TempDir()
+	p, rdb := startAOF(t, dir, "always")
+	ctx := context.Background()
+	do := func(cmds ...[]any) {
+		t.Helper()
+		for _, cmd := range cmds {
+			if err := rdb.Do(ctx, cmd...).Err(); err != nil && err != redis.Nil {
+				t.Fatalf("%v: %v", cmd, err)
+			}
+		}
+	}
+	do([]any{"SET", "n", "5", "PX", "20"}, []any{"ZADD", "z", "1", "a"}, []any{"PEXPIRE", "z", "20"},
+		[]any{"HSET", "h", "f", "5", "g", "1"}, []any{"HPEXPIRE", "h", "20", "FIELDS", "1", "f"},
+		[]any{"HSET", "gone", "f", "1"}, []any{"HPEXPIRE", "gone", "20", "FIELDS", "1", "f"},
+		[]any{"SET", "r", "v", "PX", "100000000"}, []any{"RENAME", "r", "r2"}, []any{"COPY", "r2", "r3"},
+		[]any{"HSET", "fh", "f", "v"}, []any{"HPEXPIRE", "fh", "100000000", "FIELDS", "1", "f"}, []any{"COPY", "fh", "fh2"},
+		[]any{"RENAME", "fh", "fh3"})
+	// Until the TTLs have come due; the time only guards against a hang.
+	for deadline := time.Now().Add(testkit.Scale(10 * time.Second)); ; time.Sleep(5 * time.Millisecond) {
+		if rdb.Exists(ctx, "n", "z", "gone").Val() == 0 && !rdb.HExists(ctx, "h", "f").Val() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the TTLs of 20 ms never came due")
+		}
+	}
+	do([]any{"INCR", "n"}, []any{"HINCRBY", "h", "f", "1"}, []any{"ZADD", "z", "2", "b"})
+	want := snapshotKeys(t, rdb, true)
+	if len(want) != 7 || want["n"].Str != "1" || want["h"].Fields["f"] != "1" || len(want["r2"].Str) == 0 {
+		t.Fatalf("before the restart: %+v", want)
+	}
+	p.Kill()
+	_, rdb2 := startAOF(t, dir, "always")
+	got := snapshotKeys(t, rdb2, true)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("the key space after a restart differs from the one before (-before +after):\n%s", diff)
+	}
+}
