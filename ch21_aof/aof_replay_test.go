@@ -333,8 +333,8 @@ func redisLoad(t *testing.T, b []byte) map[string]keySnap {
 
 // TestAOFReplayAfterExpiry: keys and hash fields whose TTLs came due,
 // then written again (a counter starts over, a field comes back without
-// its TTL), and RENAME and COPY of a key with a TTL, replay to the same
-// key space after a SIGKILL.
+// its TTL), RENAME and COPY of a key with a TTL, and expiry times already
+// past, replay to the same key space after a SIGKILL.
 func TestAOFReplayAfterExpiry(t *testing.T) {
 	dir := t.TempDir()
 	p, rdb := startAOF(t, dir, "always")
@@ -352,7 +352,10 @@ func TestAOFReplayAfterExpiry(t *testing.T) {
 		[]any{"HSET", "gone", "f", "1"}, []any{"HPEXPIRE", "gone", "20", "FIELDS", "1", "f"},
 		[]any{"SET", "r", "v", "PX", "100000000"}, []any{"RENAME", "r", "r2"}, []any{"COPY", "r2", "r3"},
 		[]any{"HSET", "fh", "f", "v"}, []any{"HPEXPIRE", "fh", "100000000", "FIELDS", "1", "f"}, []any{"COPY", "fh", "fh2"},
-		[]any{"RENAME", "fh", "fh3"})
+		[]any{"RENAME", "fh", "fh3"},
+		// Times already past: each deletes its key.
+		[]any{"SET", "p", "v"}, []any{"SET", "p", "w", "PXAT", "1"}, []any{"SET", "q", "v"}, []any{"GETEX", "q", "EXAT", "1"},
+		[]any{"SET", "e", "v"}, []any{"EXPIREAT", "e", "1"})
 	// Until the TTLs have come due; the time only guards against a hang.
 	for deadline := time.Now().Add(testkit.Scale(10 * time.Second)); ; time.Sleep(5 * time.Millisecond) {
 		if rdb.Exists(ctx, "n", "z", "gone").Val() == 0 && !rdb.HExists(ctx, "h", "f").Val() {
