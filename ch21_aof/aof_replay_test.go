@@ -350,6 +350,8 @@ func TestAOFReplayAfterExpiry(t *testing.T) {
 	do([]any{"SET", "n", "5", "PX", "20"}, []any{"ZADD", "z", "1", "a"}, []any{"PEXPIRE", "z", "20"},
 		[]any{"HSET", "h", "f", "5", "g", "1"}, []any{"HPEXPIRE", "h", "20", "FIELDS", "1", "f"},
 		[]any{"HSET", "gone", "f", "1"}, []any{"HPEXPIRE", "gone", "20", "FIELDS", "1", "f"},
+		[]any{"HSET", "hv", "f", "1"}, []any{"HPEXPIRE", "hv", "20", "FIELDS", "1", "f"},
+		[]any{"HSET", "hc", "f", "1"}, []any{"HPEXPIRE", "hc", "20", "FIELDS", "1", "f"},
 		[]any{"SET", "r", "v", "PX", "100000000"}, []any{"RENAME", "r", "r2"}, []any{"COPY", "r2", "r3"},
 		[]any{"HSET", "fh", "f", "v"}, []any{"HPEXPIRE", "fh", "100000000", "FIELDS", "1", "f"}, []any{"COPY", "fh", "fh2"},
 		[]any{"RENAME", "fh", "fh3"},
@@ -358,16 +360,18 @@ func TestAOFReplayAfterExpiry(t *testing.T) {
 		[]any{"SET", "e", "v"}, []any{"EXPIREAT", "e", "1"})
 	// Until the TTLs have come due; the time only guards against a hang.
 	for deadline := time.Now().Add(testkit.Scale(10 * time.Second)); ; time.Sleep(5 * time.Millisecond) {
-		if rdb.Exists(ctx, "n", "z", "gone").Val() == 0 && !rdb.HExists(ctx, "h", "f").Val() {
+		if rdb.Exists(ctx, "n", "z", "gone", "hv", "hc").Val() == 0 && !rdb.HExists(ctx, "h", "f").Val() {
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the TTLs of 20 ms never came due")
 		}
 	}
-	do([]any{"INCR", "n"}, []any{"HINCRBY", "h", "f", "1"}, []any{"ZADD", "z", "2", "b"})
+	// A hash whose last field expired is gone: a string may take its name.
+	do([]any{"INCR", "n"}, []any{"HINCRBY", "h", "f", "1"}, []any{"ZADD", "z", "2", "b"},
+		[]any{"INCR", "hv"}, []any{"COPY", "r2", "hc"})
 	want := snapshotKeys(t, rdb, true)
-	if len(want) != 7 || want["n"].Str != "1" || want["h"].Fields["f"] != "1" || len(want["r2"].Str) == 0 {
+	if len(want) != 9 || want["n"].Str != "1" || want["h"].Fields["f"] != "1" || len(want["r2"].Str) == 0 {
 		t.Fatalf("before the restart: %+v", want)
 	}
 	p.Kill()
