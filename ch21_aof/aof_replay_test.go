@@ -2,8 +2,11 @@ package chapter_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
 
+	"example.com/byor/ch21_aof/proto"
 	"example.com/byor/testkit"
 )
 
@@ -165,15 +169,85 @@ func fieldTTLCmd(g *cmdGen) []string {
 	return append(cmd, fields()...)
 }
 
-// replayWorkload sends n random commands of g through a raw RESP2
-// connection to addr, pipelined, and ends a transaction left open with
+// bookCmd is a write of the book's protocol, which has rules of its own
+// (its set keeps a TTL, its zadd reads a score as the book does), on the
+// generator's keys; with fieldTTLs, the fields' TTLs too.
+func bookCmd(g *cmdGen, fieldTTLs bool) []string {
+	switch g.rng.IntN(9) {
+	case 0, 1:
+		return []string{"set", g.key(), g.pick("v", "w", "12", "")}
+	case 2:
+		return []string{"del", g.key()}
+	case 3:
+		return []string{"pexpire", g.key(), g.pick("100000000", "2000000", "0", "-1", "x")}
+	case 4, 8:
+		// Scores the book reads and Redis does not: "1e400", " 1", "0x10".
+		return []string{"zadd", g.key(), g.pick("1", "2.5", "-3", "0.1", "1e21", "inf", "-inf", "1e400", "x", "nan", "0x10", " 1", "1e-400"), g.member()}
+	case 5:
+		return []string{"zrem", g.key(), g.member()}
+	case 6:
+		if fieldTTLs && g.rng.IntN(2) == 0 {
+			return []string{g.pick("hpexpire", "hexpire"), g.key(), g.pick("100000000", "0"), "FIELDS", "1", g.member()}
+		}
+		return []string{"hdel", g.key(), g.member()}
+	}
+	return []string{"hset", g.key(), g.member(), g.pick("v", "w", "")}
+}
+
+// bookConn is a connection of the book's protocol: each message a 4-byte
+// little-endian length and its body.
+type bookConn struct {
+	c net.Conn
+}
+
+// do sends the requests in one write and reads their replies, unread.
+func (b *bookConn) do(t *testing.T, cmds [][]string) {
+	t.Helper()
+	var req []byte
+	for _, cmd := range cmds {
+		body := proto.EncodeReq(cmd)
+		req = binary.LittleEndian.AppendUint32(req, uint32(len(body)))
+		req = append(req, body...)
+	}
+	b.c.SetDeadline(time.Now().Add(testkit.Scale(60 * time.Second))) // against a hang only
+	if _, err := b.c.Write(req); err != nil {
+		t.Fatal(err)
+	}
+	for range cmds {
+		var head [4]byte
+		if _, err := io.ReadFull(b.c, head[:]); err != nil {
+			t.Fatalf("reading a reply of the book's protocol: %v", err)
+		}
+		n := binary.LittleEndian.Uint32(head[:])
+		if n > maxDiffReply {
+			t.Fatalf("a reply of %d bytes", n)
+		}
+		if _, err := io.CopyN(io.Discard, b.c, int64(n)); err != nil {
+			t.Fatalf("reading a reply of the book's protocol: %v", err)
+		}
+	}
+}
+
+// replayWorkload sends n random commands of g to the server p, pipelined:
+// through a raw RESP2 connection, and one batch in two followed by a few
+// writes of the book's protocol. It ends a transaction left open with
 // EXEC. Nine FLUSHALLs in ten are left out, so that the key space has
 // more to compare, and nine big values in ten, so that the log replayed
-// in each round stays small. With fieldTTLs, one command in eight is one of the
-// fields' TTLs.
-func replayWorkload(t *testing.T, addr string, g *cmdGen, n int, fieldTTLs bool) {
+// in each round stays small. With fieldTTLs, one command in eight is one
+// of the fields' TTLs.
+func replayWorkload(t *testing.T, p *testkit.Server, g *cmdGen, n int, fieldTTLs bool) {
 	t.Helper()
+	addr, err := respAddr(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := diffDial(t, addr, 2)
+	bc, err := net.Dial("tcp", p.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bc.Close()
+	book := &bookConn{bc}
 	const batch = 64
 	for sent := 0; sent < n; sent += batch {
 		cmds := make([][]string, 0, batch)
@@ -189,6 +263,13 @@ func replayWorkload(t *testing.T, addr string, g *cmdGen, n int, fieldTTLs bool)
 			cmds = append(cmds, cmd)
 		}
 		c.do(t, cmds)
+		if g.rng.IntN(2) == 0 {
+			var bcmds [][]string
+			for range 1 + g.rng.IntN(8) {
+				bcmds = append(bcmds, bookCmd(g, fieldTTLs))
+			}
+			book.do(t, bcmds)
+		}
 	}
 	if g.inMulti {
 		g.track([]string{"EXEC"})
@@ -222,11 +303,7 @@ func TestAOFReplayRandom(t *testing.T) {
 			p, rdb := startAOF(t, dir, "always")
 			keys, withTTL := 0, 0
 			for round := range rounds {
-				addr, err := respAddr(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				replayWorkload(t, addr, g, n/rounds, true)
+				replayWorkload(t, p, g, n/rounds, true)
 				want := snapshotKeys(t, rdb, true)
 				p.Kill()
 				p, rdb = startAOF(t, dir, "always")
@@ -269,16 +346,12 @@ func TestAOFRedisLoadsRandom(t *testing.T) {
 	rounds := n / 500
 	dir := t.TempDir()
 	p, rdb := startAOF(t, dir, "always")
-	addr, err := respAddr(p)
-	if err != nil {
-		t.Fatal(err)
-	}
 	g := &cmdGen{rng: rand.New(rand.NewPCG(7, 21))}
 	path := filepath.Join(dir, "appendonly.aof")
 	keys := 0
 	var size int
 	for round := range rounds {
-		replayWorkload(t, addr, g, n/rounds, false)
+		replayWorkload(t, p, g, n/rounds, false)
 		want := snapshotKeys(t, rdb, false)
 		// Every reply has been read: what they depend on is in the file.
 		out, err := exec.Command("redis-check-aof", path).CombinedOutput()

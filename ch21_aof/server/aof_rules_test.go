@@ -115,6 +115,12 @@ func TestAOFLogsAbsoluteTimes(t *testing.T) {
 	bookRequest(bookArgs("pexpire", "b", "3000"), &binWriter{})
 	bookRequest(bookArgs("set", "b", "2"), &binWriter{})
 	expectLog(t, "SET b 1", "PEXPIREAT b AT+3000", "MULTI", "SET b 2", "PEXPIREAT b AT+3000", "EXEC")
+	// The book's zadd: a new member and a new score are logged, on a key
+	// no one watches; the same score again is not.
+	bookRequest(bookArgs("zadd", "bz", "1", "m"), &binWriter{})
+	bookRequest(bookArgs("zadd", "bz", "0x10", "m"), &binWriter{})
+	bookRequest(bookArgs("zadd", "bz", "16", "m"), &binWriter{})
+	expectLog(t, "ZADD bz 1 m", "ZADD bz 16 m")
 	// Hash fields, with their TTLs.
 	respSession(t, "HSET h f v g w", "HPEXPIRE h 5000 FIELDS 2 f nosuch")
 	expectLog(t, "HSET h f v g w", "MULTI", "HPEXPIREAT h AT+5000 FIELDS 1 f", "HDEL h nosuch", "EXEC")
