@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
 
 	"example.com/byor/testkit"
@@ -119,62 +120,6 @@ func bigData(t *testing.T, rdb *redis.Client) {
 	do(t, rdb, h, z)
 }
 
-// snapshotKeys is dumpKeys for servers without PEXPIRETIME: each key's
-// line ends with its absolute expiry time from PTTL, which sameKeys
-// compares to within a second or two (scaled).
-func snapshotKeys(t *testing.T, rdb *redis.Client) []string {
-	t.Helper()
-	ctx := context.Background()
-	keys, err := rdb.Keys(ctx, "*").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, k := range keys {
-		typ := rdb.Type(ctx, k).Val()
-		var val any
-		switch typ {
-		case "string":
-			val = rdb.Get(ctx, k).Val()
-		case "hash":
-			var fields []string
-			for f, v := range rdb.HGetAll(ctx, k).Val() {
-				fields = append(fields, f+"="+v)
-			}
-			slices.Sort(fields)
-			val = fields
-		case "zset":
-			val = rdb.ZRangeWithScores(ctx, k, 0, -1).Val()
-		}
-		at := int64(-1)
-		if pttl := rdb.PTTL(ctx, k).Val(); pttl >= 0 {
-			at = time.Now().UnixMilli() + pttl.Milliseconds()
-		}
-		lines = append(lines, fmt.Sprintf("%q %s %v %d", k, typ, val, at))
-	}
-	slices.Sort(lines)
-	return lines
-}
-
-// sameKeys compares two snapshotKeys, the expiry times to within a little.
-func sameKeys(t *testing.T, got, want []string) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for i := range got {
-		g, w := strings.LastIndexByte(got[i], ' '), strings.LastIndexByte(want[i], ' ')
-		if got[i][:g] != want[i][:w] {
-			return false
-		}
-		ga, _ := strconv.ParseInt(got[i][g+1:], 10, 64)
-		wa, _ := strconv.ParseInt(want[i][w+1:], 10, 64)
-		if d := ga - wa; (ga < 0) != (wa < 0) || d < -testkit.Scale(2*time.Second).Milliseconds() || d > testkit.Scale(2*time.Second).Milliseconds() {
-			return false
-		}
-	}
-	return true
-}
-
 // TestRDBRedisReadsOurs: SAVE's dump.rdb passes redis-check-rdb, and real
 // Redis loads it with the same keys, values and expiry times.
 func TestRDBRedisReadsOurs(t *testing.T) {
@@ -183,7 +128,7 @@ func TestRDBRedisReadsOurs(t *testing.T) {
 	p, rdb := startRDB(t, dir)
 	do(t, rdb, sampleData...)
 	bigData(t, rdb)
-	want := snapshotKeys(t, rdb)
+	want := snapshotKeys(t, rdb, false)
 	do(t, rdb, []any{"SAVE"})
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
@@ -194,8 +139,8 @@ func TestRDBRedisReadsOurs(t *testing.T) {
 		t.Fatalf("redis-check-rdb: %v\n%s", err, out)
 	}
 	real := startRealRedis(t, dir)
-	if got := snapshotKeys(t, real); !sameKeys(t, got, want) {
-		t.Fatalf("real Redis loaded:\n%s\nthis server had:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if diff := cmp.Diff(want, snapshotKeys(t, real, false)); diff != "" {
+		t.Fatalf("real Redis loaded other keys than this server had (-ours +Redis's):\n%s", diff)
 	}
 	t.Logf("redis-check-rdb accepts the file; real Redis loaded %d keys, the same values and expiry times", len(want))
 }
@@ -216,11 +161,11 @@ func TestRDBWeReadRedis(t *testing.T) {
 			t.Fatalf("real Redis holds %s as %s, not %s: the test would not cover that encoding", key, got, enc)
 		}
 	}
-	want := snapshotKeys(t, real)
+	want := snapshotKeys(t, real, false)
 	do(t, real, []any{"SAVE"})
 	_, rdb := startRDB(t, dir)
-	if got := snapshotKeys(t, rdb); !sameKeys(t, got, want) {
-		t.Fatalf("this server loaded:\n%s\nreal Redis had:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if diff := cmp.Diff(want, snapshotKeys(t, rdb, false)); diff != "" {
+		t.Fatalf("this server loaded other keys than real Redis had (-Redis's +ours):\n%s", diff)
 	}
 }
 
@@ -390,7 +335,7 @@ func TestBGRewriteAOF(t *testing.T) {
 		t.Fatalf("aof_last_bgrewrite_status:%s", got)
 	}
 	do(t, rdb, []any{"SET", "after", "y"})
-	want := snapshotKeys(t, rdb)
+	want := snapshotKeys(t, rdb, false)
 	after, _ := os.Stat(path)
 	if after.Size() >= before.Size() {
 		t.Fatalf("the log is %d bytes after the rewrite, %d before", after.Size(), before.Size())
@@ -403,8 +348,8 @@ func TestBGRewriteAOF(t *testing.T) {
 		}
 	}
 	_, rdb = startAOF(t, dir, "everysec")
-	if got := snapshotKeys(t, rdb); !sameKeys(t, got, want) {
-		t.Fatalf("after the rewrite and a kill -9 the server has %d keys, not the %d it had", len(got), len(want))
+	if diff := cmp.Diff(want, snapshotKeys(t, rdb, false)); diff != "" {
+		t.Fatalf("after the rewrite and a kill -9 the keys differ (-before +after):\n%s", diff)
 	}
 	t.Logf("log %d -> %d bytes; %d writes during the rewrite, all kept", before.Size(), after.Size(), during)
 }

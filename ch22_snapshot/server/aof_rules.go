@@ -53,7 +53,7 @@ var aofRules = map[string]aofRule{
 	"hgetex":   {resp: logFieldTTLs, book: logFieldTTLs},
 	// Fields given values and TTLs, or a float: values and TTLs.
 	"hsetex":       {resp: logFieldPairs, book: logFieldPairs},
-	"hincrbyfloat": {resp: logFields},
+	"hincrbyfloat": {resp: logField},
 	// The whole key space, even an empty one.
 	"flushall": {always: true},
 	"flushdb":  {always: true},
@@ -116,15 +116,18 @@ func formatScore(f float64) string {
 	return strconv.FormatFloat(f, 'g', 17, 64)
 }
 
-// logFields logs the hash fields a command names as they now are: HSET
-// and, for one with a TTL, HPEXPIREAT at its absolute time; HDEL for one
-// that is gone; DEL if the hash is.
-func logFields(args [][]byte) { logFieldsNamed(args[1], fieldNames(args, 1)) }
+// logField logs the one field HINCRBYFLOAT names as it now is: HSET and,
+// if it has a TTL, HPEXPIREAT at its absolute time. The field is taken
+// where it stands, not looked for after FIELDS: a field may be named
+// "fields".
+func logField(args [][]byte) { logFieldsNamed(args[1], args[2:3]) }
 
-// logFieldPairs is logFields for HSETEX, whose fields come with values.
+// logFieldPairs logs the fields HSETEX sets, whose names come with values.
 func logFieldPairs(args [][]byte) { logFieldsNamed(args[1], fieldNames(args, 2)) }
 
-// logFieldsNamed logs the fields names of the hash key as they now are.
+// logFieldsNamed logs the fields names of the hash key as they now are:
+// HSET and, for one with a TTL, HPEXPIREAT at its absolute time; HDEL
+// for one that is gone; DEL if the hash is.
 func logFieldsNamed(key []byte, names [][]byte) {
 	ent := lookupEntry(key)
 	if ent == nil || ent.typ() != tHash {
@@ -187,8 +190,7 @@ func logFieldTTLs(args [][]byte) {
 }
 
 // fieldNames returns the fields a hash command names: those after
-// FIELDS n, every step-th (2 where values follow the names), or else the
-// one field of HINCRBYFLOAT.
+// FIELDS n, every step-th (2 where values follow the names).
 func fieldNames(args [][]byte, step int) [][]byte {
 	for i := 2; i+1 < len(args); i++ {
 		if !cmdIs(args[i], "fields") {
@@ -199,9 +201,6 @@ func fieldNames(args [][]byte, step int) [][]byte {
 			names = append(names, args[j])
 		}
 		return names
-	}
-	if len(args) > 2 {
-		return args[2:3]
 	}
 	return nil
 }

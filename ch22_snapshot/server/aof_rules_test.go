@@ -115,11 +115,20 @@ func TestAOFLogsAbsoluteTimes(t *testing.T) {
 	bookRequest(bookArgs("pexpire", "b", "3000"), &binWriter{})
 	bookRequest(bookArgs("set", "b", "2"), &binWriter{})
 	expectLog(t, "SET b 1", "PEXPIREAT b AT+3000", "MULTI", "SET b 2", "PEXPIREAT b AT+3000", "EXEC")
+	// The book's zadd: a new member and a new score are logged, on a key
+	// no one watches; the same score again is not.
+	bookRequest(bookArgs("zadd", "bz", "1", "m"), &binWriter{})
+	bookRequest(bookArgs("zadd", "bz", "0x10", "m"), &binWriter{})
+	bookRequest(bookArgs("zadd", "bz", "16", "m"), &binWriter{})
+	expectLog(t, "ZADD bz 1 m", "ZADD bz 16 m")
 	// Hash fields, with their TTLs.
 	respSession(t, "HSET h f v g w", "HPEXPIRE h 5000 FIELDS 2 f nosuch")
 	expectLog(t, "HSET h f v g w", "MULTI", "HPEXPIREAT h AT+5000 FIELDS 1 f", "HDEL h nosuch", "EXEC")
 	respSession(t, "HGETEX h PERSIST FIELDS 2 f g", "HPEXPIRE h 1000 FIELDS 2 f g")
 	expectLog(t, "HPERSIST h FIELDS 2 f g", "HPEXPIREAT h AT+1000 FIELDS 2 f g")
+	// HINCRBYFLOAT's field is the one it names, even one named FIELDS.
+	respSession(t, "HINCRBYFLOAT h fields 1.5", "HINCRBYFLOAT h FIELDS 0.1")
+	expectLog(t, "HSET h fields 1.5", "HSET h FIELDS 0.1")
 }
 
 // bookArgs is a request of the book's protocol.

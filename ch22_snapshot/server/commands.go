@@ -452,10 +452,10 @@ func doZAdd(cmd [][]byte, w replyWriter) {
 		insertEntry(ent)
 	}
 	chargeMembers(1)
-	if keyWatched(cmd[1]) {
-		if node := ent.obj.zset.LookupBytes(cmd[3]); node == nil || node.Score() != score {
-			touchKey(cmd[1]) // a new member or a new score
-		}
+	// A new member or a new score is a change, for WATCH and for the log,
+	// whether or not the key is watched.
+	if node := ent.obj.zset.LookupBytes(cmd[3]); node == nil || node.Score() != score {
+		touchKey(cmd[1])
 	}
 	added := ent.obj.zset.AddBytes(cmd[3], score)
 	if added {

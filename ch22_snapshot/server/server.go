@@ -141,7 +141,9 @@ func Main(args []string) int {
 	// signal the server at once.
 	exitOnSignal(atExit)
 	// The log is replayed before the listeners open: no client sees the
-	// key space half loaded.
+	// key space half loaded. The thread pool is there already: a replayed
+	// FLUSHALL or DEL of a large value hands it the old values.
+	gData.tp = threadpool.New(4)
 	if err := aofStart(); err != nil {
 		msg("server: %v", err)
 		return 1
@@ -206,7 +208,6 @@ const kMaxEvents = 256
 // has a fallback on poll() itself, for other systems and for tests).
 func serve(fd int) error {
 	gData.idleList.Init()
-	gData.tp = threadpool.New(4)
 
 	if err := sock.SetNonblock(fd); err != nil {
 		return err

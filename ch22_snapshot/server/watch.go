@@ -33,16 +33,6 @@ var watchers = map[string]map[*respState]struct{}{}
 // watchersPeak is the most keys watchers has held since it was made.
 var watchersPeak int
 
-// keyWatched reports whether some connection watches key: callers that
-// must do work to tell whether they change a key ask it first.
-func keyWatched[S ~string | ~[]byte](key S) bool {
-	if len(watchers) == 0 {
-		return false
-	}
-	_, ok := watchers[string(key)]
-	return ok
-}
-
 // touchKey notes that key was modified: each connection watching it will
 // fail its EXEC. Called where the key space changes, whichever protocol
 // or timer changes it (see the comment at the top of this file).
@@ -165,10 +155,7 @@ func watchersShrink() {
 // nothing reads that mark again; what touchWatchers reads and writes, the
 // connection's txState, is still there, its respState held by the queue.
 // When unwatchClosed reaches such a key, it finds nothing to delete in
-// its watchers (unwatchKey).
-// keyWatched may say yes
-// for a key only a closed connection watches, which costs its caller
-// only the work of looking. budgetMake, which closes the connection
+// its watchers (unwatchKey). budgetMake, which closes the connection
 // holding the most to make room, goes through connDone, which unwatches
 // at once: the room is needed now, and that costs at most one
 // connection's kMaxWatched keys.
