@@ -1,0 +1,116 @@
+package hostile
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Attacks on chapter 19's commands by a client who has read the code,
+// each beside its honest twin of the same size on one server. The log
+// reports the server's CPU time for each and a bystander's worst PING;
+// the verdicts are replies and counts.
+
+// TestRandomKeySparseTable: RANDOMKEY picks a random place in the key
+// table's order and takes a key near it. After 500,000 keys are made and
+// all but 3 deleted, the table keeps the slots the 500,000 needed, and
+// without a shrink every RANDOMKEY missed in its tries and then walked
+// all those empty slots to a key: some 5 ms each, 2 s for a transaction
+// of 400, against microseconds over a table made for 3 keys, the twin.
+// The first RANDOMKEY now shrinks the table once. Both runs send 2,000
+// RANDOMKEYs and a transaction of 400, and must get one of the 3 keys
+// each time, every one of them at least once.
+func TestRandomKeySparseTable(t *testing.T) {
+	eachChapter(t, keys19Chapters(), testRandomKeySparseTable)
+}
+
+func testRandomKeySparseTable(t *testing.T, ch string) {
+	p, addr := startRESP(t, ch)
+	c := dialRESP(t, addr)
+	kept := []string{"kept:a", "kept:b", "kept:c"}
+	for _, k := range kept {
+		if got := c.do(time.Minute, "SET", k, "v"); got != "+OK" {
+			t.Fatalf("SET %s: %q", k, got)
+		}
+	}
+	const asks, inTx = 2000, 400
+	// pick sends the RANDOMKEYs, then the transaction, and counts the
+	// keys answered.
+	pick := func(what string) figures {
+		seen := map[string]int{}
+		var reqs strings.Builder
+		for range asks {
+			reqs.WriteString(respCmd("RANDOMKEY"))
+		}
+		reqs.WriteString(respCmd("MULTI"))
+		for range inTx {
+			reqs.WriteString(respCmd("RANDOMKEY"))
+		}
+		reqs.WriteString(respCmd("EXEC"))
+		key := func() {
+			if h := c.line(); h != "$6" {
+				t.Fatalf("%s: RANDOMKEY answered %q", what, h)
+			}
+			seen[c.line()]++
+		}
+		f := measure(t, p.Pid(), addr, what, func() {
+			c.conn.SetDeadline(time.Now().Add(5 * time.Minute))
+			go c.conn.Write([]byte(reqs.String()))
+			for range asks {
+				key()
+			}
+			for range inTx + 1 {
+				if got := c.line(); got != "+OK" && got != "+QUEUED" {
+					t.Fatalf("%s: MULTI or a queued RANDOMKEY answered %q", what, got)
+				}
+			}
+			if got := c.line(); got != fmt.Sprint("*", inTx) {
+				t.Fatalf("%s: EXEC answered %q", what, got)
+			}
+			for range inTx {
+				key()
+			}
+		})
+		total := 0
+		for _, k := range kept {
+			if seen[k] == 0 {
+				t.Errorf("%s: %s never picked in %d RANDOMKEYs: %v", what, k, asks+inTx, seen)
+			}
+			total += seen[k]
+		}
+		if total != asks+inTx {
+			t.Errorf("%s: %d of %d picks were the kept keys: %v", what, total, asks+inTx, seen)
+		}
+		t.Logf("%s: %d RANDOMKEYs and a transaction of %d: server CPU %v, bystander's worst PING %v",
+			what, asks, inTx, f.cpu.Round(time.Millisecond), f.worst.Round(time.Millisecond))
+		return f
+	}
+	twin := pick("the twin: a table made for 3 keys")
+
+	const made = 500_000
+	for i := 0; i < made; i += 1000 {
+		mset := []string{"MSET"}
+		for j := i; j < i+1000; j++ {
+			k := fmt.Sprintf("gone:%07d", j)
+			mset = append(mset, k, "v")
+		}
+		if got := c.do(time.Minute, mset...); got != "+OK" {
+			t.Fatalf("MSET: %q", got)
+		}
+	}
+	for i := 0; i < made; i += 1000 {
+		del := []string{"DEL"}
+		for j := i; j < i+1000; j++ {
+			del = append(del, fmt.Sprintf("gone:%07d", j))
+		}
+		if got := c.do(time.Minute, del...); got != ":1000" {
+			t.Fatalf("DEL: %q", got)
+		}
+	}
+	if got := c.do(time.Minute, "DBSIZE"); got != ":3" {
+		t.Fatalf("DBSIZE after the deletes: %q", got)
+	}
+	attack := pick(fmt.Sprintf("the attack: a table left by %d keys made and deleted", made))
+	t.Logf("the attack's CPU over its twin's: %.1f", float64(attack.cpu)/float64(max(twin.cpu, time.Millisecond)))
+}
