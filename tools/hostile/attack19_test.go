@@ -2,6 +2,7 @@ package hostile
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,4 +114,80 @@ func testRandomKeySparseTable(t *testing.T, ch string) {
 	}
 	attack := pick(fmt.Sprintf("the attack: a table left by %d keys made and deleted", made))
 	t.Logf("the attack's CPU over its twin's: %.1f", float64(attack.cpu)/float64(max(twin.cpu, time.Millisecond)))
+}
+
+// TestHRandFieldMassExpiry: HRANDFIELD reclaims the hash's expired fields
+// before it picks, so that each place it draws holds a live field. A hash
+// of 500,000 fields that expire together, and one that does not, took
+// the whole reclaim into the first HRANDFIELD after the expiry: 200 ms
+// and more in one request, while active expiry spreads it over passes of
+// 2,000 fields. Now one HRANDFIELD reclaims at most 16,384 of them, and
+// refuses while more are left. The twin is the same expiry with no
+// HRANDFIELD: active expiry alone. Both wait until the fields are
+// reclaimed (MEMORY USAGE counts those stored); the verdicts are the
+// replies and the field left.
+func TestHRandFieldMassExpiry(t *testing.T) {
+	eachChapter(t, keys19Chapters(), testHRandFieldMassExpiry)
+}
+
+func testHRandFieldMassExpiry(t *testing.T, ch string) {
+	p, addr := startRESP(t, ch)
+	c := dialRESP(t, addr)
+	const fields = 500_000
+	// expire makes key a hash of a live field and fields that expire
+	// together once set, runs attack (if any) as soon as they have, and
+	// waits for them to be reclaimed.
+	expire := func(what, key string, attack func()) figures {
+		if got := c.do(time.Minute, "HSET", key, "live", "v"); got != ":1" {
+			t.Fatalf("HSET: %q", got)
+		}
+		at := time.Now().Add(3 * time.Second)
+		pxat := fmt.Sprint(at.UnixMilli())
+		for i := 0; i < fields; i += 1000 {
+			args := []string{"HSETEX", key, "PXAT", pxat, "FIELDS", "1000"}
+			for j := i; j < i+1000; j++ {
+				args = append(args, fmt.Sprintf("field:%07d", j), "v")
+			}
+			if got := c.do(time.Minute, args...); got != ":1" {
+				t.Fatalf("HSETEX: %q", got)
+			}
+		}
+		if time.Until(at) < 200*time.Millisecond {
+			t.Skipf("setting the fields took past their expiry; the machine is too loaded")
+		}
+		time.Sleep(time.Until(at) - 50*time.Millisecond)
+		f := measure(t, p.Pid(), addr, what, func() {
+			time.Sleep(time.Until(at) + 2*time.Millisecond)
+			if attack != nil {
+				attack()
+			}
+			for {
+				got := c.do(time.Minute, "MEMORY", "USAGE", key)
+				if n, err := strconv.Atoi(strings.TrimPrefix(got, ":")); err != nil || n < 10_000 {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+		t.Logf("%s: server CPU %v, bystander's worst PING %v", what, f.cpu.Round(time.Millisecond), f.worst.Round(time.Millisecond))
+		if got := c.do(time.Minute, "HLEN", key); got != ":1" {
+			t.Errorf("%s: HLEN %s after the expiry: %q", what, key, got)
+		}
+		if got := c.do(time.Minute, "HRANDFIELD", key); got != "$4" || c.line() != "live" {
+			t.Errorf("%s: HRANDFIELD %s after the expiry: %q", what, key, got)
+		}
+		return f
+	}
+	twin := expire(fmt.Sprintf("the twin: %d fields expire, active expiry alone", fields), "twin", nil)
+	var first string
+	attack := expire(fmt.Sprintf("the attack: %d fields expire, HRANDFIELD at once", fields), "attacked", func() {
+		if first = c.do(time.Minute, "HRANDFIELD", "attacked"); first == "$4" {
+			first += " " + c.line()
+		}
+	})
+	if first != "$4 live" && !strings.HasPrefix(first, "-ERR HRANDFIELD is refused while the hash has more than 16384 expired fields") {
+		t.Errorf("the first HRANDFIELD after the expiry: %q", first)
+	}
+	t.Logf("the first HRANDFIELD after the expiry answered %.50q; the attack's worst PING over its twin's: %.1f",
+		first, float64(attack.worst)/float64(max(twin.worst, time.Millisecond)))
 }
