@@ -42,3 +42,39 @@ func TestCompact(t *testing.T) {
 		t.Errorf("after Compact: %d entries, CompactWork %d", h.Len(), h.CompactWork())
 	}
 }
+
+// TestStepShrinksSparse: Step, called once per request, shrinks a table
+// that deletes left sparse, a bounded step at a time, so that it does not
+// stay sparse until a RANDOMKEY comes.
+func TestStepShrinksSparse(t *testing.T) {
+	h := newItems(Hash[string])
+	const n, keep = 100_000, 5
+	for i := range n {
+		h.Insert(Hash("k"+strconv.Itoa(i)), &item{key: "k" + strconv.Itoa(i), val: i})
+	}
+	for i := range n - keep {
+		del(h, Hash[string], "k"+strconv.Itoa(i))
+	}
+	h.Step(0) // the work of the inserts' moves, counted by now
+	steps := 0
+	for ; ; steps++ {
+		if sparse, _ := h.sparse(); !sparse && !h.resizing() {
+			break
+		}
+		if work := h.Step(StepWork); work > 2*StepWork {
+			t.Fatalf("a Step of %d did %d units of work", StepWork, work)
+		}
+		if steps > n {
+			t.Fatalf("still sparse after %d steps: %d slots", steps, len(h.cur.tags))
+		}
+	}
+	if len(h.cur.tags) > 10*keep+kMinSlots || h.Len() != keep {
+		t.Errorf("after %d steps: %d slots for %d entries", steps, len(h.cur.tags), h.Len())
+	}
+	for i := n - keep; i < n; i++ {
+		if it := get(h, Hash[string], "k"+strconv.Itoa(i)); it == nil || it.val != i {
+			t.Fatalf("k%d lost by the shrink", i)
+		}
+	}
+	t.Logf("%d steps shrank the table to %d slots", steps, len(h.cur.tags))
+}

@@ -425,20 +425,27 @@ func (h *Table[T]) delete(hcode uint64, match func(*T) bool) *T {
 // Step once per request and counts what it returns as that request's
 // work: a resize is then paid for a bounded share at a time, by the
 // requests that happen to follow it, and a table that only answers
-// lookups still finishes its resizes. Step(0) only returns the work.
+// lookups still finishes its resizes. Step also starts the shrink of a
+// table that deletes left sparse (see kSparseFill), which no insert would
+// start. Step(0) only returns the work.
 func (h *Table[T]) Step(budget int) int {
+	if budget > 0 && !h.resizing() {
+		if sparse, _ := h.sparse(); sparse {
+			h.startResizing()
+		}
+	}
 	h.work += h.moveWork(budget)
 	work := h.work
 	h.work = 0
 	return work
 }
 
-// kSparseFill is the fill below which Compact shrinks a table: fewer
-// than one slot in kSparseFill holding an entry. Deletes leave a table as
-// large as it grew (a resize sweeps away their marks, but sizes the new
-// array by the slots to empty too, see newSizeFor), and what walks the
-// table's order rather than finding keys, a random pick, then walks
-// mostly empty slots. Redis shrinks its tables below a tenth full too.
+// kSparseFill is the fill below which Step and Compact shrink a table:
+// fewer than one slot in kSparseFill holding an entry. Deletes leave a
+// table as large as it grew (a resize sweeps away their marks, but sizes
+// the new array by the slots to empty too, see newSizeFor), and what
+// walks the table's order rather than finding keys, a random pick, then
+// walks mostly empty slots. Redis shrinks its tables below a tenth full.
 const kSparseFill = 10
 
 // sparse reports whether the table's arrays together are larger than its
