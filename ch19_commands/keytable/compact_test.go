@@ -30,7 +30,7 @@ func TestCompact(t *testing.T) {
 	if did := h.Compact(); did > bound {
 		t.Errorf("Compact did %d units of work, CompactWork said %d", did, bound)
 	}
-	if h.resizing() || len(h.cur.tags) > 10*keep+kMinSlots {
+	if h.resizing() || len(h.cur.tags) > kSparseFill*keep+kMinSlots {
 		t.Errorf("after Compact: %d slots (from %d) for %d entries, resizing %v", len(h.cur.tags), slots, h.Len(), h.resizing())
 	}
 	for i := n - keep; i < n; i++ {
@@ -68,7 +68,7 @@ func TestStepShrinksSparse(t *testing.T) {
 			t.Fatalf("still sparse after %d steps: %d slots", steps, len(h.cur.tags))
 		}
 	}
-	if len(h.cur.tags) > 10*keep+kMinSlots || h.Len() != keep {
+	if len(h.cur.tags) > kSparseFill*keep+kMinSlots || h.Len() != keep {
 		t.Errorf("after %d steps: %d slots for %d entries", steps, len(h.cur.tags), h.Len())
 	}
 	for i := n - keep; i < n; i++ {

@@ -445,7 +445,9 @@ func (h *Table[T]) Step(budget int) int {
 // table as large as it grew (a resize sweeps away their marks, but sizes
 // the new array by the slots to empty too, see newSizeFor), and what
 // walks the table's order rather than finding keys, a random pick, then
-// walks mostly empty slots. Redis shrinks its tables below a tenth full.
+// walks mostly empty slots. Redis shrinks its tables below a tenth full
+// too. A quarter would be too close to what a resize can leave: newSizeFor
+// may size a change of salt's array for four slots a key.
 const kSparseFill = 10
 
 // sparse reports whether the table's arrays together are larger than its

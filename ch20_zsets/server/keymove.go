@@ -334,10 +334,9 @@ func costCopy(p *execPlan, args [][]byte) int {
 // costRandomKey: RANDOMKEY's shrink of a sparse key table (the first
 // RANDOMKEY's, which leaves it not sparse), its tries, each a bounded
 // probe, and past them the walk to the first key (which only a table
-// changing its salt needs), bounded by the key table's slots, at most 10
-// a key once it is not sparse (keytable's kSparseFill).
+// changing its salt needs), bounded by the key table's slots.
 func costRandomKey(p *execPlan, args [][]byte) int {
-	n := kRandomTries*kRandomWork + 12*p.keys() + 16
+	n := kRandomTries*kRandomWork + 4*p.keys() + 16
 	if !p.compacted {
 		n += gData.db.CompactWork()
 		p.compacted = true
