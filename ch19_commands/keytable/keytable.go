@@ -425,11 +425,70 @@ func (h *Table[T]) delete(hcode uint64, match func(*T) bool) *T {
 // Step once per request and counts what it returns as that request's
 // work: a resize is then paid for a bounded share at a time, by the
 // requests that happen to follow it, and a table that only answers
-// lookups still finishes its resizes. Step(0) only returns the work.
+// lookups still finishes its resizes. Step also starts the shrink of a
+// table that deletes left sparse (see kSparseFill), which no insert would
+// start. Step(0) only returns the work.
 func (h *Table[T]) Step(budget int) int {
+	if budget > 0 && !h.resizing() {
+		if sparse, _ := h.sparse(); sparse {
+			h.startResizing()
+		}
+	}
 	h.work += h.moveWork(budget)
 	work := h.work
 	h.work = 0
+	return work
+}
+
+// kSparseFill is the fill below which Step and Compact shrink a table:
+// fewer than one slot in kSparseFill holding an entry. Deletes leave a
+// table as large as it grew (a resize sweeps away their marks, but sizes
+// the new array by the slots to empty too, see newSizeFor), and what
+// walks the table's order rather than finding keys, a random pick, then
+// walks mostly empty slots. Redis shrinks its tables below a tenth full
+// too. A quarter would be too close to what a resize can leave: newSizeFor
+// may size a change of salt's array for four slots a key.
+const kSparseFill = 10
+
+// sparse reports whether the table's arrays together are larger than its
+// entries need by more than kSparseFill times, and returns their slots.
+func (h *Table[T]) sparse() (bool, int) {
+	slots := len(h.cur.tags)
+	for _, t := range h.olds {
+		slots += len(t.tags)
+	}
+	return slots > kMinSlots && h.Len()*kSparseFill < slots, slots
+}
+
+// CompactWork returns a bound on the work Compact would do now: none
+// unless the table is sparse; else the slots of its arrays and of the
+// shrinks' old arrays (each at most a twelfth of the one before, so
+// together at most 1.1 times the first), and the moves of the entries,
+// each put and its weight, once per shrink.
+func (h *Table[T]) CompactWork() int {
+	sparse, slots := h.sparse()
+	if !sparse {
+		return 0
+	}
+	return slots + slots/8 + 64*h.Len()
+}
+
+// Compact shrinks a table that deletes have left sparse until it is not,
+// at once, finishing the resize under way first, and returns the work
+// (as Step counts it). A growing table is never sparse, so Compact never
+// speeds up a growth the caller did not ask for. The caller is one that
+// would otherwise walk the empty slots, again and again: the shrink looks
+// at each of them once, and the next walks find entries close together.
+func (h *Table[T]) Compact() int {
+	work := 0
+	for sparse, _ := h.sparse(); sparse; sparse, _ = h.sparse() {
+		if !h.resizing() {
+			h.startResizing()
+		}
+		for h.resizing() {
+			work += h.moveSlots(len(h.olds[0].tags) - h.next)
+		}
+	}
 	return work
 }
 

@@ -227,6 +227,10 @@ func randomEntry() *entry {
 	if gData.db.Len() == 0 {
 		return nil
 	}
+	// A table that deletes left sparse (a million keys made, all but a
+	// few deleted) would make every try miss and the walk below cross
+	// all its empty slots, each time: shrink it once instead.
+	workDone += gData.db.Compact()
 	var picked []*entry
 	take := func(group []*entry) bool {
 		picked = append(picked, group...)
@@ -327,11 +331,17 @@ func costCopy(p *execPlan, args [][]byte) int {
 	return items*(kCopyItemWork+kMemberWork) + (len(args[2])+bytes)/kWorkBytes + p.dropBound(args[2])
 }
 
-// costRandomKey: RANDOMKEY's tries, each a bounded probe; past them, the
-// walk to the first key (which only a table changing its salt needs) is
-// bounded by the key table's slots.
+// costRandomKey: RANDOMKEY's shrink of a sparse key table (the first
+// RANDOMKEY's, which leaves it not sparse), its tries, each a bounded
+// probe, and past them the walk to the first key (which only a table
+// changing its salt needs), bounded by the key table's slots.
 func costRandomKey(p *execPlan, args [][]byte) int {
-	return kRandomTries*kRandomWork + 4*p.keys()
+	n := kRandomTries*kRandomWork + 4*p.keys() + 16
+	if !p.compacted {
+		n += gData.db.CompactWork()
+		p.compacted = true
+	}
+	return n
 }
 
 // errNoMulti is Redis's error for a command not allowed inside MULTI.

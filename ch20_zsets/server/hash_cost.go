@@ -14,16 +14,18 @@ func costHIncrByFloat(p *execPlan, args [][]byte) int {
 }
 
 // costHRandField: HRANDFIELD reclaims the hash's expired fields, at most
-// its volatile ones (those the commands before may have added too), then
-// picks: |count| places with a negative count; with a positive one, a
-// place each or, for more than a third of the hash, a pass over every
-// place (at most three times the count); and it may drop the hash.
+// its volatile ones (those the commands before may have added too) and
+// kHRandReclaim, then picks: |count| places with a negative count; with a
+// positive one, a place each or, for more than a third of the hash, a
+// pass over every place (at most three times the count); and it may drop
+// the hash.
 func costHRandField(p *execPlan, args [][]byte) int {
 	n := p.itemLen(args[1])
 	reclaim := min(n, p.items[string(args[1])])
 	if ent := lookupEntry(args[1]); ent != nil && ent.typ() == tHash {
 		reclaim = min(n, reclaim+ent.obj.hash.VolatileLen())
 	}
+	reclaim = min(reclaim, kHRandReclaim)
 	picks := 1
 	if len(args) > 2 {
 		count, ok := respInt(args[2])

@@ -27,6 +27,9 @@ type execPlan struct {
 	// have created.
 	bytes, items map[string]int
 	newKeys      int
+	// compacted is set once a command is weighed with the shrink of a
+	// sparse key table (RANDOMKEY's), which the first one does for all.
+	compacted bool
 }
 
 // strLen bounds the length of the string at key when the command runs.
