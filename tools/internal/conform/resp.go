@@ -75,6 +75,38 @@ func (c *Conn) CommandReply(args ...string) (req, got []byte, err error) {
 	return req, got, err
 }
 
+// kLoadingWait bounds how long DialLoaded waits for a restarted server to
+// load its data: a guard against a hang, far above what a check's data
+// takes on a loaded machine.
+const kLoadingWait = 60 * time.Second
+
+// DialLoaded dials the server once it has loaded its data. A server that
+// reads its files at start may accept connections before it has read
+// them and answer -LOADING meanwhile (Redis does); a check that has just
+// restarted the server waits for that to pass rather than take it for
+// the server's answer.
+func (e *Env) DialLoaded() (*Conn, error) {
+	deadline := time.Now().Add(kLoadingWait)
+	for {
+		c, err := e.Dial()
+		if err != nil {
+			return nil, err
+		}
+		_, got, err := c.CommandReply("PING")
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.HasPrefix(got, []byte("-LOADING")) {
+			return c, nil
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the server still answers %q %v after its restart", bytes.TrimSpace(got), kLoadingWait)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // ExpectRESP reads one reply to req and checks it is want, byte for byte.
 func (c *Conn) ExpectRESP(req []byte, want string) error {
 	c.last = req

@@ -59,7 +59,7 @@ func aofRestartCheck(e *Env) error {
 	if err := e.Restart(); err != nil {
 		return err
 	}
-	c, err = e.Dial()
+	c, err = e.DialLoaded()
 	if err != nil {
 		return err
 	}

@@ -127,7 +127,7 @@ func rewriteCheck(e *Env) error {
 	if err := e.Restart(); err != nil {
 		return err
 	}
-	c, err = e.Dial()
+	c, err = e.DialLoaded()
 	if err != nil {
 		return err
 	}
