@@ -26,6 +26,20 @@ func (c *respConn) sendPipelined(t *testing.T, what, reqs string, n int, prefix 
 	}
 }
 
+// measureCmd sends one request on c and reads its whole reply while
+// measure watches, named what; it returns the reply's header and the
+// figures. within guards against a hang.
+func measureCmd(t *testing.T, p *serverproc.Process, addr string, c *respConn, within time.Duration, what string, args ...string) (string, figures) {
+	t.Helper()
+	var got string
+	f := measure(t, p.Pid(), addr, what, func() {
+		c.conn.SetDeadline(time.Now().Add(within))
+		c.conn.Write([]byte(respCmd(args...)))
+		got = skipReply(t, c.r)
+	})
+	return got, f
+}
+
 // leastCPURunner returns run, which sends a request on c three times,
 // fails the test unless every reply's header is want, and returns the
 // figures of the run that took the least server CPU: the garbage
@@ -37,12 +51,7 @@ func leastCPURunner(t *testing.T, p *serverproc.Process, addr string, c *respCon
 		t.Helper()
 		var best figures
 		for i := range 3 {
-			var got string
-			f := measure(t, p.Pid(), addr, args[0], func() {
-				c.conn.SetDeadline(time.Now().Add(within))
-				c.conn.Write([]byte(respCmd(args...)))
-				got = skipReply(t, c.r)
-			})
+			got, f := measureCmd(t, p, addr, c, within, args[0], args...)
 			if got != want {
 				t.Fatalf("%.60q: %q, want %q", args, got, want)
 			}

@@ -48,13 +48,7 @@ func testZAlgebraAttacks20(t *testing.T, ch string) {
 	// run sends a request and reads its whole reply, measured.
 	run := func(what string, args ...string) (string, figures) {
 		t.Helper()
-		var got string
-		f := measure(t, p.Pid(), addr, what, func() {
-			c.conn.SetDeadline(time.Now().Add(long))
-			c.conn.Write([]byte(respCmd(args...)))
-			got = skipReply(t, c.r)
-		})
-		return got, f
+		return measureCmd(t, p, addr, c, long, what, args...)
 	}
 	expect := func(want, got, what string) {
 		t.Helper()
