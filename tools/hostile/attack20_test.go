@@ -52,40 +52,8 @@ func testAttack20Replies(t *testing.T, ch string) {
 		}
 		reqs.WriteString(respCmd(a...) + respCmd(b...))
 	}
-	c.conn.SetDeadline(time.Now().Add(long))
-	go c.conn.Write([]byte(reqs.String()))
-	for range 2 * n / 5000 {
-		if got := skipReply(t, c.r); !strings.HasPrefix(got, ":") {
-			t.Fatalf("ZADD: %q", got)
-		}
-	}
-	// run sends a request three times, asserting its reply's header each
-	// time, and returns the figures of the run that took the least CPU.
-	run := func(want string, args ...string) figures {
-		t.Helper()
-		var best figures
-		for i := range 3 {
-			var got string
-			f := measure(t, p.Pid(), addr, args[0], func() {
-				c.conn.SetDeadline(time.Now().Add(long))
-				c.conn.Write([]byte(respCmd(args...)))
-				got = skipReply(t, c.r)
-			})
-			if got != want {
-				t.Fatalf("%.60q: %q, want %q", args, got, want)
-			}
-			if i == 0 || f.cpu < best.cpu {
-				best = f
-			}
-		}
-		return best
-	}
-	report := func(what string, attack figures, twin string, tw figures) {
-		t.Logf("%s: server CPU %v, bystander's worst PING %v; honest twin (%s): %v, %v; CPU ratio %.1f",
-			what, attack.cpu.Round(time.Millisecond), attack.worst.Round(time.Millisecond), twin,
-			tw.cpu.Round(time.Millisecond), tw.worst.Round(time.Millisecond),
-			float64(attack.cpu)/float64(max(tw.cpu, 10*time.Millisecond)))
-	}
+	c.sendPipelined(t, "ZADD", reqs.String(), 2*n/5000, ":", long)
+	run := leastCPURunner(t, p, addr, c, long)
 	// The members of b, for ZMSCORE: the lookups an intersection does.
 	bMembers := []string{"ZMSCORE", "a"}
 	for j := 0; j < n; j += 2 {
@@ -94,13 +62,13 @@ func testAttack20Replies(t *testing.T, ch string) {
 
 	rangeA := run(fmt.Sprintf("*%d", 2*n), "ZRANGE", "a", "0", "-1", "WITHSCORES")
 	union := run(fmt.Sprintf("*%d", 2*n), "ZUNION", "2", "a", "b", "WITHSCORES")
-	report(fmt.Sprintf("ZUNION of %d members", n), union, "ZRANGE of as many", rangeA)
+	logTwin(t, fmt.Sprintf("ZUNION of %d members", n), union, "ZRANGE of as many", rangeA)
 
 	rangeB := run(fmt.Sprintf("*%d", n), "ZRANGE", "b", "0", "-1", "WITHSCORES")
 	mscore := run(fmt.Sprintf("*%d", n/2), bMembers...)
 	inter := run(fmt.Sprintf("*%d", n), "ZINTER", "2", "a", "b", "WITHSCORES")
-	report(fmt.Sprintf("ZINTER of %d members", n/2), inter, "ZRANGE of as many", rangeB)
-	report(fmt.Sprintf("ZINTER of %d members", n/2), inter, "ZMSCORE of as many", mscore)
+	logTwin(t, fmt.Sprintf("ZINTER of %d members", n/2), inter, "ZRANGE of as many", rangeB)
+	logTwin(t, fmt.Sprintf("ZINTER of %d members", n/2), inter, "ZMSCORE of as many", mscore)
 
 	// A difference walks all of a and looks each member up in b.
 	aMembers := []string{"ZMSCORE", "b"}
@@ -110,14 +78,14 @@ func testAttack20Replies(t *testing.T, ch string) {
 	rangeHalf := run(fmt.Sprintf("*%d", n/2), "ZRANGE", "a", "0", strconv.Itoa(n/2-1))
 	mscoreA := run(fmt.Sprintf("*%d", n), aMembers...)
 	diff := run(fmt.Sprintf("*%d", n/2), "ZDIFF", "2", "a", "b")
-	report(fmt.Sprintf("ZDIFF of %d members (from %d)", n/2, n), diff, "ZRANGE of as many", rangeHalf)
-	report(fmt.Sprintf("ZDIFF of %d members (from %d)", n/2, n), diff, fmt.Sprintf("ZMSCORE of %d members", n), mscoreA)
+	logTwin(t, fmt.Sprintf("ZDIFF of %d members (from %d)", n/2, n), diff, "ZRANGE of as many", rangeHalf)
+	logTwin(t, fmt.Sprintf("ZDIFF of %d members (from %d)", n/2, n), diff, fmt.Sprintf("ZMSCORE of %d members", n), mscoreA)
 
 	rangeAll := run(fmt.Sprintf("*%d", n), "ZRANGE", "a", "0", "-1")
 	neg := run(fmt.Sprintf("*%d", n), "ZRANDMEMBER", "a", strconv.Itoa(-n))
 	pos := run(fmt.Sprintf("*%d", n-1), "ZRANDMEMBER", "a", strconv.Itoa(n-1))
-	report(fmt.Sprintf("ZRANDMEMBER a -%d", n), neg, "ZRANDMEMBER a "+strconv.Itoa(n-1), pos)
-	report(fmt.Sprintf("ZRANDMEMBER a -%d", n), neg, "ZRANGE of as many", rangeAll)
+	logTwin(t, fmt.Sprintf("ZRANDMEMBER a -%d", n), neg, "ZRANDMEMBER a "+strconv.Itoa(n-1), pos)
+	logTwin(t, fmt.Sprintf("ZRANDMEMBER a -%d", n), neg, "ZRANGE of as many", rangeAll)
 
 	// Just under the count at which the picks come from a list of the
 	// set, each pick is a seek down the tree: O(log n) nodes, each likely
@@ -126,10 +94,10 @@ func testAttack20Replies(t *testing.T, ch string) {
 	rangeK := run(fmt.Sprintf("*%d", k), "ZRANGE", "a", "0", strconv.Itoa(k-1))
 	seeks := run(fmt.Sprintf("*%d", k), "ZRANDMEMBER", "a", strconv.Itoa(-k))
 	listed := run(fmt.Sprintf("*%d", k+1), "ZRANDMEMBER", "a", strconv.Itoa(-k-1))
-	report(fmt.Sprintf("ZRANDMEMBER a -%d (seeks)", k), seeks, "ZRANGE of as many", rangeK)
-	report(fmt.Sprintf("ZRANDMEMBER a -%d (seeks)", k), seeks, fmt.Sprintf("ZRANDMEMBER a -%d, from a list", k+1), listed)
+	logTwin(t, fmt.Sprintf("ZRANDMEMBER a -%d (seeks)", k), seeks, "ZRANGE of as many", rangeK)
+	logTwin(t, fmt.Sprintf("ZRANDMEMBER a -%d (seeks)", k), seeks, fmt.Sprintf("ZRANDMEMBER a -%d, from a list", k+1), listed)
 	mscoreK := run(fmt.Sprintf("*%d", k), aMembers[:2+k]...)
-	report(fmt.Sprintf("ZRANDMEMBER a -%d (seeks)", k), seeks, "ZMSCORE of as many", mscoreK)
+	logTwin(t, fmt.Sprintf("ZRANDMEMBER a -%d (seeks)", k), seeks, "ZMSCORE of as many", mscoreK)
 }
 
 // TestAttack20TiedNames: an intersection whose members all end up with the
@@ -158,36 +126,9 @@ func testAttack20TiedNames(t *testing.T, ch string) {
 		}
 		reqs.WriteString(respCmd(a...) + respCmd(b...))
 	}
-	c.conn.SetDeadline(time.Now().Add(long))
-	go c.conn.Write([]byte(reqs.String()))
-	for range 2 * n / 1000 {
-		if got := skipReply(t, c.r); !strings.HasPrefix(got, ":") {
-			t.Fatalf("ZADD: %q", got)
-		}
-	}
-	run := func(want string, args ...string) figures {
-		t.Helper()
-		var best figures
-		for i := range 3 {
-			var got string
-			f := measure(t, p.Pid(), addr, args[0], func() {
-				c.conn.SetDeadline(time.Now().Add(long))
-				c.conn.Write([]byte(respCmd(args...)))
-				got = skipReply(t, c.r)
-			})
-			if got != want {
-				t.Fatalf("%.60q: %q, want %q", args, got, want)
-			}
-			if i == 0 || f.cpu < best.cpu {
-				best = f
-			}
-		}
-		return best
-	}
+	c.sendPipelined(t, "ZADD", reqs.String(), 2*n/1000, ":", long)
+	run := leastCPURunner(t, p, addr, c, long)
 	twin := run(fmt.Sprintf("*%d", n), "ZRANGE", "a", "0", "-1")
 	inter := run(fmt.Sprintf("*%d", n), "ZINTER", "2", "a", "b")
-	t.Logf("ZINTER of %d members named by a %d-byte prefix, all scored 0: server CPU %v, bystander's worst PING %v; honest twin (ZRANGE of as many): %v, %v; CPU ratio %.1f",
-		n, prefix, inter.cpu.Round(time.Millisecond), inter.worst.Round(time.Millisecond),
-		twin.cpu.Round(time.Millisecond), twin.worst.Round(time.Millisecond),
-		float64(inter.cpu)/float64(max(twin.cpu, 10*time.Millisecond)))
+	logTwin(t, fmt.Sprintf("ZINTER of %d members named by a %d-byte prefix, all scored 0", n, prefix), inter, "ZRANGE of as many", twin)
 }

@@ -48,25 +48,13 @@ func testZAlgebraAttacks20(t *testing.T, ch string) {
 	// run sends a request and reads its whole reply, measured.
 	run := func(what string, args ...string) (string, figures) {
 		t.Helper()
-		var got string
-		f := measure(t, p.Pid(), addr, what, func() {
-			c.conn.SetDeadline(time.Now().Add(long))
-			c.conn.Write([]byte(respCmd(args...)))
-			got = skipReply(t, c.r)
-		})
-		return got, f
+		return measureCmd(t, p, addr, c, long, what, args...)
 	}
 	expect := func(want, got, what string) {
 		t.Helper()
 		if got != want {
 			t.Fatalf("%s: %q, want %q", what, got, want)
 		}
-	}
-	report := func(what string, attack figures, twin string, tw figures) {
-		t.Logf("%s: server CPU %v, bystander's worst PING %v; honest twin (%s): %v, %v; CPU ratio %.1f",
-			what, attack.cpu.Round(time.Millisecond), attack.worst.Round(time.Millisecond), twin,
-			tw.cpu.Round(time.Millisecond), tw.worst.Round(time.Millisecond),
-			float64(attack.cpu)/float64(max(tw.cpu, time.Millisecond)))
 	}
 
 	// A union stored: 75,000 members, against a ZADD of 75,000 members.
@@ -78,21 +66,21 @@ func testZAlgebraAttacks20(t *testing.T, ch string) {
 	}
 	got, twin := run("ZADD", args...)
 	expect(fmt.Sprintf(":%d", n+n/2), got, "the twin ZADD")
-	report(fmt.Sprintf("ZUNIONSTORE of %d members", n+n/2), union, "ZADD of as many", twin)
+	logTwin(t, fmt.Sprintf("ZUNIONSTORE of %d members", n+n/2), union, "ZADD of as many", twin)
 
 	// An intersection replied, against a ZRANGE of as many members.
 	got, inter := run("ZINTER", "ZINTER", "2", "a", "b", "WITHSCORES")
 	expect(fmt.Sprintf("*%d", n), got, "ZINTER 2 a b WITHSCORES")
 	got, twin = run("ZRANGE", "ZRANGE", "b", "0", "-1", "WITHSCORES")
 	expect(fmt.Sprintf("*%d", n), got, "ZRANGE b 0 -1 WITHSCORES")
-	report(fmt.Sprintf("ZINTER of %d members", n/2), inter, "ZRANGE of as many", twin)
+	logTwin(t, fmt.Sprintf("ZINTER of %d members", n/2), inter, "ZRANGE of as many", twin)
 
 	// Random members with repeats: one seek each, or a list first.
 	got, rnd := run("ZRANDMEMBER", "ZRANDMEMBER", "a", strconv.Itoa(-n))
 	expect(fmt.Sprintf("*%d", n), got, "ZRANDMEMBER a -n")
 	got, twin = run("ZRANGE", "ZRANGE", "a", "0", "-1")
 	expect(fmt.Sprintf("*%d", n), got, "ZRANGE a 0 -1")
-	report(fmt.Sprintf("ZRANDMEMBER a -%d", n), rnd, "ZRANGE of as many", twin)
+	logTwin(t, fmt.Sprintf("ZRANDMEMBER a -%d", n), rnd, "ZRANGE of as many", twin)
 
 	// A count no reply can hold is refused before any work.
 	got, huge := run("ZRANDMEMBER", "ZRANDMEMBER", "a", "-1000000000000")
@@ -104,7 +92,7 @@ func testZAlgebraAttacks20(t *testing.T, ch string) {
 	expect("*2", got, "ZSCAN a 0 COUNT 10^9")
 	got, twin = run("ZRANGE", "ZRANGE", "a", "0", "16383", "WITHSCORES")
 	expect("*32768", got, "ZRANGE a 0 16383 WITHSCORES")
-	report("ZSCAN a 0 COUNT 10^9", scan, "ZRANGE of 16,384 members", twin)
+	logTwin(t, "ZSCAN a 0 COUNT 10^9", scan, "ZRANGE of 16,384 members", twin)
 
 	// Pops: each a removal, as a ZREM of as many members is.
 	got, pop := run("ZPOPMIN", "ZPOPMIN", "a", strconv.Itoa(n/2))
@@ -115,6 +103,6 @@ func testZAlgebraAttacks20(t *testing.T, ch string) {
 	}
 	got, twin = run("ZREM", args...)
 	expect(fmt.Sprintf(":%d", n/2), got, "the twin ZREM")
-	report(fmt.Sprintf("ZPOPMIN a %d", n/2), pop, "ZREM of as many", twin)
+	logTwin(t, fmt.Sprintf("ZPOPMIN a %d", n/2), pop, "ZREM of as many", twin)
 	expect(fmt.Sprintf(":%d", n/2), c.do(long, "ZCARD", "a"), "ZCARD a after the pop")
 }

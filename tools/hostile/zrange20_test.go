@@ -56,12 +56,7 @@ func testZRangeStoreMillion(t *testing.T, ch string) {
 		}
 	}
 	run := func(what string, args ...string) (string, figures) {
-		var got string
-		f := measure(t, p.Pid(), addr, what, func() {
-			c.conn.SetDeadline(time.Now().Add(5 * time.Minute))
-			c.conn.Write([]byte(respCmd(args...)))
-			got = skipReply(t, c.r)
-		})
+		got, f := measureCmd(t, p, addr, c, 5*time.Minute, what, args...)
 		t.Logf("%s: %.70s, server CPU %v, bystander's worst PING %v", what, got, f.cpu.Round(time.Millisecond), f.worst.Round(time.Millisecond))
 		return got, f
 	}

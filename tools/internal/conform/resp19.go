@@ -10,3 +10,12 @@ func respChecks19(st *Stage, cfg *Config) []Check {
 		Skip: "sorted sets beyond chapter 18's, lists, sets, streams, scripting and Redis's other families (ch19_commands/README.md)",
 	}})
 }
+
+// section19 points a check at the part of chapter 19's README on topic,
+// in the family's section part (Strings, Hashes), or anywhere for "".
+func section19(part, topic string) string {
+	if part == "" {
+		return "beyond the book: " + topic + " (ch19_commands/README.md)"
+	}
+	return "beyond the book: " + topic + " (ch19_commands/README.md, " + part + ")"
+}

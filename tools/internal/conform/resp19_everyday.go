@@ -16,23 +16,16 @@ func everydayChecks19() []Check {
 	return slices.Concat(everydayStringChecks19(), everydayZSetChecks19())
 }
 
-// everydaySection19 points a check at the part of chapter 19's README it
-// tests.
-func everydaySection19(topic string) string {
-	return "beyond the book: " + topic + " (ch19_commands/README.md)"
-}
-
 // everydayStringChecks19 are the checks of INCR and its kin, MGET, MSET,
 // STRLEN and HMGET.
 func everydayStringChecks19() []Check {
 	return []Check{
 		{
 			Name:    "INCR, INCRBY, DECR, DECRBY: values, a missing key as 0, the TTL kept; not an integer, overflow",
-			Section: everydaySection19("INCR and DECR"),
+			Section: section19("", "INCR and DECR"),
 			Hint:    "the value must be a 64-bit decimal integer exactly as Redis prints one (no sign +, no spaces, no leading zeros); a result outside 64 bits is ERR increment or decrement would overflow (DECRBY of -2^63 is ERR decrement would overflow), and changes nothing; the key keeps its TTL",
 			Run: dialed(func(e *Env, c *Conn) error {
-				n, s, z := "conform:n", "conform:ns", "conform:nz"
-				c.CommandExpect(integer(0), "DEL", n, s, z)
+				n, s, z := c.fresh("conform:n"), c.fresh("conform:ns"), c.fresh("conform:nz")
 				if err := c.steps(
 					ex(integer(1), "INCR", n),
 					ex(integer(11), "INCRBY", n, "10"),
@@ -91,11 +84,10 @@ func everydayStringChecks19() []Check {
 		},
 		{
 			Name:    "MGET, MSET, STRLEN, HMGET",
-			Section: everydaySection19("MGET, MSET, STRLEN, HMGET"),
+			Section: section19("", "MGET, MSET, STRLEN, HMGET"),
 			Hint:    "MGET answers one element per key, the null bulk string for a missing key or one that is not a string; MSET takes key value pairs (an odd count is a wrong number of arguments) and answers +OK; STRLEN is 0 for a missing key; HMGET answers one element per field",
 			Run: dialed(func(e *Env, c *Conn) error {
-				a, b, h, z := "conform:ma", "conform:mb", "conform:mh", "conform:mz"
-				c.CommandExpect(integer(0), "DEL", a, b, h, z)
+				a, b, h, z := c.fresh("conform:ma"), c.fresh("conform:mb"), c.fresh("conform:mh"), c.fresh("conform:mz")
 				return c.steps(
 					ex(okReply, "MSET", a, "1", b, "two"),
 					ex(okReply, "MSET", a, "one", a, "uno"),
@@ -127,11 +119,10 @@ func everydayZSetChecks19() []Check {
 	return []Check{
 		{
 			Name:    "sorted sets: ZRANK, ZREVRANK, ZCOUNT with exclusive bounds, ZINCRBY, ZREVRANGE, ZRANGE ... REV",
-			Section: everydaySection19("sorted sets"),
+			Section: section19("", "sorted sets"),
 			Hint:    "ranks count from 0 in score order (ties by member), from the highest for ZREVRANK and REV; ( makes a score bound exclusive; ZRANGE ... BYSCORE REV takes the range as max then min; ZINCRBY answers the new score as a bulk string and a missing member starts at 0",
 			Run: dialed(func(e *Env, c *Conn) error {
-				z, s := "conform:zr", "conform:zrs"
-				c.CommandExpect(integer(0), "DEL", z, s)
+				z, s := c.fresh("conform:zr"), c.fresh("conform:zrs")
 				return c.steps(
 					ex(integer(4), "ZADD", z, "1", "a", "2", "b", "3", "c", "3", "d"),
 					ex(okReply, "SET", s, "v"),

@@ -7,21 +7,15 @@ import (
 	"strings"
 )
 
-// sectionHashes19 points a check at chapter 19's README on hashes.
-func sectionHashes19(topic string) string {
-	return "beyond the book: " + topic + " (ch19_commands/README.md, Hashes)"
-}
-
 // hashChecks19 are the checks of the hash commands chapter 19 adds.
 func hashChecks19() []Check {
 	return []Check{
 		{
 			Name:    "HMSET, HSETNX, HSTRLEN: replies, arity and WRONGTYPE",
-			Section: sectionHashes19("HMSET, HSETNX, HSTRLEN"),
+			Section: section19("Hashes", "HMSET, HSETNX, HSTRLEN"),
 			Hint:    "HMSET is HSET answering +OK (an odd count of arguments after the key is ERR wrong number of arguments); HSETNX sets a field only if it is missing (:1) and answers :0 otherwise; HSTRLEN is the length of a field's value, 0 for no field or no key",
 			Run: dialed(func(e *Env, c *Conn) error {
-				h, s := "conform:h19", "conform:h19s"
-				c.CommandExpect(integer(0), "DEL", h, s)
+				h, s := c.fresh("conform:h19"), c.fresh("conform:h19s")
 				return c.steps(
 					ex(okReply, "HMSET", h, "a", "1", "b", "22"),
 					ex(arity("hmset"), "HMSET", h, "a"),
@@ -44,11 +38,10 @@ func hashChecks19() []Check {
 		},
 		{
 			Name:    "HINCRBYFLOAT: sums as Redis's long double writes them; the order of its errors",
-			Section: sectionHashes19("HINCRBYFLOAT"),
+			Section: section19("Hashes", "HINCRBYFLOAT"),
 			Hint:    "the sum is computed in an 80-bit long double and written with 17 decimals, trailing zeros dropped (0.1 + 0.2 is 0.3); ERR value is not a valid float for an increment that is not a number, ERR value is NaN or Infinity for inf, then WRONGTYPE, ERR hash value is not a float for a field that is not a number, ERR increment would produce NaN or Infinity",
 			Run: dialed(func(e *Env, c *Conn) error {
-				h, s := "conform:hf19", "conform:hf19s"
-				c.CommandExpect(integer(0), "DEL", h, s)
+				h, s := c.fresh("conform:hf19"), c.fresh("conform:hf19s")
 				return c.steps(
 					ex(bulk("0.1"), "HINCRBYFLOAT", h, "f", "0.1"),
 					ex(bulk("0.3"), "HINCRBYFLOAT", h, "f", "0.2"),
@@ -73,11 +66,10 @@ func hashChecks19() []Check {
 		},
 		{
 			Name:    "HRANDFIELD: one field, distinct fields for a positive count, repeats for a negative one, WITHVALUES; its errors",
-			Section: sectionHashes19("HRANDFIELD"),
+			Section: section19("Hashes", "HRANDFIELD"),
 			Hint:    "no count: a field, or null for no key; count n > 0: min(n, HLEN) distinct fields; n < 0: |n| fields, repeats allowed; WITHVALUES: field, value, ... (pairs in RESP3); a count that is not an integer is ERR value is not an integer or out of range, -2^63 is out of range, and with WITHVALUES so is any count past 2^62",
 			Run: dialed(func(e *Env, c *Conn) error {
-				h := "conform:hr19"
-				c.CommandExpect(integer(0), "DEL", h)
+				h := c.fresh("conform:hr19")
 				fields := map[string]string{"a": "1", "b": "2", "c": "3", "d": "4", "e": "5"}
 				if err := c.steps(
 					ex(nullBulk, "HRANDFIELD", h),
@@ -144,11 +136,10 @@ func hashChecks19() []Check {
 		},
 		{
 			Name:    "HSCAN: a cursor from 0 back to 0 returns every field present throughout, while the hash grows and shrinks; MATCH, COUNT, errors",
-			Section: sectionHashes19("HSCAN"),
+			Section: section19("Hashes", "HSCAN"),
 			Hint:    "HSCAN key cursor answers [next cursor, field, value, ...]; a field present from the first call to the last comes back at least once, however the hash changes meanwhile; MATCH filters by a glob on the field; ERR invalid cursor, ERR syntax error for COUNT < 1 or an unknown option, and a missing key answers [0, []] whatever its options",
 			Run: dialed(func(e *Env, c *Conn) error {
-				h := "conform:hs19"
-				c.CommandExpect(integer(0), "DEL", h)
+				h := c.fresh("conform:hs19")
 				for i := range 300 {
 					if err := c.CommandExpect(integer(1), "HSET", h, fmt.Sprint("keep", i), "v"); err != nil {
 						return err
@@ -219,11 +210,10 @@ func hashChecks19() []Check {
 		},
 		{
 			Name:    "HSCAN: a small hash in one call",
-			Section: sectionHashes19("HSCAN"),
+			Section: section19("Hashes", "HSCAN"),
 			Hint:    "Redis answers a hash of up to 128 short fields (its compact encoding) whole, with cursor 0, whatever the cursor and COUNT",
 			Run: dialed(func(e *Env, c *Conn) error {
-				h := "conform:hs19small"
-				c.CommandExpect(integer(0), "DEL", h)
+				h := c.fresh("conform:hs19small")
 				args := []string{"HSET", h}
 				for i := range 20 {
 					args = append(args, "f"+strconv.Itoa(i), "v")

@@ -5,10 +5,6 @@ import (
 	"strings"
 )
 
-// keysSection19 points a check at the part of chapter 19's README on the
-// generic key commands.
-func keysSection19() string { return "beyond the book: Keys (ch19_commands/README.md)" }
-
 // keyChecks19 are the checks of the generic key commands chapter 19 adds.
 // Redis compared with may have 16 databases, the chapter has one: the
 // indexes checked are 0 and 16, which answer alike in both.
@@ -16,7 +12,7 @@ func keyChecks19() []Check {
 	return []Check{
 		{
 			Name:    "RENAME and RENAMENX move the value and its TTL",
-			Section: keysSection19(),
+			Section: section19("", "Keys"),
 			Hint:    "RENAME replaces what the new key held (its TTL too); RENAMENX answers 0 if the new key exists; a missing source is ERR no such key",
 			Run: dialed(func(e *Env, c *Conn) error {
 				a, b, z := c.fresh("conform:k19:a"), c.fresh("conform:k19:b"), c.fresh("conform:k19:z")
@@ -41,7 +37,7 @@ func keyChecks19() []Check {
 		},
 		{
 			Name:    "COPY copies any value with its TTL; REPLACE, DB 0 and its errors",
-			Section: keysSection19(),
+			Section: section19("", "Keys"),
 			Hint:    "COPY answers 1, or 0 if the source is missing or the destination exists without REPLACE; the copy is a value of its own; the same key is ERR source and destination objects are the same",
 			Run: dialed(func(e *Env, c *Conn) error {
 				s, t, h, h2 := c.fresh("conform:k19:s"), c.fresh("conform:k19:t"), c.fresh("conform:k19:h"), c.fresh("conform:k19:h2")
@@ -70,7 +66,7 @@ func keyChecks19() []Check {
 		},
 		{
 			Name:    "EXPIREAT, PEXPIREAT, EXPIRETIME, PEXPIRETIME",
-			Section: keysSection19(),
+			Section: section19("", "Keys"),
 			Hint:    "the time set with (P)EXPIREAT reads back exactly from (P)EXPIRETIME (seconds rounded to the nearest); -1 for no TTL, -2 for no key; EXPIRE's NX|XX|GT|LT; a time past deletes the key",
 			Run: dialed(func(e *Env, c *Conn) error {
 				k := c.fresh("conform:k19:at")
@@ -98,7 +94,7 @@ func keyChecks19() []Check {
 		},
 		{
 			Name:    "TOUCH, RANDOMKEY, TIME, and SWAPDB and MOVE out of range",
-			Section: keysSection19(),
+			Section: section19("", "Keys"),
 			Hint:    "TOUCH counts the keys that exist; RANDOMKEY answers a key; TIME answers [seconds, microseconds] as bulk strings; an index past the server's databases is ERR DB index is out of range",
 			Run: dialed(func(e *Env, c *Conn) error {
 				k := c.fresh("conform:k19:touch")
@@ -112,27 +108,21 @@ func keyChecks19() []Check {
 				); err != nil {
 					return err
 				}
-				req, got, err := c.CommandReply("RANDOMKEY")
-				if err != nil {
+				if err := c.expectForm("$<len> <a key>", keysSomeBulk, "RANDOMKEY"); err != nil {
 					return err
 				}
-				if len(got) < 4 || got[0] != '$' || string(got) == nullBulk {
-					return &Mismatch{Request: req, Want: []byte("$<len> <a key>"), Got: got, e: e}
-				}
-				req, got, err = c.CommandReply("TIME")
-				if err != nil {
+				if err := c.expectForm("*2 $<seconds> $<microseconds>", func(got []byte) bool {
+					parts, ok := splitBulks(got)
+					return ok && len(parts) == 2 && keysDigits(parts[0]) && keysDigits(parts[1]) && len(parts[1]) <= 6
+				}, "TIME"); err != nil {
 					return err
-				}
-				parts, ok := splitBulks(got)
-				if !ok || len(parts) != 2 || !keysDigits(parts[0]) || !keysDigits(parts[1]) || len(parts[1]) > 6 {
-					return &Mismatch{Request: req, Want: []byte("*2 $<seconds> $<microseconds>"), Got: got, e: e}
 				}
 				return c.steps(ex(integer(1), "DEL", k))
 			}),
 		},
 		{
 			Name:    "OBJECT and MEMORY USAGE",
-			Section: keysSection19(),
+			Section: section19("", "Keys"),
 			Hint:    "null for a missing key; OBJECT FREQ is an error without an LFU policy; MEMORY USAGE is a positive estimate; a subcommand's arity error names it as object|encoding",
 			Run: dialed(func(e *Env, c *Conn) error {
 				k := c.fresh("conform:k19:obj")
@@ -154,19 +144,15 @@ func keyChecks19() []Check {
 				if err := c.CommandIntIn(0, 1<<30, "OBJECT", "IDLETIME", k); err != nil {
 					return err
 				}
-				req, got, err := c.CommandReply("OBJECT", "ENCODING", k)
-				if err != nil {
+				if err := c.expectForm("$<len> <an encoding's name>", keysSomeBulk, "OBJECT", "ENCODING", k); err != nil {
 					return err
-				}
-				if len(got) < 4 || got[0] != '$' || string(got) == nullBulk {
-					return &Mismatch{Request: req, Want: []byte("$<len> <an encoding's name>"), Got: got, e: e}
 				}
 				return c.steps(ex(integer(1), "DEL", k))
 			}),
 		},
 		{
 			Name:    "INFO: commandstats counts refused and failed calls; the replication offset",
-			Section: keysSection19(),
+			Section: section19("", "Keys"),
 			Hint:    "INFO commandstats has cmdstat_<name>:calls=..,usec=..,usec_per_call=..,rejected_calls=..,failed_calls=..; INFO (default) has master_repl_offset and no rejected_calls",
 			Run: dialed(func(e *Env, c *Conn) error {
 				k := c.fresh("conform:k19:info")
@@ -189,17 +175,31 @@ func keyChecks19() []Check {
 						Want: []byte("cmdstat_touch with calls and rejected_calls one more each after TOUCH and TOUCH k"),
 						Got:  []byte(keysStatLine(before) + " then " + keysStatLine(after)), e: e}
 				}
-				req, got, err := c.CommandReply("INFO")
-				if err != nil {
-					return err
-				}
-				if !strings.Contains(string(got), "\r\nmaster_repl_offset:") || strings.Contains(string(got), "rejected_calls") {
-					return &Mismatch{Request: req, Want: []byte("the default sections: master_repl_offset, no rejected_calls"), Got: got, e: e}
-				}
-				return nil
+				return c.expectForm("the default sections: master_repl_offset, no rejected_calls", func(got []byte) bool {
+					return strings.Contains(string(got), "\r\nmaster_repl_offset:") && !strings.Contains(string(got), "rejected_calls")
+				}, "INFO")
 			}),
 		},
 	}
+}
+
+// expectForm sends args and checks that the reply has a form that ok
+// accepts, for replies whose bytes vary from run to run; want describes
+// that form in a mismatch.
+func (c *Conn) expectForm(want string, ok func(got []byte) bool, args ...string) error {
+	req, got, err := c.CommandReply(args...)
+	if err != nil {
+		return err
+	}
+	if !ok(got) {
+		return &Mismatch{Request: req, Want: []byte(want), Got: got, e: c.e}
+	}
+	return nil
+}
+
+// keysSomeBulk reports whether got is a bulk string that is not empty.
+func keysSomeBulk(got []byte) bool {
+	return len(got) >= 4 && got[0] == '$' && string(got) != nullBulk
 }
 
 // keysDigits reports whether s is a non-empty run of decimal digits.

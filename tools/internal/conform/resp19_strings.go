@@ -2,22 +2,15 @@ package conform
 
 import "strings"
 
-// strSection19 points a check at the Strings section of chapter 19's
-// README.
-func strSection19(topic string) string {
-	return "beyond the book: " + topic + " (ch19_commands/README.md, Strings)"
-}
-
 // stringChecks19 are the checks of the string commands chapter 19 adds.
 func stringChecks19() []Check {
 	return []Check{
 		{
 			Name:    "SET's options: NX, XX, GET, EX, PX, EXAT, PXAT, KEEPTTL, and the commands that are SET with options fixed",
-			Section: strSection19("SET and its kin"),
+			Section: section19("Strings", "SET and its kin"),
 			Hint:    "one grammar for SET and GETEX: NX and XX exclude each other, one expiry form (a time form may repeat, the last counting); an absolute time in the past leaves no key; SETEX and PSETEX are SET with EX or PX, SETNX is SET NX answering 1 or 0, GETSET is SET GET",
 			Run: dialed(func(e *Env, c *Conn) error {
-				k, n := "conform:set19", "conform:set19n"
-				c.CommandExpect(integer(0), "DEL", k, n)
+				k, n := c.fresh("conform:set19"), c.fresh("conform:set19n")
 				return c.steps(
 					ex(okReply, "SET", k, "v", "NX"),
 					ex(nullBulk, "SET", k, "w", "NX"),
@@ -45,7 +38,7 @@ func stringChecks19() []Check {
 		},
 		{
 			Name:    "GETEX sets or drops a string's expiry as it answers it; GETDEL deletes it",
-			Section: strSection19("SET and its kin"),
+			Section: section19("Strings", "SET and its kin"),
 			Hint:    "GETEX takes EX, PX, EXAT, PXAT or PERSIST (not SET's NX, XX, GET or KEEPTTL); a missing key answers null before the time is read",
 			Run: dialed(func(e *Env, c *Conn) error {
 				k := c.fresh("conform:getex19")
@@ -65,11 +58,10 @@ func stringChecks19() []Check {
 		},
 		{
 			Name:    "GETRANGE, SETRANGE and MSETNX",
-			Section: strSection19("ranges"),
+			Section: section19("Strings", "ranges"),
 			Hint:    "a range's ends count back from the end when negative, then are clamped to the string; SETRANGE pads with zero bytes and refuses a negative offset; MSETNX sets all its keys or none",
 			Run: dialed(func(e *Env, c *Conn) error {
-				k, a, b := "conform:range19", "conform:range19a", "conform:range19b"
-				c.CommandExpect(integer(0), "DEL", k, a, b)
+				k, a, b := c.fresh("conform:range19"), c.fresh("conform:range19a"), c.fresh("conform:range19b")
 				return c.steps(
 					ex(bulk(""), "GETRANGE", k, "0", "-1"),
 					ex(integer(5), "SETRANGE", k, "3", "ab"),
@@ -88,7 +80,7 @@ func stringChecks19() []Check {
 		},
 		{
 			Name:    "INCRBYFLOAT adds in long double and prints the sum as Redis does",
-			Section: strSection19("INCRBYFLOAT"),
+			Section: section19("Strings", "INCRBYFLOAT"),
 			Hint:    "Redis adds in C's long double (80-bit on x86-64) and prints \"%.17Lf\" without its trailing zeros; a sum that is not finite is refused",
 			Run: dialed(func(e *Env, c *Conn) error {
 				k := c.fresh("conform:float19")
@@ -106,11 +98,10 @@ func stringChecks19() []Check {
 		},
 		{
 			Name:    "the bit commands: SETBIT, GETBIT, BITCOUNT and BITPOS in bytes and bits, BITOP",
-			Section: strSection19("bits"),
+			Section: section19("Strings", "bits"),
 			Hint:    "bit 0 is the first byte's highest; BITPOS looking for 0 without an end counts the zeros past the string; BITOP pads with zeros, and deletes its destination for an empty result",
 			Run: dialed(func(e *Env, c *Conn) error {
-				k, d := "conform:bits19", "conform:bits19d"
-				c.CommandExpect(integer(0), "DEL", k, d)
+				k, d := c.fresh("conform:bits19"), c.fresh("conform:bits19d")
 				return c.steps(
 					ex(integer(0), "SETBIT", k, "7", "1"),
 					ex(integer(1), "SETBIT", k, "7", "0"),
@@ -138,11 +129,10 @@ func stringChecks19() []Check {
 		},
 		{
 			Name:    "LCS: the subsequence, LEN, and IDX with MINMATCHLEN and WITHMATCHLEN",
-			Section: strSection19("LCS"),
+			Section: section19("Strings", "LCS"),
 			Hint:    "the ranges come from the end of the strings back, each as [start end] in the first string and in the second",
 			Run: dialed(func(e *Env, c *Conn) error {
-				a, b := "conform:lcs19a", "conform:lcs19b"
-				c.CommandExpect(integer(0), "DEL", a, b)
+				a, b := c.fresh("conform:lcs19a"), c.fresh("conform:lcs19b")
 				idx := "*4\r\n" + bulk("matches") + "*1\r\n*3\r\n" + array(integer(4), integer(7)) +
 					array(integer(5), integer(8)) + integer(4) + bulk("len") + integer(6)
 				return c.steps(
@@ -157,7 +147,7 @@ func stringChecks19() []Check {
 		},
 		{
 			Name:    "the string commands refuse a key of another type, and change nothing",
-			Section: strSection19("SET and its kin"),
+			Section: section19("Strings", "SET and its kin"),
 			Run: dialed(func(e *Env, c *Conn) error {
 				z := c.fresh("conform:wrong19")
 				steps := [][]string{ex(integer(1), "ZADD", z, "1", "m")}

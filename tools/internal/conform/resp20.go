@@ -15,3 +15,8 @@ func respChecks20(st *Stage, cfg *Config) []Check {
 func zsetChecks20() []Check {
 	return slices.Concat(rangeChecks20(), zsetAlgebraChecks20())
 }
+
+// section20 points a check at the part of chapter 20's README on topic.
+func section20(topic string) string {
+	return "beyond the book: " + topic + " (ch20_zsets/README.md)"
+}

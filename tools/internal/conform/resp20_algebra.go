@@ -2,22 +2,16 @@ package conform
 
 import "strings"
 
-// algebraSection20 points a check at the part of chapter 20's README it tests.
-func algebraSection20(topic string) string {
-	return "beyond the book: " + topic + " (ch20_zsets/README.md)"
-}
-
 // zsetAlgebraChecks20 are the checks of chapter 20's pops, set algebra,
 // ZMSCORE, ZRANDMEMBER and ZSCAN.
 func zsetAlgebraChecks20() []Check {
 	return []Check{
 		{
 			Name:    "sorted sets: ZPOPMIN, ZPOPMAX and ZMPOP take members from either end",
-			Section: algebraSection20("pops and the set algebra"),
+			Section: section20("pops and the set algebra"),
 			Hint:    "ZPOPMIN/ZPOPMAX answer [member, score] pairs flat in RESP2, lowest (highest) first, an empty array for no key or a count of 0; a negative count is out of range; the key goes with its last member; ZMPOP answers [key, [[member, score], ...]] from the first key that has members, or a null array",
 			Run: dialed(func(e *Env, c *Conn) error {
-				z, y, s := "conform:zp", "conform:zp2", "conform:zps"
-				c.CommandExpect(integer(0), "DEL", z, y, s)
+				z, y, s := c.fresh("conform:zp"), c.fresh("conform:zp2"), c.fresh("conform:zps")
 				return c.steps(
 					ex(integer(4), "ZADD", z, "1", "a", "2", "b", "3", "c", "-inf", "d"),
 					ex(okReply, "SET", s, "v"),
@@ -44,11 +38,10 @@ func zsetAlgebraChecks20() []Check {
 		},
 		{
 			Name:    "sorted sets: ZUNION, ZINTER, ZDIFF, their STORE forms and ZINTERCARD",
-			Section: algebraSection20("pops and the set algebra"),
+			Section: section20("pops and the set algebra"),
 			Hint:    "WEIGHTS multiply each input's scores, 0 for 0*inf; AGGREGATE SUM (inf + -inf is 0), MIN or MAX combines them; ZDIFF keeps the first input's scores; the STORE forms replace the destination and answer the result's size, deleting it for an empty one; numkeys below 1 names the command in its error",
 			Run: dialed(func(e *Env, c *Conn) error {
-				a, b, d, s := "conform:za{t}", "conform:zb{t}", "conform:zd{t}", "conform:zs{t}"
-				c.CommandExpect(integer(0), "DEL", a, b, d, s)
+				a, b, d, s := c.fresh("conform:za{t}"), c.fresh("conform:zb{t}"), c.fresh("conform:zd{t}"), c.fresh("conform:zs{t}")
 				return c.steps(
 					ex(integer(3), "ZADD", a, "1", "x", "2", "y", "inf", "z"),
 					ex(integer(3), "ZADD", b, "3", "x", "-inf", "z", "5", "w"),
@@ -81,11 +74,10 @@ func zsetAlgebraChecks20() []Check {
 		},
 		{
 			Name:    "sorted sets: ZMSCORE, ZRANDMEMBER and ZSCAN",
-			Section: algebraSection20("pops and the set algebra"),
+			Section: section20("pops and the set algebra"),
 			Hint:    "ZMSCORE answers a score or null per member; ZRANDMEMBER with a count at least the set's size answers the whole set, a negative count that many picks with repeats, and refuses -2^63 and, with WITHSCORES, counts past half the range; ZSCAN answers [cursor, [member, score, ...]], scores as bulk strings, and ends at cursor 0",
 			Run: dialed(func(e *Env, c *Conn) error {
-				z, s := "conform:zm", "conform:zms"
-				c.CommandExpect(integer(0), "DEL", z, s)
+				z, s := c.fresh("conform:zm"), c.fresh("conform:zms")
 				if err := c.steps(
 					ex(integer(3), "ZADD", z, "1", "a", "2.5", "b", "-inf", "c"),
 					ex(okReply, "SET", s, "v"),

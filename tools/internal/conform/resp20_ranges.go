@@ -1,10 +1,5 @@
 package conform
 
-// section20 names chapter 20's README section on topic.
-func section20(topic string) string {
-	return "beyond the book: " + topic + " (ch20_zsets/README.md)"
-}
-
 // Redis's texts for a bad range.
 const (
 	notFloatRange = "-ERR min or max is not a float\r\n"
@@ -21,8 +16,7 @@ func rangeChecks20() []Check {
 			Section: section20("Ranges: by rank, score and lex"),
 			Hint:    "REV takes a range of scores or names as max then min; LIMIT offset count skips offset members and takes count (all when negative) and is refused by rank; [ and ( make a name inclusive or exclusive, - and + are the ends; the older commands fix the kind and direction their names say, so REV is a syntax error there",
 			Run: dialed(func(e *Env, c *Conn) error {
-				z, l, s := "conform:rz", "conform:rl", "conform:rs"
-				c.CommandExpect(integer(0), "DEL", z, l, s)
+				z, l, s := c.fresh("conform:rz"), c.fresh("conform:rl"), c.fresh("conform:rs")
 				return c.steps(
 					ex(integer(5), "ZADD", z, "1", "a", "2", "b", "2", "c", "3", "d", "5", "e"),
 					ex(integer(5), "ZADD", l, "0", "a", "0", "b", "0", "c", "0", "d", "0", "e"),
@@ -64,8 +58,7 @@ func rangeChecks20() []Check {
 			Section: section20("Ranges: by rank, score and lex"),
 			Hint:    "ZRANGESTORE dst src takes ZRANGE's range and options but WITHSCORES, replaces dst whatever it held and answers how many it stored, deleting dst for an empty range; ZLEXCOUNT counts a range of names; the removals answer how many went and delete a set they empty",
 			Run: dialed(func(e *Env, c *Conn) error {
-				z, l, d, s := "conform:rz{t}", "conform:rl{t}", "conform:rd{t}", "conform:rs{t}"
-				c.CommandExpect(integer(0), "DEL", z, l, d, s)
+				z, l, d, s := c.fresh("conform:rz{t}"), c.fresh("conform:rl{t}"), c.fresh("conform:rd{t}"), c.fresh("conform:rs{t}")
 				return c.steps(
 					ex(integer(5), "ZADD", z, "1", "a", "2", "b", "2", "c", "3", "d", "5", "e"),
 					ex(integer(5), "ZADD", l, "0", "a", "0", "b", "0", "c", "0", "d", "0", "e"),

@@ -76,33 +76,23 @@ func saveCheck(e *Env) error {
 // rewriteCheck writes, rewrites the log while writing more, kills and
 // restarts the server, and reads everything back.
 func rewriteCheck(e *Env) error {
-	c, err := e.Dial()
+	c, err := dialAppendOnly(e)
 	if err != nil {
 		return err
-	}
-	_, got, err := c.CommandReply("CONFIG", "GET", "appendonly")
-	if err != nil {
-		return err
-	}
-	if string(got) != "*2\r\n$10\r\nappendonly\r\n$3\r\nyes\r\n" {
-		return &skip{"the server keeps no append-only file (CONFIG GET appendonly does not say yes): start it with -appendonly yes -dir D"}
 	}
 	for i := range 50 {
 		if err := c.CommandExpect("+OK\r\n", "SET", "conform:rw:s", fmt.Sprint("old", i)); err != nil {
 			return err
 		}
 	}
-	steps := [][]string{
-		{":2\r\n", "HSET", "conform:rw:h", "f", "1", "g", "2"},
-		{":2\r\n", "ZADD", "conform:rw:z", "1.5", "a", "2", "b"},
-		{"+Background append only file rewriting started\r\n", "BGREWRITEAOF"},
-		{"+OK\r\n", "SET", "conform:rw:during", "x"},
-		{":1\r\n", "HSET", "conform:rw:h", "k", "3"},
-	}
-	for _, s := range steps {
-		if err := c.CommandExpect(s[0], s[1:]...); err != nil {
-			return err
-		}
+	if err := c.steps(
+		ex(":2\r\n", "HSET", "conform:rw:h", "f", "1", "g", "2"),
+		ex(":2\r\n", "ZADD", "conform:rw:z", "1.5", "a", "2", "b"),
+		ex("+Background append only file rewriting started\r\n", "BGREWRITEAOF"),
+		ex("+OK\r\n", "SET", "conform:rw:during", "x"),
+		ex(":1\r\n", "HSET", "conform:rw:h", "k", "3"),
+	); err != nil {
+		return err
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -124,23 +114,12 @@ func rewriteCheck(e *Env) error {
 	if err := c.CommandExpect("+OK\r\n", "SET", "conform:rw:after", "y"); err != nil {
 		return err
 	}
-	if err := e.Restart(); err != nil {
-		return err
-	}
-	c, err = e.DialLoaded()
-	if err != nil {
-		return err
-	}
-	for _, s := range [][]string{
-		{"$5\r\nold49\r\n", "GET", "conform:rw:s"},
-		{"*3\r\n$1\r\n1\r\n$1\r\n2\r\n$1\r\n3\r\n", "HMGET", "conform:rw:h", "f", "g", "k"},
-		{"*4\r\n$1\r\na\r\n$3\r\n1.5\r\n$1\r\nb\r\n$1\r\n2\r\n", "ZRANGE", "conform:rw:z", "0", "-1", "WITHSCORES"},
-		{"$1\r\nx\r\n", "GET", "conform:rw:during"},
-		{"$1\r\ny\r\n", "GET", "conform:rw:after"},
-	} {
-		if err := c.CommandExpect(s[0], s[1:]...); err != nil {
-			return fmt.Errorf("after BGREWRITEAOF, a kill -9 and a restart: %w", err)
-		}
-	}
-	return nil
+	_, err = restartExpect(e, "after BGREWRITEAOF, a kill -9 and a restart",
+		ex("$5\r\nold49\r\n", "GET", "conform:rw:s"),
+		ex("*3\r\n$1\r\n1\r\n$1\r\n2\r\n$1\r\n3\r\n", "HMGET", "conform:rw:h", "f", "g", "k"),
+		ex("*4\r\n$1\r\na\r\n$3\r\n1.5\r\n$1\r\nb\r\n$1\r\n2\r\n", "ZRANGE", "conform:rw:z", "0", "-1", "WITHSCORES"),
+		ex("$1\r\nx\r\n", "GET", "conform:rw:during"),
+		ex("$1\r\ny\r\n", "GET", "conform:rw:after"),
+	)
+	return err
 }
