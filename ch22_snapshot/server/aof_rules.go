@@ -126,8 +126,10 @@ func logField(args [][]byte) { logFieldsNamed(args[1], args[2:3]) }
 func logFieldPairs(args [][]byte) { logFieldsNamed(args[1], fieldNames(args, 2)) }
 
 // logFieldsNamed logs the fields names of the hash key as they now are:
-// HSET and, for one with a TTL, HPEXPIREAT at its absolute time; HDEL
-// for one that is gone; DEL if the hash is.
+// one HSET of those that are there, their TTLs (logFieldTimes), one HDEL
+// of those that are gone; DEL if the hash is. The key is written once
+// for each record, not once for each field: a request naming many fields
+// under a long key logs about its own size.
 func logFieldsNamed(key []byte, names [][]byte) {
 	ent := lookupEntry(key)
 	if ent == nil || ent.typ() != tHash {
@@ -136,22 +138,28 @@ func logFieldsNamed(key []byte, names [][]byte) {
 	}
 	now := getUnixMs()
 	h := ent.obj.hash
+	set := [][]byte{[]byte("HSET"), key}
+	var there, gone [][]byte
 	for _, name := range names {
 		v, ok := h.Get(now, string(name))
 		if !ok {
-			aofAppend([]byte("HDEL"), key, name)
+			gone = append(gone, name)
 			continue
 		}
-		aofAppend([]byte("HSET"), key, name, []byte(v))
-		if at := h.ExpireTime(now, string(name)); at != hashes.NoTTL && at != hashes.NoField {
-			aofAppend([]byte("HPEXPIREAT"), key, strconv.AppendInt(nil, at, 10), []byte("FIELDS"), []byte("1"), name)
-		}
+		set = append(set, name, []byte(v))
+		there = append(there, name)
+	}
+	if len(there) > 0 {
+		aofAppend(set...)
+		logFieldTimes(key, h, now, there, false) // HSET left them without a TTL
+	}
+	if len(gone) > 0 {
+		aofAppend(append([][]byte{[]byte("HDEL"), key}, gone...)...)
 	}
 }
 
 // logFieldTTLs logs the TTLs of the hash fields a command names as they
-// now are: one HPEXPIREAT for each expiry time, HPERSIST for those with
-// none, HDEL for those gone; DEL if the hash is.
+// now are (logFieldTimes), HDEL for those gone; DEL if the hash is.
 func logFieldTTLs(args [][]byte) {
 	key := args[1]
 	ent := lookupEntry(key)
@@ -161,13 +169,29 @@ func logFieldTTLs(args [][]byte) {
 	}
 	now := getUnixMs()
 	h := ent.obj.hash
+	var there, gone [][]byte
+	for _, name := range fieldNames(args, 1) {
+		if h.ExpireTime(now, string(name)) == hashes.NoField {
+			gone = append(gone, name)
+		} else {
+			there = append(there, name)
+		}
+	}
+	logFieldTimes(key, h, now, there, true)
+	if len(gone) > 0 {
+		aofAppend(append([][]byte{[]byte("HDEL"), key}, gone...)...)
+	}
+}
+
+// logFieldTimes logs the TTLs of the fields names of the hash h, which
+// are there: one HPEXPIREAT for each expiry time, and, if persist, one
+// HPERSIST for those with none.
+func logFieldTimes(key []byte, h *hashValue, now uint64, names [][]byte, persist bool) {
 	var times []int64
 	byTime := map[int64][][]byte{}
-	var gone [][]byte
-	for _, name := range fieldNames(args, 1) {
+	for _, name := range names {
 		at := h.ExpireTime(now, string(name))
-		if at == hashes.NoField {
-			gone = append(gone, name)
+		if at == hashes.NoField || (at == hashes.NoTTL && !persist) {
 			continue
 		}
 		if _, ok := byTime[at]; !ok {
@@ -183,9 +207,6 @@ func logFieldTTLs(args [][]byte) {
 		}
 		head = append(head, []byte("FIELDS"), strconv.AppendInt(nil, int64(len(names)), 10))
 		aofAppend(append(head, names...)...)
-	}
-	if len(gone) > 0 {
-		aofAppend(append([][]byte{[]byte("HDEL"), key}, gone...)...)
 	}
 }
 
