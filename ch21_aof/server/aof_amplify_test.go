@@ -66,11 +66,13 @@ func TestAOFLogAmplification(t *testing.T) {
 	}{
 		{withFields([]string{"HSETEX", key, "PX", "100000"}, true), true},
 		{withFields([]string{"HGETEX", key, "PX", "300000"}, false), true},
-		// Fields that keep TTLs of their own, each a different time,
-		// are logged one HPEXPIREAT per time, each with the key: these
-		// still log about the key's length for each field.
+		// Only f0 takes the new TTL: the others, which keep theirs, are
+		// not logged.
+		{withFields([]string{"HPEXPIRE", key, "200000", "NX"}, false), true},
+		// Values given to fields that keep TTLs of their own, each a
+		// different time, are logged with one HPEXPIREAT per time, each
+		// with the key: this still logs about the key's length a field.
 		{withFields([]string{"HSETEX", key, "KEEPTTL"}, true), false},
-		{withFields([]string{"HPEXPIRE", key, "200000", "NX"}, false), false},
 	} {
 		// Each field a TTL of its own, a millisecond apart, but f0.
 		for i := range n {

@@ -23,7 +23,14 @@ import (
 type aofRule struct {
 	resp, book func(args [][]byte)
 	always     bool
+	// before, if set, runs before the command and notes what resp and
+	// book compare with, in aofNoted, to log only what the command
+	// changed.
+	before func(args [][]byte) []int64
 }
+
+// aofNoted is, while a rule runs, what its before noted.
+var aofNoted []int64
 
 // aofRules are the rules by command name. A name not in the table yet is
 // harmless: the row that comes with it is logged by its rule.
@@ -48,9 +55,11 @@ var aofRules = map[string]aofRule{
 	// Hash fields given a TTL relative to now: their TTLs as they now
 	// are, not their values, which did not change (a request of a few
 	// bytes a field must not log a value of megabytes).
-	"hexpire":  {resp: logFieldTTLs, book: logFieldTTLs},
-	"hpexpire": {resp: logFieldTTLs, book: logFieldTTLs},
-	"hgetex":   {resp: logFieldTTLs, book: logFieldTTLs},
+	// Only the fields whose TTL changed: one left with a TTL of its own
+	// (NX, GT, LT) would cost a record with the key for each time.
+	"hexpire":  {resp: logFieldTTLs, book: logFieldTTLs, before: fieldTTLsBefore},
+	"hpexpire": {resp: logFieldTTLs, book: logFieldTTLs, before: fieldTTLsBefore},
+	"hgetex":   {resp: logFieldTTLs, book: logFieldTTLs, before: fieldTTLsBefore},
 	// Fields given values and TTLs, or a float: values and TTLs.
 	"hsetex":       {resp: logFieldPairs, book: logFieldPairs},
 	"hincrbyfloat": {resp: logField},
@@ -158,8 +167,26 @@ func logFieldsNamed(key []byte, names [][]byte) {
 	}
 }
 
+// fieldTTLsBefore notes the expiry times of the hash fields a command
+// names (hashes.NoField for one not there), before it runs.
+func fieldTTLsBefore(args [][]byte) []int64 {
+	names := fieldNames(args, 1)
+	times := make([]int64, len(names))
+	ent := lookupEntry(args[1])
+	now := getUnixMs()
+	for i, name := range names {
+		times[i] = hashes.NoField
+		if ent != nil && ent.typ() == tHash {
+			times[i] = ent.obj.hash.ExpireTime(now, string(name))
+		}
+	}
+	return times
+}
+
 // logFieldTTLs logs the TTLs of the hash fields a command names as they
-// now are (logFieldTimes), HDEL for those gone; DEL if the hash is.
+// now are (logFieldTimes), HDEL for those gone; DEL if the hash is. A
+// field whose time is the one fieldTTLsBefore noted is left out: the log
+// has it already.
 func logFieldTTLs(args [][]byte) {
 	key := args[1]
 	ent := lookupEntry(key)
@@ -170,8 +197,12 @@ func logFieldTTLs(args [][]byte) {
 	now := getUnixMs()
 	h := ent.obj.hash
 	var there, gone [][]byte
-	for _, name := range fieldNames(args, 1) {
-		if h.ExpireTime(now, string(name)) == hashes.NoField {
+	for i, name := range fieldNames(args, 1) {
+		at := h.ExpireTime(now, string(name))
+		if i < len(aofNoted) && aofNoted[i] == at {
+			continue // unchanged
+		}
+		if at == hashes.NoField {
 			gone = append(gone, name)
 		} else {
 			there = append(there, name)
