@@ -132,7 +132,58 @@ func formatScore(f float64) string {
 func logField(args [][]byte) { logFieldsNamed(args[1], args[2:3]) }
 
 // logFieldPairs logs the fields HSETEX sets, whose names come with values.
-func logFieldPairs(args [][]byte) { logFieldsNamed(args[1], fieldNames(args, 2)) }
+func logFieldPairs(args [][]byte) {
+	for _, a := range args[2:] {
+		if cmdIs(a, "fields") {
+			break
+		}
+		if cmdIs(a, "keepttl") {
+			logFieldsKeepTTL(args[1], fieldNames(args, 2))
+			return
+		}
+	}
+	logFieldsNamed(args[1], fieldNames(args, 2))
+}
+
+// logFieldsKeepTTL logs HSETEX KEEPTTL's fields as they now are, in two
+// records whatever their TTLs: HSETEX KEEPTTL of their values, then
+// HPEXPIREAT 1 NX of those with a TTL. Logged as HSET and a record for
+// each time, fields that keep TTLs of their own a millisecond apart would
+// log the key once a field. On replay, a field whose TTL is still to come
+// keeps it, and NX leaves it alone; one whose TTL has passed meanwhile is
+// set anew without one, and NX deletes it, as its TTL would have.
+func logFieldsKeepTTL(key []byte, names [][]byte) {
+	ent := lookupEntry(key)
+	if ent == nil || ent.typ() != tHash {
+		aofAppend([]byte("DEL"), key)
+		return
+	}
+	now := getUnixMs()
+	h := ent.obj.hash
+	var pairs, timed, gone [][]byte
+	for _, name := range names {
+		v, ok := h.Get(now, string(name))
+		if !ok {
+			gone = append(gone, name)
+			continue
+		}
+		pairs = append(pairs, name, []byte(v))
+		if at := h.ExpireTime(now, string(name)); at != hashes.NoTTL && at != hashes.NoField {
+			timed = append(timed, name)
+		}
+	}
+	if len(pairs) > 0 {
+		head := [][]byte{[]byte("HSETEX"), key, []byte("KEEPTTL"), []byte("FIELDS"), strconv.AppendInt(nil, int64(len(pairs)/2), 10)}
+		aofAppend(append(head, pairs...)...)
+	}
+	if len(timed) > 0 {
+		head := [][]byte{[]byte("HPEXPIREAT"), key, []byte("1"), []byte("NX"), []byte("FIELDS"), strconv.AppendInt(nil, int64(len(timed)), 10)}
+		aofAppend(append(head, timed...)...)
+	}
+	if len(gone) > 0 {
+		aofAppend(append([][]byte{[]byte("HDEL"), key}, gone...)...)
+	}
+}
 
 // logFieldsNamed logs the fields names of the hash key as they now are:
 // one HSET of those that are there, their TTLs (logFieldTimes), one HDEL

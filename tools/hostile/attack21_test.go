@@ -15,7 +15,8 @@ import (
 // naming many fields must not log a record a field. The attacks: HSETEX
 // with a TTL (a record a field, before), and HPEXPIRE NX on fields that
 // keep TTLs of their own, a millisecond apart (a record for each, before:
-// only the field the command changed must be logged). Each honest twin
+// only the field the command changed must be logged), and HSETEX KEEPTTL
+// on those fields (a record for each, before). Each honest twin
 // is HSET, or HPEXPIRE, of the same fields under a key of the same
 // length, logged as about its own size. The verdict is the log's bytes:
 // the attack grows it at most 3x what the twin does. The server's CPU and
@@ -117,4 +118,13 @@ func testAttack21FieldRecords(t *testing.T, ch string) {
 		append([]string{"HPEXPIRE", key("b"), "600000"}, fieldsArgs...),
 	})
 	report("HPEXPIRE NX", attack, twin, af, tf)
+
+	// HSETEX KEEPTTL on those fields, which keep their TTLs, against
+	// HSETEX KEEPTTL of fields without.
+	keep := func(k string) []string {
+		return append([]string{"HSETEX", k, "KEEPTTL", "FIELDS", fmt.Sprint(fields)}, pairs()...)
+	}
+	attack, af = grow("HSETEX KEEPTTL", [][]string{keep(key("a"))})
+	twin, tf = grow("HSETEX KEEPTTL", [][]string{keep(key("c"))})
+	report("HSETEX KEEPTTL", attack, twin, af, tf)
 }
