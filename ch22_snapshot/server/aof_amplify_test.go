@@ -132,3 +132,30 @@ func TestAOFReplayKeepTTL(t *testing.T) {
 		t.Errorf("g %q at %d, n %q at %d; want y with its TTL, z with none", g, gTTL, n, nTTL)
 	}
 }
+
+// TestAOFLoadGivesBack: the replay's replies, which no one reads, and what
+// its commands left in the replay's own client state (watched keys, a
+// name), are given back to the memory budget once the file is loaded:
+// a reply of a megabyte (GETSET's old value) held nothing after.
+func TestAOFLoadGivesBack(t *testing.T) {
+	big := strings.Repeat("v", 1<<20)
+	resetData(t)
+	out, in := outputHeld, inputHeld
+	content := respCmdText("SET", "k", big) + respCmdText("GETSET", "k", "x") + respCmdText("WATCH", "k") +
+		respCmdText("CLIENT", "SETNAME", strings.Repeat("n", 1000)) + respCmdText("SET", "k", "y")
+	if _, _, _, err := loadFile(t, content); err != nil {
+		t.Fatal(err)
+	}
+	if outputHeld != out || inputHeld != in {
+		t.Errorf("after the replay the budget holds %d bytes of output, %d of input; before, %d and %d", outputHeld, inputHeld, out, in)
+	}
+}
+
+// respCmdText is a command in RESP.
+func respCmdText(args ...string) string {
+	s := "*" + strconv.Itoa(len(args)) + "\r\n"
+	for _, a := range args {
+		s += "$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n"
+	}
+	return s
+}

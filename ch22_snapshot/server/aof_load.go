@@ -22,6 +22,11 @@ import (
 // are bounded; a record of more is damage.
 const kAOFMaxArgs = 1 << 24
 
+// kAOFReplyKeep is the most of the replay's reply buffer kept from one
+// command to the next: the replies are dropped, and one of megabytes
+// (GETSET's old value) must not hold its buffer for the rest of the load.
+const kAOFReplyKeep = 64 << 10
+
 // errAOFShort is a record cut off by the end of the file.
 var errAOFShort = errors.New("short read")
 
@@ -141,6 +146,14 @@ func aofLoad(path string) (int64, error) {
 
 	ar := &aofReader{r: bufio.NewReaderSize(f, 1<<16)}
 	st := &respState{w: respWriter{ver: resp.RESP2}}
+	defer func() {
+		// What the file's commands left in the replay's client state
+		// (watched keys, a name) and its reply buffer go back to the
+		// budget: no one is left to read them.
+		st.release()
+		outputHeld -= cap(st.w.buf)
+		st.w.buf = nil
+	}()
 	var (
 		loaded   int64      // the end of the last command applied
 		multi    [][][]byte // a transaction's commands, until its EXEC
@@ -157,7 +170,11 @@ func aofLoad(path string) (int64, error) {
 		if !arityOK(c.arity, len(args)) {
 			return fmt.Errorf("%s at offset %d", strings.TrimPrefix(errArity(c.name), "ERR "), at)
 		}
-		st.w.buf = st.w.buf[:0]
+		if cap(st.w.buf) > kAOFReplyKeep {
+			outputHeld -= cap(st.w.buf) // a big reply's buffer is not kept
+			st.w.buf = nil
+		}
+		st.w.begin(st.w.buf[:0]) // and one over the budget does not stop the next
 		c.run(st, &st.w, args)
 		if len(st.w.buf) > 0 && st.w.buf[0] == '-' {
 			refused++ // as Redis, an error reply does not stop the load
