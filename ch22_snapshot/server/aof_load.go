@@ -157,6 +157,7 @@ func aofLoad(path string) (int64, error) {
 	var (
 		loaded   int64      // the end of the last command applied
 		multi    [][][]byte // a transaction's commands, until its EXEC
+		multiAt  []int64    // and their offsets, for errors
 		inMulti  bool
 		short    bool // the file ends in the middle of a command
 		commands int
@@ -205,15 +206,15 @@ func aofLoad(path string) (int64, error) {
 			if !inMulti {
 				return 0, fmt.Errorf("bad format in the append-only file %s at offset %d: EXEC without MULTI", path, start)
 			}
-			for _, cmd := range multi {
-				if err := run(cmd, start); err != nil {
+			for i, cmd := range multi {
+				if err := run(cmd, multiAt[i]); err != nil {
 					return 0, fmt.Errorf("in the append-only file %s: %v", path, err)
 				}
 			}
-			multi, inMulti = nil, false
+			multi, multiAt, inMulti = nil, nil, false
 			loaded = ar.off
 		case inMulti:
-			multi = append(multi, args)
+			multi, multiAt = append(multi, args), append(multiAt, start)
 		default:
 			if err := run(args, start); err != nil {
 				return 0, fmt.Errorf("in the append-only file %s: %v", path, err)
