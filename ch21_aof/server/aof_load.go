@@ -162,6 +162,7 @@ func aofLoad(path string) (int64, error) {
 		short    bool // the file ends in the middle of a command
 		commands int
 		refused  int
+		skipped  int // not writes: the log holds none, and they change nothing
 	)
 	run := func(args [][]byte, at int64) error {
 		c, unknown := respResolve(args)
@@ -170,6 +171,12 @@ func aofLoad(path string) (int64, error) {
 		}
 		if !arityOK(c.arity, len(args)) {
 			return fmt.Errorf("%s at offset %d", strings.TrimPrefix(errArity(c.name), "ERR "), at)
+		}
+		if c.flags&flagWrite == 0 {
+			// A read (KEYS, LCS) in a damaged or hostile file would cost
+			// its full time and change nothing.
+			skipped++
+			return nil
 		}
 		if cap(st.w.buf) > kAOFReplyKeep {
 			outputHeld -= cap(st.w.buf) // a big reply's buffer is not kept
@@ -232,6 +239,6 @@ func aofLoad(path string) (int64, error) {
 			return 0, fmt.Errorf("cutting the append-only file %s to %d bytes: %w", path, loaded, err)
 		}
 	}
-	msg("loaded the append-only file %s: %d commands, %d bytes (%d refused by the command table)", path, commands, loaded, refused)
+	msg("loaded the append-only file %s: %d commands, %d bytes (%d refused by the command table, %d skipped: not writes)", path, commands, loaded, refused, skipped)
 	return loaded, nil
 }
