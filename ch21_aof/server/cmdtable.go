@@ -355,7 +355,7 @@ func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 		w.err(refusal) // the log cannot be written (aof.go)
 		return
 	}
-	mark := aofBegin()
+	mark := aofBegin(c, args)
 	at, start := len(w.buf), time.Now()
 	c.resp(st, w, args)
 	cmdRan(c, w, at, start)      // for INFO's commandstats

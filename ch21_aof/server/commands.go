@@ -242,7 +242,7 @@ func bookRequest(cmd [][]byte, w replyWriter) {
 		w.outErr(codeMisconf, refusal) // the log cannot be written (aof.go)
 		return
 	}
-	mark := aofBegin()
+	mark := aofBegin(c, cmd)
 	c.book(cmd, w)
 	aofEnd(c, cmd, mark, true) // the change, to the log (aof.go)
 }

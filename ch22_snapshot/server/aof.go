@@ -169,12 +169,21 @@ type aofMark struct {
 	dirty uint64
 	buf   int
 	cmds  int
+	// before is what the command's rule noted before it ran (aofRule's
+	// before), for the rule to log only what changed.
+	before []int64
 }
 
-// aofBegin notes the log's state before a command runs.
-func aofBegin() aofMark {
+// aofBegin notes the log's state before the command c runs with args.
+func aofBegin(c *command, args [][]byte) aofMark {
 	aofDepth++
-	return aofMark{dirty: aofDirty, buf: len(aofBuf), cmds: aofCmds}
+	m := aofMark{dirty: aofDirty, buf: len(aofBuf), cmds: aofCmds}
+	if aofFd >= 0 && !aofLoading && c.flags&flagWrite != 0 {
+		if rule := aofRules[c.name]; rule.before != nil {
+			m.before = rule.before(args)
+		}
+	}
+	return m
 }
 
 // aofEnd logs the command c with args, which has just run, if it changed
@@ -193,7 +202,9 @@ func aofEnd(c *command, args [][]byte, m aofMark, book bool) {
 			fn = rule.book
 		}
 		if fn != nil {
+			aofNoted = m.before
 			fn(args)
+			aofNoted = nil
 		} else {
 			aofAppend(args...)
 		}

@@ -22,6 +22,11 @@ import (
 // are bounded; a record of more is damage.
 const kAOFMaxArgs = 1 << 24
 
+// kAOFReplyKeep is the most of the replay's reply buffer kept from one
+// command to the next: the replies are dropped, and one of megabytes
+// (GETSET's old value) must not hold its buffer for the rest of the load.
+const kAOFReplyKeep = 64 << 10
+
 // errAOFShort is a record cut off by the end of the file.
 var errAOFShort = errors.New("short read")
 
@@ -141,13 +146,23 @@ func aofLoad(path string) (int64, error) {
 
 	ar := &aofReader{r: bufio.NewReaderSize(f, 1<<16)}
 	st := &respState{w: respWriter{ver: resp.RESP2}}
+	defer func() {
+		// What the file's commands left in the replay's client state
+		// (watched keys, a name) and its reply buffer go back to the
+		// budget: no one is left to read them.
+		st.release()
+		outputHeld -= cap(st.w.buf)
+		st.w.buf = nil
+	}()
 	var (
 		loaded   int64      // the end of the last command applied
 		multi    [][][]byte // a transaction's commands, until its EXEC
+		multiAt  []int64    // and their offsets, for errors
 		inMulti  bool
 		short    bool // the file ends in the middle of a command
 		commands int
 		refused  int
+		skipped  int // not writes: the log holds none, and they change nothing
 	)
 	run := func(args [][]byte, at int64) error {
 		c, unknown := respResolve(args)
@@ -157,7 +172,17 @@ func aofLoad(path string) (int64, error) {
 		if !arityOK(c.arity, len(args)) {
 			return fmt.Errorf("%s at offset %d", strings.TrimPrefix(errArity(c.name), "ERR "), at)
 		}
-		st.w.buf = st.w.buf[:0]
+		if c.flags&flagWrite == 0 {
+			// A read (KEYS, LCS) in a damaged or hostile file would cost
+			// its full time and change nothing.
+			skipped++
+			return nil
+		}
+		if cap(st.w.buf) > kAOFReplyKeep {
+			outputHeld -= cap(st.w.buf) // a big reply's buffer is not kept
+			st.w.buf = nil
+		}
+		st.w.begin(st.w.buf[:0]) // and one over the budget does not stop the next
 		c.run(st, &st.w, args)
 		if len(st.w.buf) > 0 && st.w.buf[0] == '-' {
 			refused++ // as Redis, an error reply does not stop the load
@@ -188,15 +213,15 @@ func aofLoad(path string) (int64, error) {
 			if !inMulti {
 				return 0, fmt.Errorf("bad format in the append-only file %s at offset %d: EXEC without MULTI", path, start)
 			}
-			for _, cmd := range multi {
-				if err := run(cmd, start); err != nil {
+			for i, cmd := range multi {
+				if err := run(cmd, multiAt[i]); err != nil {
 					return 0, fmt.Errorf("in the append-only file %s: %v", path, err)
 				}
 			}
-			multi, inMulti = nil, false
+			multi, multiAt, inMulti = nil, nil, false
 			loaded = ar.off
 		case inMulti:
-			multi = append(multi, args)
+			multi, multiAt = append(multi, args), append(multiAt, start)
 		default:
 			if err := run(args, start); err != nil {
 				return 0, fmt.Errorf("in the append-only file %s: %v", path, err)
@@ -214,6 +239,6 @@ func aofLoad(path string) (int64, error) {
 			return 0, fmt.Errorf("cutting the append-only file %s to %d bytes: %w", path, loaded, err)
 		}
 	}
-	msg("loaded the append-only file %s: %d commands, %d bytes (%d refused by the command table)", path, commands, loaded, refused)
+	msg("loaded the append-only file %s: %d commands, %d bytes (%d refused by the command table, %d skipped: not writes)", path, commands, loaded, refused, skipped)
 	return loaded, nil
 }

@@ -58,6 +58,8 @@ func TestAOFLoadDamage(t *testing.T) {
 		{setA + "*0\r\n" + setA, "at offset 27: a command of no arguments"},
 		{setA + "*1\r\n$7\r\nNOSUCHC\r\n" + setA, "unknown command 'NOSUCHC'"},
 		{setA + "*1\r\n$4\r\nEXEC\r\n", "at offset 27: EXEC without MULTI"},
+		{setA + "*1\r\n$5\r\nMULTI\r\n" + setA + "*1\r\n$7\r\nNOSUCHC\r\n*1\r\n$4\r\nEXEC\r\n", "unknown command 'NOSUCHC'"},
+		{setA + "*1\r\n$5\r\nMULTI\r\n" + setA + "*1\r\n$7\r\nNOSUCHC\r\n*1\r\n$4\r\nEXEC\r\n", "at offset 69"},
 	} {
 		_, after, _, err := loadFile(t, c.content)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "appendonly.aof") {

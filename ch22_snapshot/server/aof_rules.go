@@ -23,7 +23,14 @@ import (
 type aofRule struct {
 	resp, book func(args [][]byte)
 	always     bool
+	// before, if set, runs before the command and notes what resp and
+	// book compare with, in aofNoted, to log only what the command
+	// changed.
+	before func(args [][]byte) []int64
 }
+
+// aofNoted is, while a rule runs, what its before noted.
+var aofNoted []int64
 
 // aofRules are the rules by command name. A name not in the table yet is
 // harmless: the row that comes with it is logged by its rule.
@@ -48,9 +55,11 @@ var aofRules = map[string]aofRule{
 	// Hash fields given a TTL relative to now: their TTLs as they now
 	// are, not their values, which did not change (a request of a few
 	// bytes a field must not log a value of megabytes).
-	"hexpire":  {resp: logFieldTTLs, book: logFieldTTLs},
-	"hpexpire": {resp: logFieldTTLs, book: logFieldTTLs},
-	"hgetex":   {resp: logFieldTTLs, book: logFieldTTLs},
+	// Only the fields whose TTL changed: one left with a TTL of its own
+	// (NX, GT, LT) would cost a record with the key for each time.
+	"hexpire":  {resp: logFieldTTLs, book: logFieldTTLs, before: fieldTTLsBefore},
+	"hpexpire": {resp: logFieldTTLs, book: logFieldTTLs, before: fieldTTLsBefore},
+	"hgetex":   {resp: logFieldTTLs, book: logFieldTTLs, before: fieldTTLsBefore},
 	// Fields given values and TTLs, or a float: values and TTLs.
 	"hsetex":       {resp: logFieldPairs, book: logFieldPairs},
 	"hincrbyfloat": {resp: logField},
@@ -123,11 +132,64 @@ func formatScore(f float64) string {
 func logField(args [][]byte) { logFieldsNamed(args[1], args[2:3]) }
 
 // logFieldPairs logs the fields HSETEX sets, whose names come with values.
-func logFieldPairs(args [][]byte) { logFieldsNamed(args[1], fieldNames(args, 2)) }
+func logFieldPairs(args [][]byte) {
+	for _, a := range args[2:] {
+		if cmdIs(a, "fields") {
+			break
+		}
+		if cmdIs(a, "keepttl") {
+			logFieldsKeepTTL(args[1], fieldNames(args, 2))
+			return
+		}
+	}
+	logFieldsNamed(args[1], fieldNames(args, 2))
+}
+
+// logFieldsKeepTTL logs HSETEX KEEPTTL's fields as they now are, in two
+// records whatever their TTLs: HSETEX KEEPTTL of their values, then
+// HPEXPIREAT 1 NX of those with a TTL. Logged as HSET and a record for
+// each time, fields that keep TTLs of their own a millisecond apart would
+// log the key once a field. On replay, a field whose TTL is still to come
+// keeps it, and NX leaves it alone; one whose TTL has passed meanwhile is
+// set anew without one, and NX deletes it, as its TTL would have.
+func logFieldsKeepTTL(key []byte, names [][]byte) {
+	ent := lookupEntry(key)
+	if ent == nil || ent.typ() != tHash {
+		aofAppend([]byte("DEL"), key)
+		return
+	}
+	now := getUnixMs()
+	h := ent.obj.hash
+	var pairs, timed, gone [][]byte
+	for _, name := range names {
+		v, ok := h.Get(now, string(name))
+		if !ok {
+			gone = append(gone, name)
+			continue
+		}
+		pairs = append(pairs, name, []byte(v))
+		if at := h.ExpireTime(now, string(name)); at != hashes.NoTTL && at != hashes.NoField {
+			timed = append(timed, name)
+		}
+	}
+	if len(pairs) > 0 {
+		head := [][]byte{[]byte("HSETEX"), key, []byte("KEEPTTL"), []byte("FIELDS"), strconv.AppendInt(nil, int64(len(pairs)/2), 10)}
+		aofAppend(append(head, pairs...)...)
+	}
+	if len(timed) > 0 {
+		head := [][]byte{[]byte("HPEXPIREAT"), key, []byte("1"), []byte("NX"), []byte("FIELDS"), strconv.AppendInt(nil, int64(len(timed)), 10)}
+		aofAppend(append(head, timed...)...)
+	}
+	if len(gone) > 0 {
+		aofAppend(append([][]byte{[]byte("HDEL"), key}, gone...)...)
+	}
+}
 
 // logFieldsNamed logs the fields names of the hash key as they now are:
-// HSET and, for one with a TTL, HPEXPIREAT at its absolute time; HDEL
-// for one that is gone; DEL if the hash is.
+// one HSET of those that are there, their TTLs (logFieldTimes), one HDEL
+// of those that are gone; DEL if the hash is. The key is written once
+// for each record, not once for each field: a request naming many fields
+// under a long key logs about its own size.
 func logFieldsNamed(key []byte, names [][]byte) {
 	ent := lookupEntry(key)
 	if ent == nil || ent.typ() != tHash {
@@ -136,22 +198,46 @@ func logFieldsNamed(key []byte, names [][]byte) {
 	}
 	now := getUnixMs()
 	h := ent.obj.hash
+	set := [][]byte{[]byte("HSET"), key}
+	var there, gone [][]byte
 	for _, name := range names {
 		v, ok := h.Get(now, string(name))
 		if !ok {
-			aofAppend([]byte("HDEL"), key, name)
+			gone = append(gone, name)
 			continue
 		}
-		aofAppend([]byte("HSET"), key, name, []byte(v))
-		if at := h.ExpireTime(now, string(name)); at != hashes.NoTTL && at != hashes.NoField {
-			aofAppend([]byte("HPEXPIREAT"), key, strconv.AppendInt(nil, at, 10), []byte("FIELDS"), []byte("1"), name)
-		}
+		set = append(set, name, []byte(v))
+		there = append(there, name)
+	}
+	if len(there) > 0 {
+		aofAppend(set...)
+		logFieldTimes(key, h, now, there, false) // HSET left them without a TTL
+	}
+	if len(gone) > 0 {
+		aofAppend(append([][]byte{[]byte("HDEL"), key}, gone...)...)
 	}
 }
 
+// fieldTTLsBefore notes the expiry times of the hash fields a command
+// names (hashes.NoField for one not there), before it runs.
+func fieldTTLsBefore(args [][]byte) []int64 {
+	names := fieldNames(args, 1)
+	times := make([]int64, len(names))
+	ent := lookupEntry(args[1])
+	now := getUnixMs()
+	for i, name := range names {
+		times[i] = hashes.NoField
+		if ent != nil && ent.typ() == tHash {
+			times[i] = ent.obj.hash.ExpireTime(now, string(name))
+		}
+	}
+	return times
+}
+
 // logFieldTTLs logs the TTLs of the hash fields a command names as they
-// now are: one HPEXPIREAT for each expiry time, HPERSIST for those with
-// none, HDEL for those gone; DEL if the hash is.
+// now are (logFieldTimes), HDEL for those gone; DEL if the hash is. A
+// field whose time is the one fieldTTLsBefore noted is left out: the log
+// has it already.
 func logFieldTTLs(args [][]byte) {
 	key := args[1]
 	ent := lookupEntry(key)
@@ -161,13 +247,33 @@ func logFieldTTLs(args [][]byte) {
 	}
 	now := getUnixMs()
 	h := ent.obj.hash
-	var times []int64
-	byTime := map[int64][][]byte{}
-	var gone [][]byte
-	for _, name := range fieldNames(args, 1) {
+	var there, gone [][]byte
+	for i, name := range fieldNames(args, 1) {
 		at := h.ExpireTime(now, string(name))
+		if i < len(aofNoted) && aofNoted[i] == at {
+			continue // unchanged
+		}
 		if at == hashes.NoField {
 			gone = append(gone, name)
+		} else {
+			there = append(there, name)
+		}
+	}
+	logFieldTimes(key, h, now, there, true)
+	if len(gone) > 0 {
+		aofAppend(append([][]byte{[]byte("HDEL"), key}, gone...)...)
+	}
+}
+
+// logFieldTimes logs the TTLs of the fields names of the hash h, which
+// are there: one HPEXPIREAT for each expiry time, and, if persist, one
+// HPERSIST for those with none.
+func logFieldTimes(key []byte, h *hashValue, now uint64, names [][]byte, persist bool) {
+	var times []int64
+	byTime := map[int64][][]byte{}
+	for _, name := range names {
+		at := h.ExpireTime(now, string(name))
+		if at == hashes.NoField || (at == hashes.NoTTL && !persist) {
 			continue
 		}
 		if _, ok := byTime[at]; !ok {
@@ -183,9 +289,6 @@ func logFieldTTLs(args [][]byte) {
 		}
 		head = append(head, []byte("FIELDS"), strconv.AppendInt(nil, int64(len(names)), 10))
 		aofAppend(append(head, names...)...)
-	}
-	if len(gone) > 0 {
-		aofAppend(append([][]byte{[]byte("HDEL"), key}, gone...)...)
 	}
 }
 

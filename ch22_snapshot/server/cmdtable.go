@@ -355,7 +355,7 @@ func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	snapshotBeforeWrite(c, args) // the snapshot keeps what the command changes
-	mark := aofBegin()
+	mark := aofBegin(c, args)
 	at, start := len(w.buf), time.Now()
 	c.resp(st, w, args)
 	cmdRan(c, w, at, start)      // for INFO's commandstats

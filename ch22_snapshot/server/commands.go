@@ -245,7 +245,7 @@ func bookRequest(cmd [][]byte, w replyWriter) {
 		return
 	}
 	snapshotBeforeWrite(c, cmd) // the snapshot keeps what the command changes
-	mark := aofBegin()
+	mark := aofBegin(c, cmd)
 	c.book(cmd, w)
 	aofEnd(c, cmd, mark, true) // the change, to the log (aof.go)
 }
