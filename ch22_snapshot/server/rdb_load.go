@@ -340,7 +340,7 @@ func rdbLoad(data []byte, nowMs int64) (int, error) {
 			}
 			insertEntry(ent)
 			if at >= 0 {
-				entrySetTTL(ent, at-nowMs)
+				entrySetExpireAt(ent, at) // the very millisecond, as PEXPIRETIME reads it back
 			}
 			if ent.typ() == tHash {
 				hashTimerUpdate(ent)
