@@ -20,6 +20,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"example.com/byor/ch22_snapshot/zset"
 )
 
 // The rewrite's settings (Redis's names and defaults) and state.
@@ -232,19 +234,9 @@ func (aofEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, in
 	case tStr:
 		b = appendCommand(b, "SET", key, ent.val())
 	case tZSet:
-		z := ent.obj.zset
-		args := []string{"ZADD", key}
-		for n := z.SeekGE(negInf, ""); n != nil; n = z.Offset(n, +1) {
-			args = append(args, formatScore(n.Score()), n.Name())
-			if len(args) == 2+2*kRewriteBatch {
-				b = appendCommand(b, args...)
-				args = args[:2]
-			}
-			work += kVisitWork
-		}
-		if len(args) > 2 {
-			b = appendCommand(b, args...)
-		}
+		var w int
+		b, _, w = aofEncoder{}.zsetMembers(b, ent, ent.obj.zset.SeekGE(negInf, ""), math.MaxInt)
+		work += w
 	case tHash:
 		h := ent.obj.hash
 		pairs := h.GetAll(uint64(nowMs))
@@ -267,6 +259,38 @@ func (aofEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, in
 		b = appendCommand(b, "PEXPIREAT", key, strconv.FormatInt(expireMs, 10))
 	}
 	return b, work + (len(b)-start)/kWorkBytes
+}
+
+// zsetStart appends what comes before a sorted set's members: nothing
+// (zsetSplitter, snapshot.go).
+func (aofEncoder) zsetStart(b []byte, ent *entry, expireMs int64) []byte { return b }
+
+// zsetMembers appends at most count members of the sorted set ent from n
+// on, as ZADDs of kRewriteBatch members, and returns the member after the
+// last written (nil at the end) and the work.
+func (aofEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int) ([]byte, *zset.ZNode, int) {
+	start, work := len(b), 0
+	args := []string{"ZADD", ent.key()}
+	for ; n != nil && count > 0; n, count = ent.obj.zset.Offset(n, +1), count-1 {
+		args = append(args, formatScore(n.Score()), n.Name())
+		if len(args) == 2+2*kRewriteBatch {
+			b = appendCommand(b, args...)
+			args = args[:2]
+		}
+		work += kVisitWork
+	}
+	if len(args) > 2 {
+		b = appendCommand(b, args...)
+	}
+	return b, n, work + (len(b)-start)/kWorkBytes
+}
+
+// zsetEnd appends what comes after a sorted set's members: its expiry.
+func (aofEncoder) zsetEnd(b []byte, ent *entry, expireMs int64) []byte {
+	if expireMs >= 0 {
+		b = appendCommand(b, "PEXPIREAT", ent.key(), strconv.FormatInt(expireMs, 10))
+	}
+	return b
 }
 
 // appendCommand appends one command in RESP.

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"example.com/byor/ch22_snapshot/zset"
 )
 
 // The RDB format's constants (Redis's rdb.h).
@@ -379,6 +381,11 @@ func (e *rdbEncoder) begin(b []byte, keys, expires int) []byte {
 // entry writes one key: its expiry, its type, its name and its value.
 // Hash fields past their time at nowMs are left out.
 func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, int) {
+	if ent.typ() == tZSet {
+		b = e.zsetStart(b, ent, expireMs)
+		b, _, work := e.zsetMembers(b, ent, ent.obj.zset.SeekGE(negInf, ""), math.MaxInt)
+		return b, 1 + work
+	}
 	start := len(b)
 	work := 1
 	if expireMs >= 0 {
@@ -390,16 +397,6 @@ func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte,
 		b = append(b, rdbTypeString)
 		b = rdbAppendString(b, ent.key())
 		b = rdbAppendString(b, ent.val())
-	case tZSet:
-		z := ent.obj.zset
-		b = append(b, rdbTypeZSet2)
-		b = rdbAppendString(b, ent.key())
-		b = rdbAppendLen(b, uint64(z.Len()))
-		for n := z.SeekGE(math.Inf(-1), ""); n != nil; n = z.Offset(n, +1) {
-			b = rdbAppendString(b, n.Name())
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(n.Score()))
-			work += kVisitWork
-		}
 	case tHash:
 		if _, ttls := ent.obj.hash.NextExpiry(); ttls && e.version >= rdbVersionFieldTTL {
 			b, work = rdbAppendFieldTTLs(b, ent, nowMs)
@@ -417,6 +414,34 @@ func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte,
 	}
 	return b, work + (len(b)-start)/kWorkBytes
 }
+
+// zsetStart appends what comes before a sorted set's members: its
+// expiry, type, name and count (zsetSplitter, snapshot.go).
+func (e *rdbEncoder) zsetStart(b []byte, ent *entry, expireMs int64) []byte {
+	if expireMs >= 0 {
+		b = append(b, rdbOpExpireTimeMs)
+		b = binary.LittleEndian.AppendUint64(b, uint64(expireMs))
+	}
+	b = append(b, rdbTypeZSet2)
+	b = rdbAppendString(b, ent.key())
+	return rdbAppendLen(b, uint64(ent.obj.zset.Len()))
+}
+
+// zsetMembers appends at most count members of the sorted set ent from n
+// on, each its name and its score as a binary double, and returns the
+// member after the last written (nil at the end) and the work.
+func (e *rdbEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int) ([]byte, *zset.ZNode, int) {
+	start, work := len(b), 0
+	for ; n != nil && count > 0; n, count = ent.obj.zset.Offset(n, +1), count-1 {
+		b = rdbAppendString(b, n.Name())
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(n.Score()))
+		work += kVisitWork
+	}
+	return b, n, work + (len(b)-start)/kWorkBytes
+}
+
+// zsetEnd appends what comes after a sorted set's members: nothing.
+func (e *rdbEncoder) zsetEnd(b []byte, ent *entry, expireMs int64) []byte { return b }
 
 // end writes the EOF opcode. The checksum of the whole file follows it:
 // the snapshot keeps it running over the bytes it writes (checksummed).
