@@ -261,9 +261,33 @@ func (aofEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, in
 	return b, work + (len(b)-start)/kWorkBytes
 }
 
-// zsetStart appends what comes before a sorted set's members: nothing
-// (zsetSplitter, snapshot.go).
-func (aofEncoder) zsetStart(b []byte, ent *entry, expireMs int64) []byte { return b }
+// splitStart appends what comes before a sorted set's members or a
+// hash's fields: nothing (valueSplitter, snapshot.go).
+func (aofEncoder) splitStart(b []byte, ent *entry, expireMs int64) []byte { return b }
+
+// hashFields appends at most count fields of the hash ent (one without
+// field TTLs) from its place i on, as HSETs of kRewriteBatch fields, and
+// returns the place after the last written (-1 at the end) and the work.
+func (aofEncoder) hashFields(b []byte, ent *entry, i, count int) ([]byte, int, int) {
+	start, work, h := len(b), 0, ent.obj.hash
+	args := []string{"HSET", ent.key()}
+	for ; i < h.StoredLen() && count > 0; i, count = i+1, count-1 {
+		p, _ := h.At(0, i)
+		args = append(args, p.Name, p.Value)
+		if len(args) == 2+2*kRewriteBatch {
+			b = appendCommand(b, args...)
+			args = args[:2]
+		}
+		work += kVisitWork
+	}
+	if len(args) > 2 {
+		b = appendCommand(b, args...)
+	}
+	if i == h.StoredLen() {
+		i = -1
+	}
+	return b, i, work + (len(b)-start)/kWorkBytes
+}
 
 // zsetMembers appends at most count members of the sorted set ent from n
 // on, as ZADDs of kRewriteBatch members, and returns the member after the
@@ -285,8 +309,9 @@ func (aofEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int) ([
 	return b, n, work + (len(b)-start)/kWorkBytes
 }
 
-// zsetEnd appends what comes after a sorted set's members: its expiry.
-func (aofEncoder) zsetEnd(b []byte, ent *entry, expireMs int64) []byte {
+// splitEnd appends what comes after the members or fields: the key's
+// expiry.
+func (aofEncoder) splitEnd(b []byte, ent *entry, expireMs int64) []byte {
 	if expireMs >= 0 {
 		b = appendCommand(b, "PEXPIREAT", ent.key(), strconv.FormatInt(expireMs, 10))
 	}

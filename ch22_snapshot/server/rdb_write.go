@@ -382,7 +382,7 @@ func (e *rdbEncoder) begin(b []byte, keys, expires int) []byte {
 // Hash fields past their time at nowMs are left out.
 func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, int) {
 	if ent.typ() == tZSet {
-		b = e.zsetStart(b, ent, expireMs)
+		b = e.splitStart(b, ent, expireMs)
 		b, _, work := e.zsetMembers(b, ent, ent.obj.zset.SeekGE(negInf, ""), math.MaxInt)
 		return b, 1 + work
 	}
@@ -415,16 +415,40 @@ func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte,
 	return b, work + (len(b)-start)/kWorkBytes
 }
 
-// zsetStart appends what comes before a sorted set's members: its
-// expiry, type, name and count (zsetSplitter, snapshot.go).
-func (e *rdbEncoder) zsetStart(b []byte, ent *entry, expireMs int64) []byte {
+// splitStart appends what comes before a sorted set's members or a
+// hash's fields (one without field TTLs): its expiry, type, name and
+// count (valueSplitter, snapshot.go).
+func (e *rdbEncoder) splitStart(b []byte, ent *entry, expireMs int64) []byte {
 	if expireMs >= 0 {
 		b = append(b, rdbOpExpireTimeMs)
 		b = binary.LittleEndian.AppendUint64(b, uint64(expireMs))
 	}
-	b = append(b, rdbTypeZSet2)
+	var n int
+	if ent.typ() == tZSet {
+		b, n = append(b, rdbTypeZSet2), ent.obj.zset.Len()
+	} else {
+		// A hash without field TTLs: every field stored is live.
+		b, n = append(b, rdbTypeHash), ent.obj.hash.StoredLen()
+	}
 	b = rdbAppendString(b, ent.key())
-	return rdbAppendLen(b, uint64(ent.obj.zset.Len()))
+	return rdbAppendLen(b, uint64(n))
+}
+
+// hashFields appends at most count fields of the hash ent (one without
+// field TTLs) from its place i on, each its name and value, and returns
+// the place after the last written (-1 at the end) and the work.
+func (e *rdbEncoder) hashFields(b []byte, ent *entry, i, count int) ([]byte, int, int) {
+	start, work, h := len(b), 0, ent.obj.hash
+	for ; i < h.StoredLen() && count > 0; i, count = i+1, count-1 {
+		p, _ := h.At(0, i)
+		b = rdbAppendString(b, p.Name)
+		b = rdbAppendString(b, p.Value)
+		work += kVisitWork
+	}
+	if i == h.StoredLen() {
+		i = -1
+	}
+	return b, i, work + (len(b)-start)/kWorkBytes
 }
 
 // zsetMembers appends at most count members of the sorted set ent from n
@@ -440,8 +464,8 @@ func (e *rdbEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int)
 	return b, n, work + (len(b)-start)/kWorkBytes
 }
 
-// zsetEnd appends what comes after a sorted set's members: nothing.
-func (e *rdbEncoder) zsetEnd(b []byte, ent *entry, expireMs int64) []byte { return b }
+// splitEnd appends what comes after the members or fields: nothing.
+func (e *rdbEncoder) splitEnd(b []byte, ent *entry, expireMs int64) []byte { return b }
 
 // end writes the EOF opcode. The checksum of the whole file follows it:
 // the snapshot keeps it running over the bytes it writes (checksummed).

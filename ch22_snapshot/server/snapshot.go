@@ -53,14 +53,16 @@ type snapEncoder interface {
 	end(buf []byte) []byte
 }
 
-// zsetSplitter is what an encoder does to write a sorted set over several
-// turns, a stretch of members at a time (snapshot.writeSplit): its start,
-// the members from n on (at most count; it returns the one after the
-// last written, nil at the end, and the work), and its end.
-type zsetSplitter interface {
-	zsetStart(buf []byte, ent *entry, expireMs int64) []byte
+// valueSplitter is what an encoder does to write a sorted set or a hash
+// over several turns, a stretch at a time (snapshot.writeSplit): its
+// start, the members from n on or the fields from place i on (at most
+// count; each returns where the next stretch starts, nil or -1 at the
+// end, and the work), and its end.
+type valueSplitter interface {
+	splitStart(buf []byte, ent *entry, expireMs int64) []byte
 	zsetMembers(buf []byte, ent *entry, n *zset.ZNode, count int) ([]byte, *zset.ZNode, int)
-	zsetEnd(buf []byte, ent *entry, expireMs int64) []byte
+	hashFields(buf []byte, ent *entry, i, count int) ([]byte, int, int)
+	splitEnd(buf []byte, ent *entry, expireMs int64) []byte
 }
 
 // snapshot is a snapshot being taken. At most one runs at a time: the
@@ -76,13 +78,15 @@ type snapshot struct {
 	// queue holds the entries the last stretch of the walk found, to be
 	// written in order, over as many turns as their sizes need.
 	queue []*entry
-	// part is a sorted set being written a stretch of members per turn
-	// (writeSplit): partAt its next member, partExp its expiry. It stays
+	// part is a sorted set or a hash being written a stretch per turn
+	// (writeSplit): partAt its next member, or partIdx its next field's
+	// place (-1 at the end), partExp its expiry. It stays
 	// pending until its end is written, so that a change to it finishes
 	// it first. side gathers the keys copied on write meanwhile, whose
 	// records cannot go into the middle of part's: they follow it.
 	part    *entry
 	partAt  *zset.ZNode
+	partIdx int
 	partExp int64
 	side    []byte
 	// buf holds the bytes not yet written to the temporary file fd.
@@ -122,7 +126,7 @@ const kSnapFlushBytes = 1 << 20
 const kSnapStepWork = kMaxTurnWork / 4
 
 // kSnapSplitMembers is the size from which the walk writes a sorted set
-// over several turns rather than in one step.
+// or a hash over several turns rather than in one step.
 const kSnapSplitMembers = 1024
 
 // kSnapEntryWork is what writing one key costs the walk besides its
@@ -180,38 +184,50 @@ func (s *snapshot) write(ent *entry) int {
 }
 
 // writeSplit writes ent for the walk, within budget if it can: a big
-// sorted set is begun, and writeMore carries it on in the next turns.
+// sorted set or hash is begun, and writeMore carries it on in the next
+// turns. A hash whose fields have TTLs is written whole: its fields may
+// be reclaimed by a read (HRANDFIELD), which moves others in its order.
 func (s *snapshot) writeSplit(ent *entry, budget int) int {
-	sp, ok := s.enc.(zsetSplitter)
-	if !ok || ent.typ() != tZSet || ent.obj.zset.Len() < kSnapSplitMembers {
+	sp, ok := s.enc.(valueSplitter)
+	switch {
+	case !ok:
+		return s.write(ent)
+	case ent.typ() == tZSet && ent.obj.zset.Len() >= kSnapSplitMembers:
+		s.partAt, s.partIdx = ent.obj.zset.SeekGE(negInf, ""), -1
+	case ent.typ() == tHash && ent.obj.hash.StoredLen() >= kSnapSplitMembers && ent.obj.hash.VolatileLen() == 0:
+		s.partAt, s.partIdx = nil, 0
+	default:
 		return s.write(ent)
 	}
 	s.part, s.partExp = ent, s.expireMs(ent, int64(getUnixMs()))
-	s.partAt = ent.obj.zset.SeekGE(negInf, "")
-	s.buf = sp.zsetStart(s.buf, ent, s.partExp)
+	s.buf = sp.splitStart(s.buf, ent, s.partExp)
 	return s.writeMore(budget)
 }
 
-// writeMore writes members of the sorted set in parts until work passes
-// budget; at its end it marks the set written and appends side.
+// writeMore writes members or fields of the value in parts until work
+// passes budget; at its end it marks the value written and appends side.
 func (s *snapshot) writeMore(budget int) int {
-	sp := s.enc.(zsetSplitter)
+	sp := s.enc.(valueSplitter)
 	work := 0
-	for s.partAt != nil && work < budget {
+	for (s.partAt != nil || s.partIdx >= 0) && work < budget {
 		var w int
-		s.buf, s.partAt, w = sp.zsetMembers(s.buf, s.part, s.partAt, kRewriteBatch)
+		if s.partAt != nil {
+			s.buf, s.partAt, w = sp.zsetMembers(s.buf, s.part, s.partAt, kRewriteBatch)
+		} else {
+			s.buf, s.partIdx, w = sp.hashFields(s.buf, s.part, s.partIdx, kRewriteBatch)
+		}
 		work += w
 		s.peak = max(s.peak, len(s.buf)+len(s.side))
 		if len(s.buf) >= kSnapFlushBytes {
 			s.flush()
 		}
 	}
-	if s.partAt != nil {
+	if s.partAt != nil || s.partIdx >= 0 {
 		return work
 	}
 	ent := s.part
 	s.part = nil
-	s.buf = sp.zsetEnd(s.buf, ent, s.partExp)
+	s.buf = sp.splitEnd(s.buf, ent, s.partExp)
 	ent.klen = ent.keyLen() | snapMark
 	s.keys++
 	work += kSnapEntryWork + len(s.side)/kWorkBytes

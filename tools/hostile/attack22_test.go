@@ -85,6 +85,25 @@ func testSnapshotBigValue(t *testing.T, ch string) {
 	if asize < int64(kBigValueMembers*(len("m:0")+8)) || tsize < int64(kBigValueMembers*len("k:0")) {
 		t.Fatalf("files of %d and %d bytes are too small for %d members or keys", asize, tsize, kBigValueMembers)
 	}
+	hf, hsize, hstatus := save("one hash of a million fields", func(c *respConn) {
+		for i := 0; i < kBigValueMembers; i += 1000 {
+			args := []string{"HSET", "big"}
+			for j := i; j < i+1000; j++ {
+				args = append(args, "f:"+strconv.Itoa(j), strconv.Itoa(j))
+			}
+			if got := c.do(time.Minute, args...); got != ":1000" {
+				t.Fatalf("HSET: %q", got)
+			}
+		}
+	})
+	t.Logf("BGSAVE of one hash of %d fields: %d bytes, server CPU %v, bystander's worst PING %v",
+		kBigValueMembers, hsize, hf.cpu.Round(time.Millisecond), hf.worst.Round(time.Millisecond))
+	if hstatus != "ok" || hsize < int64(kBigValueMembers*len("f:00")) {
+		t.Fatalf("the hash's save: %s, %d bytes", hstatus, hsize)
+	}
+	if hf.cpu > 3*tf.cpu+100*time.Millisecond {
+		t.Errorf("the hash's save took %v of CPU, more than 3 times the small keys' (%v)", hf.cpu, tf.cpu)
+	}
 	if af.cpu > 3*tf.cpu+100*time.Millisecond {
 		t.Errorf("the sorted set's save took %v of CPU, more than 3 times the small keys' (%v)", af.cpu, tf.cpu)
 	}
