@@ -120,17 +120,24 @@ func aofRewriteSwitch(tmp string) error {
 	if err != nil {
 		return err
 	}
-	tail := make([]byte, aofWritten-aofRW.from)
-	_, err = old.ReadAt(tail, aofRW.from)
-	old.Close()
-	if err != nil {
-		return fmt.Errorf("reading what the log gained meanwhile: %w", err)
-	}
+	defer old.Close()
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(tail)
+	// The tail goes across a stretch at a time, so that what the
+	// server holds for it is one buffer however much was written
+	// meanwhile (the time it takes is still the tail's).
+	tail := make([]byte, min(aofWritten-aofRW.from, kSnapFlushBytes))
+	for at := aofRW.from; at < aofWritten && err == nil; {
+		n := int(min(int64(len(tail)), aofWritten-at))
+		if _, err = old.ReadAt(tail[:n], at); err != nil {
+			err = fmt.Errorf("reading what the log gained meanwhile: %w", err)
+			break
+		}
+		_, err = f.Write(tail[:n])
+		at += int64(n)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -153,4 +154,61 @@ func testSnapshotCopyBigValue(t *testing.T, ch string) {
 	}
 	t.Logf("one ZADD to a sorted set of %d members as a BGSAVE begins (the save included): server CPU %v, bystander's worst PING %v; with no save: %v, %v",
 		kBigValueMembers, af.cpu.Round(time.Millisecond), af.worst.Round(time.Millisecond), tf.cpu.Round(time.Millisecond), tf.worst.Round(time.Millisecond))
+}
+
+// TestRewriteTail: the writes made while the log is rewritten are copied
+// from the old file to the new one when the snapshot is done. The attack
+// writes values of 256 KiB as fast as the server takes them while a
+// rewrite of a million keys runs; its honest twin makes as many of the
+// same writes with no rewrite running. Both report the server's CPU and
+// the bystander's worst PING; the bytes logged are asserted.
+func TestRewriteTail(t *testing.T) {
+	eachChapter(t, snapshotChapters(), testRewriteTail)
+}
+
+func testRewriteTail(t *testing.T, ch string) {
+	dir := t.TempDir()
+	p, addr := startRESP(t, ch, "-dir", dir, "-appendonly", "yes", "-appendfsync", "no", "-auto-aof-rewrite-percentage", "0")
+	c := dialRESP(t, addr)
+	for i := 0; i < kSnapshotKeys; i += 1000 {
+		args := []string{"MSET"}
+		for j := i; j < i+1000; j++ {
+			args = append(args, "key:"+strconv.Itoa(j), "v")
+		}
+		if got := c.do(time.Minute, args...); got != "+OK" {
+			t.Fatalf("MSET: %q", got)
+		}
+	}
+	w := dialRESP(t, addr)
+	val := strings.Repeat("x", 256<<10)
+	writes := 0
+	attack := measure(t, p.Pid(), addr, "writes during BGREWRITEAOF", func() {
+		if got := c.do(time.Minute, "BGREWRITEAOF"); got != "+Background append only file rewriting started" {
+			t.Fatalf("BGREWRITEAOF: %q", got)
+		}
+		untilDone(t, c, p.Pid(), "aof_rewrite_in_progress", func(int) bool {
+			for range 16 {
+				if got := w.do(time.Minute, "SET", "big:"+strconv.Itoa(writes%64), val); got != "+OK" {
+					t.Fatalf("SET: %q", got)
+				}
+				writes++
+			}
+			return true
+		})
+	})
+	if got := persistenceField(t, c, "aof_last_bgrewrite_status"); got != "ok" {
+		t.Fatalf("aof_last_bgrewrite_status: %s", got)
+	}
+	twin := measure(t, p.Pid(), addr, "the same writes with no rewrite", func() {
+		for i := range writes {
+			if got := w.do(time.Minute, "SET", "big:"+strconv.Itoa(i%64), val); got != "+OK" {
+				t.Fatalf("SET: %q", got)
+			}
+		}
+	})
+	t.Logf("%d writes of 256 KiB (%d MB) during a rewrite of %d keys: server CPU %v, bystander's worst PING %v; with no rewrite: %v, %v",
+		writes, writes>>2, kSnapshotKeys, attack.cpu.Round(time.Millisecond), attack.worst.Round(time.Millisecond), twin.cpu.Round(time.Millisecond), twin.worst.Round(time.Millisecond))
+	if got := c.do(time.Minute, "STRLEN", "big:0"); got != ":"+strconv.Itoa(len(val)) {
+		t.Fatalf("STRLEN: %s", got)
+	}
 }
