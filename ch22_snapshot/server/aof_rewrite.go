@@ -270,25 +270,41 @@ func (aofEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, in
 
 // splitStart appends what comes before a sorted set's members or a
 // hash's fields: nothing (valueSplitter, snapshot.go).
-func (aofEncoder) splitStart(b []byte, ent *entry, expireMs int64) []byte { return b }
+func (aofEncoder) splitStart(b []byte, ent *entry, expireMs, nowMs int64) []byte { return b }
 
-// hashFields appends at most count fields of the hash ent (one without
-// field TTLs) from its place i on, as HSETs of kRewriteBatch fields, and
-// returns the place after the last written (-1 at the end) and the work.
-func (aofEncoder) hashFields(b []byte, ent *entry, i, count int) ([]byte, int, int) {
+// hashFields appends at most count places of the hash ent's order from
+// i on, the fields live at nowMs, as one HSET and then an HPEXPIREAT
+// for each field with a TTL, and returns the place after the last (-1 at
+// the end) and the work. A count of more than kRewriteBatch comes in
+// batches of that many.
+func (enc aofEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64) ([]byte, int, int) {
 	start, work, h := len(b), 0, ent.obj.hash
+	for count > kRewriteBatch && i >= 0 {
+		var w int
+		b, i, w = enc.hashFields(b, ent, i, kRewriteBatch, nowMs)
+		count, work = count-kRewriteBatch, work+w
+	}
+	if i < 0 {
+		return b, i, work
+	}
 	args := []string{"HSET", ent.key()}
+	var ttls []string
 	for ; i < h.StoredLen() && count > 0; i, count = i+1, count-1 {
-		p, _ := h.At(0, i)
-		args = append(args, p.Name, p.Value)
-		if len(args) == 2+2*kRewriteBatch {
-			b = appendCommand(b, args...)
-			args = args[:2]
-		}
 		work += kVisitWork
+		p, live := h.At(uint64(nowMs), i)
+		if !live {
+			continue
+		}
+		args = append(args, p.Name, p.Value)
+		if at := h.ExpireTime(uint64(nowMs), p.Name); at >= 0 {
+			ttls = append(ttls, p.Name, strconv.FormatInt(at, 10))
+		}
 	}
 	if len(args) > 2 {
 		b = appendCommand(b, args...)
+	}
+	for k := 0; k < len(ttls); k += 2 {
+		b = appendCommand(b, "HPEXPIREAT", ent.key(), ttls[k+1], "FIELDS", "1", ttls[k])
 	}
 	if i == h.StoredLen() {
 		i = -1

@@ -382,7 +382,7 @@ func (e *rdbEncoder) begin(b []byte, keys, expires int) []byte {
 // Hash fields past their time at nowMs are left out.
 func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, int) {
 	if ent.typ() == tZSet {
-		b = e.splitStart(b, ent, expireMs)
+		b = e.splitStart(b, ent, expireMs, nowMs)
 		b, _, work := e.zsetMembers(b, ent, ent.obj.zset.SeekGE(negInf, ""), math.MaxInt)
 		return b, 1 + work
 	}
@@ -416,34 +416,64 @@ func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte,
 }
 
 // splitStart appends what comes before a sorted set's members or a
-// hash's fields (one without field TTLs): its expiry, type, name and
-// count (valueSplitter, snapshot.go).
-func (e *rdbEncoder) splitStart(b []byte, ent *entry, expireMs int64) []byte {
+// hash's fields: its expiry, type, name and count, the fields live at
+// nowMs (valueSplitter, snapshot.go). A hash whose fields have TTLs
+// takes RDB_TYPE_HASH_METADATA, as entry writes it, with the earliest
+// expiry of its timers (which may be a field already past: any time
+// no later than every field's will do).
+func (e *rdbEncoder) splitStart(b []byte, ent *entry, expireMs, nowMs int64) []byte {
 	if expireMs >= 0 {
 		b = append(b, rdbOpExpireTimeMs)
 		b = binary.LittleEndian.AppendUint64(b, uint64(expireMs))
 	}
 	var n int
-	if ent.typ() == tZSet {
+	switch minAt, ttls := rdbFieldTTLs(ent, e.version); {
+	case ent.typ() == tZSet:
 		b, n = append(b, rdbTypeZSet2), ent.obj.zset.Len()
-	} else {
-		// A hash without field TTLs: every field stored is live.
-		b, n = append(b, rdbTypeHash), ent.obj.hash.StoredLen()
+		b = rdbAppendString(b, ent.key())
+	case ttls:
+		b, n = append(b, rdbTypeHashMeta), ent.obj.hash.Len(uint64(nowMs))
+		b = rdbAppendString(b, ent.key())
+		b = binary.LittleEndian.AppendUint64(b, minAt)
+	default:
+		b, n = append(b, rdbTypeHash), ent.obj.hash.Len(uint64(nowMs))
+		b = rdbAppendString(b, ent.key())
 	}
-	b = rdbAppendString(b, ent.key())
 	return rdbAppendLen(b, uint64(n))
 }
 
-// hashFields appends at most count fields of the hash ent (one without
-// field TTLs) from its place i on, each its name and value, and returns
-// the place after the last written (-1 at the end) and the work.
-func (e *rdbEncoder) hashFields(b []byte, ent *entry, i, count int) ([]byte, int, int) {
+// rdbFieldTTLs reports whether the hash ent is written with its fields'
+// TTLs in a file of version, and the earliest expiry of its timers.
+func rdbFieldTTLs(ent *entry, version int) (minAt uint64, ttls bool) {
+	if ent.typ() != tHash {
+		return 0, false
+	}
+	minAt, ttls = ent.obj.hash.NextExpiry()
+	return minAt, ttls && version >= rdbVersionFieldTTL
+}
+
+// hashFields appends at most count places of the hash ent's order from
+// i on, each field live at nowMs as its TTL (in RDB_TYPE_HASH_METADATA),
+// name and value, and returns the place after the last (-1 at the end)
+// and the work.
+func (e *rdbEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64) ([]byte, int, int) {
 	start, work, h := len(b), 0, ent.obj.hash
+	minAt, ttls := rdbFieldTTLs(ent, e.version)
 	for ; i < h.StoredLen() && count > 0; i, count = i+1, count-1 {
-		p, _ := h.At(0, i)
+		work += kVisitWork
+		p, live := h.At(uint64(nowMs), i)
+		if !live {
+			continue
+		}
+		if ttls {
+			ttl := uint64(0)
+			if at := h.ExpireTime(uint64(nowMs), p.Name); at >= 0 {
+				ttl = uint64(at) - minAt + 1
+			}
+			b = rdbAppendLen(b, ttl)
+		}
 		b = rdbAppendString(b, p.Name)
 		b = rdbAppendString(b, p.Value)
-		work += kVisitWork
 	}
 	if i == h.StoredLen() {
 		i = -1

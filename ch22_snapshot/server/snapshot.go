@@ -59,9 +59,9 @@ type snapEncoder interface {
 // count; each returns where the next stretch starts, nil or -1 at the
 // end, and the work), and its end.
 type valueSplitter interface {
-	splitStart(buf []byte, ent *entry, expireMs int64) []byte
+	splitStart(buf []byte, ent *entry, expireMs, nowMs int64) []byte
 	zsetMembers(buf []byte, ent *entry, n *zset.ZNode, count int) ([]byte, *zset.ZNode, int)
-	hashFields(buf []byte, ent *entry, i, count int) ([]byte, int, int)
+	hashFields(buf []byte, ent *entry, i, count int, nowMs int64) ([]byte, int, int)
 	splitEnd(buf []byte, ent *entry, expireMs int64) []byte
 }
 
@@ -80,13 +80,15 @@ type snapshot struct {
 	queue []*entry
 	// part is a sorted set or a hash being written a stretch per turn
 	// (writeSplit): partAt its next member, or partIdx its next field's
-	// place (-1 at the end), partExp its expiry. It stays
+	// place (-1 at the end), partExp its expiry, partNow the time at
+	// which its fields are live (its count is theirs). It stays
 	// pending until its end is written, so that a change to it finishes
 	// it first. side gathers the keys copied on write meanwhile, whose
 	// records cannot go into the middle of part's: they follow it.
 	part    *entry
 	partAt  *zset.ZNode
 	partIdx int
+	partNow int64
 	partExp int64
 	side    []byte
 	// buf holds the bytes not yet written to the temporary file fd.
@@ -185,8 +187,9 @@ func (s *snapshot) write(ent *entry) int {
 
 // writeSplit writes ent for the walk, within budget if it can: a big
 // sorted set or hash is begun, and writeMore carries it on in the next
-// turns. A hash whose fields have TTLs is written whole: its fields may
-// be reclaimed by a read (HRANDFIELD), which moves others in its order.
+// turns. A hash's fields, expired ones included, keep their places in
+// its order while nothing changes it: a write, a field's timer and the
+// reclaiming a read does (snapshotKeepPart) finish it first.
 func (s *snapshot) writeSplit(ent *entry, budget int) int {
 	sp, ok := s.enc.(valueSplitter)
 	switch {
@@ -194,13 +197,14 @@ func (s *snapshot) writeSplit(ent *entry, budget int) int {
 		return s.write(ent)
 	case ent.typ() == tZSet && ent.obj.zset.Len() >= kSnapSplitMembers:
 		s.partAt, s.partIdx = ent.obj.zset.SeekGE(negInf, ""), -1
-	case ent.typ() == tHash && ent.obj.hash.StoredLen() >= kSnapSplitMembers && ent.obj.hash.VolatileLen() == 0:
+	case ent.typ() == tHash && ent.obj.hash.StoredLen() >= kSnapSplitMembers:
 		s.partAt, s.partIdx = nil, 0
 	default:
 		return s.write(ent)
 	}
-	s.part, s.partExp = ent, s.expireMs(ent, int64(getUnixMs()))
-	s.buf = sp.splitStart(s.buf, ent, s.partExp)
+	s.part, s.partNow = ent, int64(getUnixMs())
+	s.partExp = s.expireMs(ent, s.partNow)
+	s.buf = sp.splitStart(s.buf, ent, s.partExp, s.partNow)
 	return s.writeMore(budget)
 }
 
@@ -214,7 +218,7 @@ func (s *snapshot) writeMore(budget int) int {
 		if s.partAt != nil {
 			s.buf, s.partAt, w = sp.zsetMembers(s.buf, s.part, s.partAt, kRewriteBatch)
 		} else {
-			s.buf, s.partIdx, w = sp.hashFields(s.buf, s.part, s.partIdx, kRewriteBatch)
+			s.buf, s.partIdx, w = sp.hashFields(s.buf, s.part, s.partIdx, kRewriteBatch, s.partNow)
 		}
 		work += w
 		s.peak = max(s.peak, len(s.buf)+len(s.side))
@@ -317,6 +321,16 @@ func snapshotKeep(ent *entry) {
 	if s := gSnap; s != nil && !s.walked && s.pending(ent) {
 		workDone += s.write(ent)
 		s.kept++
+	}
+}
+
+// snapshotKeepPart finishes the value the running snapshot is writing in
+// parts, if it is ent, before a read changes it: a hash's expired fields
+// reclaimed move others in its order. Any other entry may lose its
+// expired fields as they are: the snapshot leaves them out anyway.
+func snapshotKeepPart(ent *entry) {
+	if s := gSnap; s != nil && s.part == ent {
+		workDone += s.writeMore(math.MaxInt)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // TestSnapshotSplitsBigValues: a big sorted set or hash is written over
@@ -42,7 +43,12 @@ func TestSnapshotSplitsBigValues(t *testing.T) {
 					tc.do("EXPIRE", "big:"+strconv.Itoa(b), "3600")
 					tc.do("EXPIRE", "bh:"+strconv.Itoa(b), "3600")
 				}
+				if b%3 == 1 { // fields with TTLs, and fields expired but not yet reclaimed
+					tc.do("HPEXPIRE", "bh:"+strconv.Itoa(b), "3600000", "FIELDS", "2", "f1", "f2")
+					tc.do("HPEXPIRE", "bh:"+strconv.Itoa(b), "1", "FIELDS", "3", "f3", "f4", "f5")
+				}
 			}
+			time.Sleep(5 * time.Millisecond) // f3 to f5 expire; no timer runs to reclaim them
 			want := keySpaceLines()
 			path := filepath.Join(t.TempDir(), "dump.rdb")
 			s, err := snapshotBegin(c.enc, path, func(*snapshot, error) {})
@@ -51,7 +57,10 @@ func TestSnapshotSplitsBigValues(t *testing.T) {
 			}
 			const budget = 200
 			rng := rand.New(rand.NewPCG(3, 4))
-			splitSteps, worst := 0, 0
+			// The hashes with field TTLs are left for the walk to reach
+			// (and for HRANDFIELD to reclaim from while it writes them).
+			plainHash := func() string { return strconv.Itoa([]int{0, 2, 3, 5}[rng.IntN(4)]) }
+			splitSteps, worst, reclaimed := 0, 0, false
 			for i := 0; !s.walked; i++ {
 				before := workDone
 				workDone = 0
@@ -63,6 +72,12 @@ func TestSnapshotSplitsBigValues(t *testing.T) {
 				workDone = before
 				if s.part != nil {
 					splitSteps++
+					// A read that reclaims expired fields, in the middle
+					// of a hash written in parts.
+					if s.part.typ() == tHash && s.part.obj.hash.VolatileLen() > 3 && !reclaimed {
+						reclaimed = true
+						tc.do("HRANDFIELD", s.part.key(), "3")
+					}
 				}
 				if s.keys == keys {
 					worst = max(worst, int(s.written+int64(len(s.buf))-written))
@@ -80,9 +95,11 @@ func TestSnapshotSplitsBigValues(t *testing.T) {
 				case 4:
 					tc.do("SET", "new:"+k, "born during the snapshot")
 				case 6:
-					tc.do("HSET", "bh:"+strconv.Itoa(rng.IntN(bigs)), "f1", "changed", "g", "new")
+					tc.do("HSET", "bh:"+plainHash(), "f1", "changed", "g", "new")
 				case 7:
-					tc.do("DEL", "bh:"+strconv.Itoa(rng.IntN(bigs)))
+					tc.do("DEL", "bh:"+plainHash())
+				case 5:
+					tc.do("HRANDFIELD", "bh:"+strconv.Itoa(rng.IntN(bigs)), "3") // reclaims f3 to f5
 				case 8:
 					if flush && i > 40 {
 						tc.do("FLUSHALL")
@@ -90,6 +107,9 @@ func TestSnapshotSplitsBigValues(t *testing.T) {
 				}
 			}
 			s.finish(<-s.finished)
+			if !reclaimed && !flush { // after a FLUSHALL the old hash cannot be read
+				t.Fatal("no HRANDFIELD reclaimed fields of a hash written in parts: the test did not test that")
+			}
 			if splitSteps == 0 {
 				t.Fatal("no sorted set was written over several steps: the test did not test that")
 			}
@@ -117,6 +137,11 @@ func TestSnapshotSplitsBigValues(t *testing.T) {
 					if got[i] != want[i] {
 						t.Fatalf("first difference: got %.200s, want %.200s", got[i], want[i])
 					}
+				}
+			}
+			if ent := lookupEntry("bh:1"); ent != nil {
+				if at := ent.obj.hash.ExpireTime(getUnixMs(), "f2"); at < int64(getUnixMs())+3000_000 {
+					t.Errorf("bh:1's field f2 loaded with the expiry %d", at)
 				}
 			}
 			t.Logf("%d keys, %d steps with a value in parts, at most %d bytes of one in a step, %d copied on write", s.keys, splitSteps, worst, s.kept)

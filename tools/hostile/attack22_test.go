@@ -96,8 +96,13 @@ func testSnapshotBigValue(t *testing.T, ch string) {
 				t.Fatalf("HSET: %q", got)
 			}
 		}
+		// One field with a TTL: such hashes were once written whole.
+		if got := c.do(time.Minute, "HEXPIRE", "big", "3600", "FIELDS", "1", "f:0"); got != "*1" {
+			t.Fatalf("HEXPIRE: %q", got)
+		}
+		c.line()
 	})
-	t.Logf("BGSAVE of one hash of %d fields: %d bytes, server CPU %v, bystander's worst PING %v",
+	t.Logf("BGSAVE of one hash of %d fields, one with a TTL: %d bytes, server CPU %v, bystander's worst PING %v",
 		kBigValueMembers, hsize, hf.cpu.Round(time.Millisecond), hf.worst.Round(time.Millisecond))
 	if hstatus != "ok" || hsize < int64(kBigValueMembers*len("f:00")) {
 		t.Fatalf("the hash's save: %s, %d bytes", hstatus, hsize)
