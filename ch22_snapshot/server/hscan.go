@@ -294,7 +294,6 @@ var errHRandReclaim = "ERR HRANDFIELD is refused while the hash has more than " 
 // some are, it refuses the command.
 func hrandReclaim(w *respWriter, ent *entry, now uint64) bool {
 	h := ent.obj.hash
-	snapshotKeepPart(ent) // before fields move (snapshot.go)
 	chargeMembers(h.ExpireSome(now, kHRandReclaim))
 	if at, ok := h.NextExpiry(); ok && at < now {
 		hashDone(ent, now)

@@ -325,9 +325,10 @@ func snapshotKeep(ent *entry) {
 }
 
 // snapshotKeepPart finishes the value the running snapshot is writing in
-// parts, if it is ent, before a read changes it: a hash's expired fields
-// reclaimed move others in its order. Any other entry may lose its
-// expired fields as they are: the snapshot leaves them out anyway.
+// parts, if it is ent, before a read may change it: a hash's expired
+// fields reclaimed (hashes' lazy expiry, HRANDFIELD's) move others in its
+// order. Any other entry may lose its expired fields as they are: the
+// snapshot leaves them out anyway.
 func snapshotKeepPart(ent *entry) {
 	if s := gSnap; s != nil && s.part == ent {
 		workDone += s.writeMore(math.MaxInt)
