@@ -296,7 +296,7 @@ func (enc aofEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64
 			continue
 		}
 		args = append(args, p.Name, p.Value)
-		if at := h.ExpireTime(uint64(nowMs), p.Name); at >= 0 {
+		if at := h.ExpireAt(i); at >= 0 {
 			ttls = append(ttls, p.Name, strconv.FormatInt(at, 10))
 		}
 	}

@@ -467,7 +467,7 @@ func (e *rdbEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64)
 		}
 		if ttls {
 			ttl := uint64(0)
-			if at := h.ExpireTime(uint64(nowMs), p.Name); at >= 0 {
+			if at := h.ExpireAt(i); at >= 0 {
 				ttl = uint64(at) - minAt + 1
 			}
 			b = rdbAppendLen(b, ttl)
