@@ -217,3 +217,65 @@ func testRewriteTail(t *testing.T, ch string) {
 		t.Fatalf("STRLEN: %s", got)
 	}
 }
+
+// TestBgsaveLoop: a client that asks for BGSAVE again and again keeps a
+// snapshot running all the time; each is refused while one runs, and
+// each walks a slice per turn, so that a bystander waits no longer than
+// during one save. The attack: BGSAVE sent in a loop until five saves
+// have run; the twin: one BGSAVE. The saves counted (rdb_saves) and the
+// refusals are asserted; CPU per save and the worst PING are reported.
+func TestBgsaveLoop(t *testing.T) {
+	eachChapter(t, snapshotChapters(), testBgsaveLoop)
+}
+
+func testBgsaveLoop(t *testing.T, ch string) {
+	dir := t.TempDir()
+	p, addr := startRESP(t, ch, "-dir", dir)
+	c := dialRESP(t, addr)
+	for i := 0; i < kSnapshotKeys; i += 1000 {
+		args := []string{"MSET"}
+		for j := i; j < i+1000; j++ {
+			args = append(args, "key:"+strconv.Itoa(j), "v")
+		}
+		if got := c.do(time.Minute, args...); got != "+OK" {
+			t.Fatalf("MSET: %q", got)
+		}
+	}
+	saves := func() int {
+		n, _ := strconv.Atoi(persistenceField(t, c, "rdb_saves"))
+		return n
+	}
+	base := saves()
+	twin := measure(t, p.Pid(), addr, "one BGSAVE", func() {
+		if got := c.do(time.Minute, "BGSAVE"); got != "+Background saving started" {
+			t.Fatalf("BGSAVE: %q", got)
+		}
+		untilDone(t, c, p.Pid(), "rdb_bgsave_in_progress", nil)
+	})
+	refused := 0
+	deadline := time.Now().Add(5 * time.Minute)
+	attack := measure(t, p.Pid(), addr, "BGSAVE in a loop", func() {
+		for saves() < base+6 {
+			if time.Now().After(deadline) {
+				t.Fatal("five saves did not run in 5 minutes")
+			}
+			switch got := c.do(time.Minute, "BGSAVE"); got {
+			case "+Background saving started":
+			case "-ERR Background save already in progress":
+				refused++
+			default:
+				t.Fatalf("BGSAVE: %q", got)
+			}
+		}
+		untilDone(t, c, p.Pid(), "rdb_bgsave_in_progress", nil)
+	})
+	if refused == 0 {
+		t.Fatal("no BGSAVE was refused while one ran")
+	}
+	t.Logf("one BGSAVE of %d keys: server CPU %v, bystander's worst PING %v; BGSAVE in a loop (5 saves, %d refused meanwhile): CPU %v (%v a save), worst PING %v",
+		kSnapshotKeys, twin.cpu.Round(time.Millisecond), twin.worst.Round(time.Millisecond), refused,
+		attack.cpu.Round(time.Millisecond), (attack.cpu / 5).Round(time.Millisecond), attack.worst.Round(time.Millisecond))
+	if attack.cpu/5 > 3*twin.cpu+100*time.Millisecond {
+		t.Errorf("a save in the loop took %v of CPU, more than 3 times a save alone (%v)", attack.cpu/5, twin.cpu)
+	}
+}
