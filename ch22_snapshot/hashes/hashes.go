@@ -551,6 +551,16 @@ func (h *Hash) At(now uint64, i int) (p Pair, live bool) {
 	return Pair{f.name, f.value}, !h.expired(f, now)
 }
 
+// ExpireAt returns the unix time in milliseconds at which the field at
+// place i of h.order expires, -1 if it has no expiry: ExpireTime by
+// place, without a lookup by name (a snapshot's walk of the order).
+func (h *Hash) ExpireAt(i int) int64 {
+	if f := h.order[i]; f.heapIdx >= 0 {
+		return int64(h.ttls[f.heapIdx].Val)
+	}
+	return -1
+}
+
 // VolatileLen returns the number of stored fields with an expiry, expired
 // or not: the most ExpireSome can reclaim.
 func (h *Hash) VolatileLen() int {

@@ -20,6 +20,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"example.com/byor/ch22_snapshot/zset"
 )
 
 // The rewrite's settings (Redis's names and defaults) and state.
@@ -118,17 +120,24 @@ func aofRewriteSwitch(tmp string) error {
 	if err != nil {
 		return err
 	}
-	tail := make([]byte, aofWritten-aofRW.from)
-	_, err = old.ReadAt(tail, aofRW.from)
-	old.Close()
-	if err != nil {
-		return fmt.Errorf("reading what the log gained meanwhile: %w", err)
-	}
+	defer old.Close()
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(tail)
+	// The tail goes across a stretch at a time, so that what the
+	// server holds for it is one buffer however much was written
+	// meanwhile (the time it takes is still the tail's).
+	tail := make([]byte, min(aofWritten-aofRW.from, kSnapFlushBytes))
+	for at := aofRW.from; at < aofWritten && err == nil; {
+		n := int(min(int64(len(tail)), aofWritten-at))
+		if _, err = old.ReadAt(tail[:n], at); err != nil {
+			err = fmt.Errorf("reading what the log gained meanwhile: %w", err)
+			break
+		}
+		_, err = f.Write(tail[:n])
+		at += int64(n)
+	}
 	if err == nil {
 		err = f.Sync()
 	}
@@ -232,19 +241,9 @@ func (aofEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, in
 	case tStr:
 		b = appendCommand(b, "SET", key, ent.val())
 	case tZSet:
-		z := ent.obj.zset
-		args := []string{"ZADD", key}
-		for n := z.SeekGE(negInf, ""); n != nil; n = z.Offset(n, +1) {
-			args = append(args, formatScore(n.Score()), n.Name())
-			if len(args) == 2+2*kRewriteBatch {
-				b = appendCommand(b, args...)
-				args = args[:2]
-			}
-			work += kVisitWork
-		}
-		if len(args) > 2 {
-			b = appendCommand(b, args...)
-		}
+		var w int
+		b, _, w = aofEncoder{}.zsetMembers(b, ent, ent.obj.zset.SeekGE(negInf, ""), math.MaxInt)
+		work += w
 	case tHash:
 		h := ent.obj.hash
 		pairs := h.GetAll(uint64(nowMs))
@@ -267,6 +266,79 @@ func (aofEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, in
 		b = appendCommand(b, "PEXPIREAT", key, strconv.FormatInt(expireMs, 10))
 	}
 	return b, work + (len(b)-start)/kWorkBytes
+}
+
+// splitStart appends what comes before a sorted set's members or a
+// hash's fields: nothing (valueSplitter, snapshot.go).
+func (aofEncoder) splitStart(b []byte, ent *entry, expireMs, nowMs int64) []byte { return b }
+
+// hashFields appends at most count places of the hash ent's order from
+// i on, the fields live at nowMs, as one HSET and then an HPEXPIREAT
+// for each field with a TTL, and returns the place after the last (-1 at
+// the end) and the work. A count of more than kRewriteBatch comes in
+// batches of that many.
+func (enc aofEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64) ([]byte, int, int) {
+	start, work, h := len(b), 0, ent.obj.hash
+	for count > kRewriteBatch && i >= 0 {
+		var w int
+		b, i, w = enc.hashFields(b, ent, i, kRewriteBatch, nowMs)
+		count, work = count-kRewriteBatch, work+w
+	}
+	if i < 0 {
+		return b, i, work
+	}
+	args := []string{"HSET", ent.key()}
+	var ttls []string
+	for ; i < h.StoredLen() && count > 0; i, count = i+1, count-1 {
+		work += kVisitWork
+		p, live := h.At(uint64(nowMs), i)
+		if !live {
+			continue
+		}
+		args = append(args, p.Name, p.Value)
+		if at := h.ExpireAt(i); at >= 0 {
+			ttls = append(ttls, p.Name, strconv.FormatInt(at, 10))
+		}
+	}
+	if len(args) > 2 {
+		b = appendCommand(b, args...)
+	}
+	for k := 0; k < len(ttls); k += 2 {
+		b = appendCommand(b, "HPEXPIREAT", ent.key(), ttls[k+1], "FIELDS", "1", ttls[k])
+	}
+	if i == h.StoredLen() {
+		i = -1
+	}
+	return b, i, work + (len(b)-start)/kWorkBytes
+}
+
+// zsetMembers appends at most count members of the sorted set ent from n
+// on, as ZADDs of kRewriteBatch members, and returns the member after the
+// last written (nil at the end) and the work.
+func (aofEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int) ([]byte, *zset.ZNode, int) {
+	start, work := len(b), 0
+	args := []string{"ZADD", ent.key()}
+	for ; n != nil && count > 0; n, count = ent.obj.zset.Offset(n, +1), count-1 {
+		args = append(args, formatScore(n.Score()), n.Name())
+		if len(args) == 2+2*kRewriteBatch {
+			b = appendCommand(b, args...)
+			args = args[:2]
+		}
+		work += kVisitWork
+	}
+	if len(args) > 2 {
+		b = appendCommand(b, args...)
+	}
+	return b, n, work + (len(b)-start)/kWorkBytes
+}
+
+// splitEnd appends what comes after the members or fields: the key's
+// expiry.
+func (aofEncoder) splitEnd(b []byte, ent *entry, expireMs int64) []byte {
+	if expireMs >= 0 {
+		b = appendCommand(b, "PEXPIREAT", ent.key(), strconv.FormatInt(expireMs, 10))
+	}
+	return b
 }
 
 // appendCommand appends one command in RESP.

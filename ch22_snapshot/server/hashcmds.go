@@ -14,11 +14,16 @@ import (
 const maxExpireMs = 1<<48 - 1
 
 // lookupHash finds key. It returns nil if there is no such key, and
-// wrongType if the key holds something other than a hash.
+// wrongType if the key holds something other than a hash. A read may
+// reclaim the hash's expired fields, which moves others in its order: a
+// snapshot writing that hash in parts finishes it first (snapshot.go).
 func lookupHash(key string) (ent *entry, wrongType bool) {
 	ent = lookupEntry(key)
 	if ent == nil {
 		return nil, false
+	}
+	if ent.typ() == tHash {
+		snapshotKeepPart(ent)
 	}
 	return ent, ent.typ() != tHash
 }

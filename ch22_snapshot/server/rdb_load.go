@@ -332,7 +332,9 @@ func rdbLoad(data []byte, nowMs int64) (int, error) {
 			}
 			at := expireMs
 			expireMs = -1
-			if ent == nil || at >= 0 && at <= nowMs {
+			// -1 is no expiry; any other time before now (one before
+			// 1970 included) has passed, as Redis compares it.
+			if ent == nil || at != -1 && at <= nowMs {
 				continue // empty, or its time has passed: as Redis's master loads
 			}
 			if lookupEntry(ent.key()) != nil {

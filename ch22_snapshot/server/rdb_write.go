@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"example.com/byor/ch22_snapshot/zset"
 )
 
 // The RDB format's constants (Redis's rdb.h).
@@ -379,6 +381,11 @@ func (e *rdbEncoder) begin(b []byte, keys, expires int) []byte {
 // entry writes one key: its expiry, its type, its name and its value.
 // Hash fields past their time at nowMs are left out.
 func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, int) {
+	if ent.typ() == tZSet {
+		b = e.splitStart(b, ent, expireMs, nowMs)
+		b, _, work := e.zsetMembers(b, ent, ent.obj.zset.SeekGE(negInf, ""), math.MaxInt)
+		return b, 1 + work
+	}
 	start := len(b)
 	work := 1
 	if expireMs >= 0 {
@@ -390,16 +397,6 @@ func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte,
 		b = append(b, rdbTypeString)
 		b = rdbAppendString(b, ent.key())
 		b = rdbAppendString(b, ent.val())
-	case tZSet:
-		z := ent.obj.zset
-		b = append(b, rdbTypeZSet2)
-		b = rdbAppendString(b, ent.key())
-		b = rdbAppendLen(b, uint64(z.Len()))
-		for n := z.SeekGE(math.Inf(-1), ""); n != nil; n = z.Offset(n, +1) {
-			b = rdbAppendString(b, n.Name())
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(n.Score()))
-			work += kVisitWork
-		}
 	case tHash:
 		if _, ttls := ent.obj.hash.NextExpiry(); ttls && e.version >= rdbVersionFieldTTL {
 			b, work = rdbAppendFieldTTLs(b, ent, nowMs)
@@ -417,6 +414,88 @@ func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte,
 	}
 	return b, work + (len(b)-start)/kWorkBytes
 }
+
+// splitStart appends what comes before a sorted set's members or a
+// hash's fields: its expiry, type, name and count, the fields live at
+// nowMs (valueSplitter, snapshot.go). A hash whose fields have TTLs
+// takes RDB_TYPE_HASH_METADATA, as entry writes it, with the earliest
+// expiry of its timers (which may be a field already past: any time
+// no later than every field's will do).
+func (e *rdbEncoder) splitStart(b []byte, ent *entry, expireMs, nowMs int64) []byte {
+	if expireMs >= 0 {
+		b = append(b, rdbOpExpireTimeMs)
+		b = binary.LittleEndian.AppendUint64(b, uint64(expireMs))
+	}
+	var n int
+	switch minAt, ttls := rdbFieldTTLs(ent, e.version); {
+	case ent.typ() == tZSet:
+		b, n = append(b, rdbTypeZSet2), ent.obj.zset.Len()
+		b = rdbAppendString(b, ent.key())
+	case ttls:
+		b, n = append(b, rdbTypeHashMeta), ent.obj.hash.Len(uint64(nowMs))
+		b = rdbAppendString(b, ent.key())
+		b = binary.LittleEndian.AppendUint64(b, minAt)
+	default:
+		b, n = append(b, rdbTypeHash), ent.obj.hash.Len(uint64(nowMs))
+		b = rdbAppendString(b, ent.key())
+	}
+	return rdbAppendLen(b, uint64(n))
+}
+
+// rdbFieldTTLs reports whether the hash ent is written with its fields'
+// TTLs in a file of version, and the earliest expiry of its timers.
+func rdbFieldTTLs(ent *entry, version int) (minAt uint64, ttls bool) {
+	if ent.typ() != tHash {
+		return 0, false
+	}
+	minAt, ttls = ent.obj.hash.NextExpiry()
+	return minAt, ttls && version >= rdbVersionFieldTTL
+}
+
+// hashFields appends at most count places of the hash ent's order from
+// i on, each field live at nowMs as its TTL (in RDB_TYPE_HASH_METADATA),
+// name and value, and returns the place after the last (-1 at the end)
+// and the work.
+func (e *rdbEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64) ([]byte, int, int) {
+	start, work, h := len(b), 0, ent.obj.hash
+	minAt, ttls := rdbFieldTTLs(ent, e.version)
+	for ; i < h.StoredLen() && count > 0; i, count = i+1, count-1 {
+		work += kVisitWork
+		p, live := h.At(uint64(nowMs), i)
+		if !live {
+			continue
+		}
+		if ttls {
+			ttl := uint64(0)
+			if at := h.ExpireAt(i); at >= 0 {
+				ttl = uint64(at) - minAt + 1
+			}
+			b = rdbAppendLen(b, ttl)
+		}
+		b = rdbAppendString(b, p.Name)
+		b = rdbAppendString(b, p.Value)
+	}
+	if i == h.StoredLen() {
+		i = -1
+	}
+	return b, i, work + (len(b)-start)/kWorkBytes
+}
+
+// zsetMembers appends at most count members of the sorted set ent from n
+// on, each its name and its score as a binary double, and returns the
+// member after the last written (nil at the end) and the work.
+func (e *rdbEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int) ([]byte, *zset.ZNode, int) {
+	start, work := len(b), 0
+	for ; n != nil && count > 0; n, count = ent.obj.zset.Offset(n, +1), count-1 {
+		b = rdbAppendString(b, n.Name())
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(n.Score()))
+		work += kVisitWork
+	}
+	return b, n, work + (len(b)-start)/kWorkBytes
+}
+
+// splitEnd appends what comes after the members or fields: nothing.
+func (e *rdbEncoder) splitEnd(b []byte, ent *entry, expireMs int64) []byte { return b }
 
 // end writes the EOF opcode. The checksum of the whole file follows it:
 // the snapshot keeps it running over the bytes it writes (checksummed).

@@ -27,6 +27,7 @@ import (
 
 	"example.com/byor/ch22_snapshot/heap"
 	"example.com/byor/ch22_snapshot/keytable"
+	"example.com/byor/ch22_snapshot/zset"
 )
 
 // kSnapMark is the bit of klen that marks entries (see snapMark).
@@ -52,6 +53,18 @@ type snapEncoder interface {
 	end(buf []byte) []byte
 }
 
+// valueSplitter is what an encoder does to write a sorted set or a hash
+// over several turns, a stretch at a time (snapshot.writeSplit): its
+// start, the members from n on or the fields from place i on (at most
+// count; each returns where the next stretch starts, nil or -1 at the
+// end, and the work), and its end.
+type valueSplitter interface {
+	splitStart(buf []byte, ent *entry, expireMs, nowMs int64) []byte
+	zsetMembers(buf []byte, ent *entry, n *zset.ZNode, count int) ([]byte, *zset.ZNode, int)
+	hashFields(buf []byte, ent *entry, i, count int, nowMs int64) ([]byte, int, int)
+	splitEnd(buf []byte, ent *entry, expireMs int64) []byte
+}
+
 // snapshot is a snapshot being taken. At most one runs at a time: the
 // mark has room for one.
 type snapshot struct {
@@ -59,8 +72,25 @@ type snapshot struct {
 	table *keytable.Table[entry] // the key space of the instant
 	// cursor is the walk's place in table (keytable.Scan); walked is set
 	// once the walk has covered the table.
-	cursor uint64
-	walked bool
+	cursor  uint64
+	scanned bool // the cursor has covered the table
+	walked  bool
+	// queue holds the entries the last stretch of the walk found, to be
+	// written in order, over as many turns as their sizes need.
+	queue []*entry
+	// part is a sorted set or a hash being written a stretch per turn
+	// (writeSplit): partAt its next member, or partIdx its next field's
+	// place (-1 at the end), partExp its expiry, partNow the time at
+	// which its fields are live (its count is theirs). It stays
+	// pending until its end is written, so that a change to it finishes
+	// it first. side gathers the keys copied on write meanwhile, whose
+	// records cannot go into the middle of part's: they follow it.
+	part    *entry
+	partAt  *zset.ZNode
+	partIdx int
+	partNow int64
+	partExp int64
+	side    []byte
 	// buf holds the bytes not yet written to the temporary file fd.
 	buf     []byte
 	fd      int
@@ -97,6 +127,10 @@ const kSnapFlushBytes = 1 << 20
 // so that the loop stalls less for the snapshot than for a busy client.
 const kSnapStepWork = kMaxTurnWork / 4
 
+// kSnapSplitMembers is the size from which the walk writes a sorted set
+// or a hash over several turns rather than in one step.
+const kSnapSplitMembers = 1024
+
 // kSnapEntryWork is what writing one key costs the walk besides its
 // bytes and members: finding it in the table, its expiry, its record;
 // some 300-400 ns, measured (1M small keys in 0.4 s of CPU).
@@ -124,19 +158,100 @@ func snapshotBegin(enc snapEncoder, path string, onDone func(*snapshot, error)) 
 // written.
 func (s *snapshot) pending(ent *entry) bool { return ent.klen&kSnapMark != snapMark }
 
-// write appends ent to the snapshot and marks it written.
+// write appends ent whole to the snapshot and marks it written. While a
+// sorted set is written in parts, ent's record goes to side, to follow
+// it; if ent is that set, or side is full, the set is finished first.
 func (s *snapshot) write(ent *entry) int {
+	work := 0
+	if s.part != nil && (ent == s.part || len(s.side) >= kSnapFlushBytes) {
+		work += s.writeMore(math.MaxInt)
+	}
+	if !s.pending(ent) {
+		return work // it was the set in parts, now written
+	}
 	ent.klen = ent.keyLen() | snapMark
-	var work int
+	var w int
 	nowMs := int64(getUnixMs())
-	s.buf, work = s.enc.entry(s.buf, ent, s.expireMs(ent, nowMs), nowMs)
-	work += kSnapEntryWork
+	if s.part != nil {
+		s.side, w = s.enc.entry(s.side, ent, s.expireMs(ent, nowMs), nowMs)
+	} else {
+		s.buf, w = s.enc.entry(s.buf, ent, s.expireMs(ent, nowMs), nowMs)
+	}
 	s.keys++
+	s.peak = max(s.peak, len(s.buf)+len(s.side))
+	if len(s.buf) >= kSnapFlushBytes {
+		s.flush()
+	}
+	return work + w + kSnapEntryWork
+}
+
+// writeSplit writes ent for the walk, within budget if it can: a big
+// sorted set or hash is begun, and writeMore carries it on in the next
+// turns. A hash's fields, expired ones included, keep their places in
+// its order while nothing changes it: a write, a field's timer and the
+// reclaiming a read does (snapshotKeepPart) finish it first.
+func (s *snapshot) writeSplit(ent *entry, budget int) int {
+	sp, ok := s.enc.(valueSplitter)
+	switch {
+	case !ok:
+		return s.write(ent)
+	case ent.typ() == tZSet && ent.obj.zset.Len() >= kSnapSplitMembers:
+		s.partAt, s.partIdx = ent.obj.zset.SeekGE(negInf, ""), -1
+	case ent.typ() == tHash && ent.obj.hash.StoredLen() >= kSnapSplitMembers:
+		s.partAt, s.partIdx = nil, 0
+	default:
+		return s.write(ent)
+	}
+	s.part, s.partNow = ent, int64(getUnixMs())
+	s.partExp = s.expireMs(ent, s.partNow)
+	s.buf = sp.splitStart(s.buf, ent, s.partExp, s.partNow)
+	return s.writeMore(budget)
+}
+
+// writeMore writes members or fields of the value in parts until work
+// passes budget; at its end it marks the value written and appends side.
+func (s *snapshot) writeMore(budget int) int {
+	sp := s.enc.(valueSplitter)
+	work := 0
+	for (s.partAt != nil || s.partIdx >= 0) && work < budget {
+		var w int
+		if s.partAt != nil {
+			s.buf, s.partAt, w = sp.zsetMembers(s.buf, s.part, s.partAt, kRewriteBatch)
+		} else {
+			s.buf, s.partIdx, w = sp.hashFields(s.buf, s.part, s.partIdx, kRewriteBatch, s.partNow)
+		}
+		work += w
+		s.peak = max(s.peak, len(s.buf)+len(s.side))
+		if len(s.buf) >= kSnapFlushBytes {
+			s.flush()
+		}
+	}
+	if s.partAt != nil || s.partIdx >= 0 {
+		return work
+	}
+	ent := s.part
+	s.part = nil
+	s.buf = sp.splitEnd(s.buf, ent, s.partExp)
+	ent.klen = ent.keyLen() | snapMark
+	s.keys++
+	work += kSnapEntryWork + len(s.side)/kWorkBytes
+	s.buf = append(s.buf, s.side...)
+	s.side = shrunk(s.side[:0])
 	s.peak = max(s.peak, len(s.buf))
 	if len(s.buf) >= kSnapFlushBytes {
 		s.flush()
 	}
 	return work
+}
+
+// shrunk returns b, or a new buffer if b has grown past a few times the
+// flush size (for a big value), so that the snapshot does not hold on to
+// the most any one value needed.
+func shrunk(b []byte) []byte {
+	if cap(b) > 4*kSnapFlushBytes {
+		return make([]byte, 0, kSnapFlushBytes)
+	}
+	return b
 }
 
 // expireMs returns the unix time at which ent's TTL ends, -1 for none:
@@ -171,7 +286,7 @@ func (s *snapshot) flush() {
 			s.written += int64(n)
 		}
 	}
-	s.buf = s.buf[:0]
+	s.buf = shrunk(s.buf[:0])
 }
 
 // snapshotBeforeWrite runs before the command c changes the key space:
@@ -206,6 +321,17 @@ func snapshotKeep(ent *entry) {
 	if s := gSnap; s != nil && !s.walked && s.pending(ent) {
 		workDone += s.write(ent)
 		s.kept++
+	}
+}
+
+// snapshotKeepPart finishes the value the running snapshot is writing in
+// parts, if it is ent, before a read may change it: a hash's expired
+// fields reclaimed (hashes' lazy expiry, HRANDFIELD's) move others in its
+// order. Any other entry may lose its expired fields as they are: the
+// snapshot leaves them out anyway.
+func snapshotKeepPart(ent *entry) {
+	if s := gSnap; s != nil && s.part == ent {
+		workDone += s.writeMore(math.MaxInt)
 	}
 }
 
@@ -248,22 +374,38 @@ func snapshotStep() {
 func (s *snapshot) walk(budget int) {
 	work := 0
 	for work < budget && !s.walked {
+		switch {
+		case s.part != nil:
+			work += s.writeMore(budget - work)
+			continue
+		case len(s.queue) > 0:
+			// An entry written early since the stretch was found (a
+			// write copied it) is not pending any more: skipped.
+			ent := s.queue[0]
+			s.queue[0] = nil
+			s.queue = s.queue[1:]
+			if s.pending(ent) {
+				work += s.writeSplit(ent, budget-work)
+			}
+			continue
+		case s.scanned:
+			s.walked = true
+			continue
+		}
 		// A stretch of at most the budget left in slots: the entries
 		// it holds are at most that many, plus those of its last run.
 		count := max(1, min(256, budget-work))
 		next, w := s.table.Scan(s.cursor, count, budget-work, func(ents []*entry) bool {
 			for _, ent := range ents {
 				if s.pending(ent) {
-					work += s.write(ent)
+					s.queue = append(s.queue, ent)
 				}
 			}
 			return true
 		})
 		work += w + 1
 		s.cursor = next
-		if next == 0 {
-			s.walked = true
-		}
+		s.scanned = next == 0
 	}
 	if !s.walked {
 		return
@@ -367,7 +509,7 @@ func snapNextUs(nowUs uint64) uint64 {
 func snapshotInfo(field func(k string, v any)) {
 	held, peak, done, total := 0, 0, 0, 0
 	if s := gSnap; s != nil {
-		held, peak, done, total = len(s.buf), s.peak, s.keys, s.total
+		held, peak, done, total = len(s.buf)+len(s.side), s.peak, s.keys, s.total
 	}
 	field("current_cow_peak", peak)
 	field("current_cow_size", held)

@@ -372,6 +372,9 @@ func FuzzRDBLoad(f *testing.F) {
 	good, _ := os.ReadFile(path)
 	f.Add(good)
 	f.Add(hostileRDB(rdbTypeZSetLP, 0x0a, 0x0a, 0, 0, 0, 2, 0, 1, 1, 0xff))
+	for _, data := range hostileRDBFiles() {
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		resetData(t)
 		rdbLoad(data, 0)
