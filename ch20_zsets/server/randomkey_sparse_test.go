@@ -35,8 +35,10 @@ func TestRandomKeySparse(t *testing.T) {
 			t.Fatalf("RANDOMKEY did %d units of work over %d keys left of %d", did, gData.db.Len(), n)
 		}
 	}
-	if len(seen) != 3 {
-		t.Errorf("RANDOMKEY answered %d keys in 200 tries, want each of the 3", len(seen))
+	// Not stuck on one key, as the walk from place 0 was. (Which keys
+	// come is not uniform, as in Redis: one of the 3 may be missed.)
+	if len(seen) < 2 {
+		t.Errorf("RANDOMKEY answered %d keys in 200 tries, want more than one of the 3", len(seen))
 	}
 }
 
