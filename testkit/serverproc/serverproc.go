@@ -73,17 +73,41 @@ func (c *Cache) Build(chapterDir string) (server, client string, err error) {
 	return built.server, built.client, err
 }
 
+// handedOut holds the ports FreeAddr has returned in this process. The
+// kernel may give a port back as soon as its probe listener closes, so two
+// servers started in parallel could be told the same port: one fails to
+// bind, and its starter, dialing, reaches the other one.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
 // FreeAddr returns a loopback address with a port that was free a moment
-// ago. Another process may take it before the server binds it; callers that
-// can pass port 0 to the server should prefer that.
+// ago and that it has not returned before in this process. Another process
+// may still take it before the server binds it; callers that can pass port
+// 0 to the server should prefer that.
 func FreeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+	for tries := 0; ; tries++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		addr := l.Addr().(*net.TCPAddr)
+		l.Close()
+		handedOut.Lock()
+		fresh := !handedOut.ports[addr.Port]
+		handedOut.ports[addr.Port] = true
+		handedOut.Unlock()
+		if fresh || tries == 100 {
+			return addr.String(), nil
+		}
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
+
+// ErrExited is wrapped by Start's error when the server exited before it
+// accepted a connection: a crash at start-up, or a port another process
+// took first.
+var ErrExited = errors.New("server exited")
 
 // MaxOutput bounds how much of a server's stdout and stderr is kept.
 const MaxOutput = 64 << 10
@@ -151,7 +175,7 @@ func (p *Process) WaitAccepting(timeout time.Duration) error {
 		}
 		select {
 		case <-p.exited:
-			return fmt.Errorf("server exited before accepting connections on %s (%v)%s", p.Addr, p.waitErr, p.outputNote())
+			return fmt.Errorf("%w before accepting connections on %s (%v)%s", ErrExited, p.Addr, p.waitErr, p.outputNote())
 		default:
 		}
 		if time.Now().After(deadline) {

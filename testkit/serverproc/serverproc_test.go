@@ -59,6 +59,23 @@ func TestStartFailsWhenProcessExits(t *testing.T) {
 	}
 }
 
+// TestFreeAddrNeverRepeats checks that FreeAddr does not hand one port to
+// two servers: the kernel, left alone, repeats ports within a few hundred
+// calls.
+func TestFreeAddrNeverRepeats(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		addr, err := FreeAddr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[addr] {
+			t.Fatalf("FreeAddr returned %s twice", addr)
+		}
+		seen[addr] = true
+	}
+}
+
 func TestCappedBuffer(t *testing.T) {
 	b := cappedBuffer{limit: MaxOutput}
 	b.Write([]byte(strings.Repeat("x", MaxOutput-2)))

@@ -184,20 +184,28 @@ func (t *target) start() error {
 	t.stop()
 	addr := t.cfg.Addr
 	argv, uses := serverproc.Expand(t.cfg.Server, "")
-	if uses {
-		free, err := serverproc.FreeAddr()
-		if err != nil {
-			return err
+	for tries := 1; ; tries++ {
+		if uses {
+			free, err := serverproc.FreeAddr()
+			if err != nil {
+				return err
+			}
+			addr = free
+			argv, _ = serverproc.Expand(t.cfg.Server, addr)
 		}
-		addr = free
-		argv, _ = serverproc.Expand(t.cfg.Server, addr)
+		p, err := serverproc.Start(argv, addr, t.cfg.StartTimeout)
+		// A server that exits at once may have lost its port to another
+		// process between FreeAddr and its bind: a new port is worth a
+		// second try. A server that crashes at start-up fails every time.
+		if err != nil && uses && tries < 3 && errors.Is(err, serverproc.ErrExited) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("starting %q: %v", strings.Join(argv, " "), err)
+		}
+		t.proc, t.argv = p, argv
+		return nil
 	}
-	p, err := serverproc.Start(argv, addr, t.cfg.StartTimeout)
-	if err != nil {
-		return fmt.Errorf("starting %q: %v", strings.Join(argv, " "), err)
-	}
-	t.proc, t.argv = p, argv
-	return nil
 }
 
 // relaunch kills the server and starts it again with the same command
