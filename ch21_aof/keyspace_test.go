@@ -8,7 +8,7 @@ import (
 )
 
 // TestManyKeys drives enough keys through the server for its hashtable to
-// resize many times, pipelining requests in batches, and checks every key
+// resize many times, pipelining the requests, and checks every key
 // reads back right before and after half of them are deleted.
 func TestManyKeys(t *testing.T) {
 	srv := testkit.StartTestServer(t)
@@ -18,20 +18,32 @@ func TestManyKeys(t *testing.T) {
 
 	pipeline := func(want func(i int) string, cmd func(i int) []string) {
 		t.Helper()
-		// Large batches: this server writes each reply on its own, and
-		// Nagle's algorithm then stalls each batch for a delayed ACK.
-		const batch = 2000
-		for start := 0; start < n; start += batch {
+		// The requests go out from a second goroutine while this one
+		// reads the replies. This server writes each reply on its own, and
+		// Nagle's algorithm holds a small reply back until the client's
+		// ACK: a steady stream of requests carries those ACKs at once,
+		// where a client that stopped to read would leave each one to the
+		// delayed-ACK timer. Neither side can fill its buffers and wait.
+		sent := make(chan error, 1)
+		go func() {
 			var out []byte
-			for i := start; i < start+batch; i++ {
+			for i := range n {
 				out = append(out, req(cmd(i)...)...)
+				if len(out) >= 32<<10 || i == n-1 {
+					if _, err := c.Write(out); err != nil {
+						sent <- err
+						return
+					}
+					out = out[:0]
+				}
 			}
-			if _, err := c.Write(out); err != nil {
-				t.Fatal(err)
-			}
-			for i := start; i < start+batch; i++ {
-				expectReply(t, c, want(i))
-			}
+			sent <- nil
+		}()
+		for i := range n {
+			expectReply(t, c, want(i))
+		}
+		if err := <-sent; err != nil {
+			t.Fatal(err)
 		}
 	}
 	pipeline(func(int) string { return serNil() },
