@@ -336,9 +336,9 @@ func TestRandomCommands(t *testing.T) {
 }
 
 func TestBigTreesAreCut(t *testing.T) {
-	_, pic := replayView(t, "avl", bookRehash, numbered("add %d", 0, 1000), -1)
+	_, pic := replayView(t, "avl", bookRehash, numbered("add %d", 0, 400), -1)
 	if got := len(attrs(nodeAttr, pic)); got != 1<<maxTreeDepth-1 {
-		t.Errorf("%d nodes drawn of a 1000-node tree, want the top %d levels", got, maxTreeDepth)
+		t.Errorf("%d nodes drawn of a 400-node tree, want the top %d levels", got, maxTreeDepth)
 	}
 }
 

@@ -57,10 +57,18 @@ func init() {
 type shape struct {
 	parent map[string]string
 	depth  map[string]int
-	// under[id] is the set of ids in id's subtree.
-	under map[string]map[string]bool
-	rank  map[string]int // in-order position
+	rank   map[string]int // in-order position
+	// A subtree holds the nodes of consecutive ranks: the node's own rank
+	// lies between first[id] and last[id], its subtree's lowest and
+	// highest. byRank turns a rank back into an id.
+	first, last map[string]int
+	byRank      []string
+}
 
+// holds reports whether other is in id's subtree, id itself excluded.
+func (s shape) holds(id, other string) bool {
+	r, ok := s.rank[other]
+	return ok && other != id && s.first[id] <= r && r <= s.last[id]
 }
 
 // rotations names the rotations a command made, from the tree's shape
@@ -78,7 +86,7 @@ func rotations(before, after shape, gone string) (names []string, rotated map[st
 		}
 		// A node just inserted (absent before) can only rise above a node
 		// it was attached under, by rotation.
-		if _, existed := before.parent[p]; existed && !before.under[id][p] {
+		if _, existed := before.parent[p]; existed && !before.holds(id, p) {
 			continue
 		}
 		ids = append(ids, id)
@@ -95,11 +103,10 @@ func rotations(before, after shape, gone string) (names []string, rotated map[st
 	// place, so a rotation at the deleted node shows as one of its children
 	// (not the successor) rising into its place.
 	if gone != "" {
+		// The successor: the next rank, if gone's subtree holds it.
 		succ := ""
-		for id := range before.under[gone] {
-			if before.rank[gone] < before.rank[id] && (succ == "" || before.rank[id] < before.rank[succ]) {
-				succ = id
-			}
+		if r := before.rank[gone] + 1; r <= before.last[gone] {
+			succ = before.byRank[r]
 		}
 		for id, old := range before.parent {
 			if old == gone && id != succ && succ != "" && after.parent[id] == before.parent[gone] {
@@ -126,27 +133,19 @@ func rotations(before, after shape, gone string) (names []string, rotated map[st
 
 // shapeOf records the links of a tree of tnodes.
 func shapeOf(root *tnode) shape {
-	s := shape{parent: map[string]string{}, depth: map[string]int{}, under: map[string]map[string]bool{}, rank: map[string]int{}}
-	var walk func(n *tnode, parent string, depth int) map[string]bool
-	walk = func(n *tnode, parent string, depth int) map[string]bool {
+	s := shape{parent: map[string]string{}, depth: map[string]int{}, rank: map[string]int{}, first: map[string]int{}, last: map[string]int{}}
+	var walk func(n *tnode, parent string, depth int)
+	walk = func(n *tnode, parent string, depth int) {
 		if n == nil {
-			return nil
+			return
 		}
 		s.parent[n.id], s.depth[n.id] = parent, depth
-		sub := map[string]bool{}
-		for id := range walk(n.left, n.id, depth+1) {
-			sub[id] = true
-		}
-		s.rank[n.id] = len(s.rank)
-		for id := range walk(n.right, n.id, depth+1) {
-			sub[id] = true
-		}
-		s.under[n.id] = sub
-		all := map[string]bool{n.id: true}
-		for id := range sub {
-			all[id] = true
-		}
-		return all
+		s.first[n.id] = len(s.byRank)
+		walk(n.left, n.id, depth+1)
+		s.rank[n.id] = len(s.byRank)
+		s.byRank = append(s.byRank, n.id)
+		walk(n.right, n.id, depth+1)
+		s.last[n.id] = len(s.byRank) - 1
 	}
 	walk(root, "", 0)
 	return s
