@@ -167,12 +167,12 @@ func pickOp(rng *rand.Rand, weights [opCount]int) op {
 // TestRandomOps runs a long seeded sequence of operations against a Go map,
 // first growing the map through many resizes and then shrinking it.
 func TestRandomOps(t *testing.T) {
-	steps, wantMaxSize, wantResizes := 200_000, 100_000, 12
+	steps, wantMaxSize, wantResizes := 100_000, 50_000, 11
 	if testing.Short() {
 		steps, wantMaxSize, wantResizes = 20_000, 10_000, 9
 	}
 	// Every step's scan is checked while the map is small; after that one
-	// scan in 5,000 steps (each walks up to 100,000 keys) still checks
+	// scan in 5,000 steps (each walks up to 50,000 keys) still checks
 	// each resize's tables, at a fraction of the time.
 	const fullScanEveryStepUntil, scanEvery = 3000, 5000
 	growSteps := steps * 3 / 4
