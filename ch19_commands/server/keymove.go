@@ -195,9 +195,10 @@ func copyEntry(src *entry, key []byte) *entry {
 // respRandomKey: RANDOMKEY answers a key picked at random, or null if
 // there is none. Redis picks a random bucket until one holds a key;
 // here a random place in the key table's order is tried, and the keys of
-// the few slots from there (keytable.Scan) are picked from, a bounded
-// probe each time (kRandomWork). A place past the last key, or a table
-// changing its salt (when Scan walks nothing), takes another try, up to
+// the few slots from there (keytable.Scan; past the end of the order, on
+// from its start) are picked from, a bounded probe each time
+// (kRandomWork). Slots that hold no key, or a table changing its salt
+// (when Scan walks nothing), take another try, up to
 // kRandomTries: only a table in the middle of a change of salt (which a
 // hostile client's keys can cause) may run out of them, and then the
 // first key from place 0 on is answered.
@@ -246,6 +247,15 @@ func randomEntry() *entry {
 			// place 0, not at the place drawn. Try again in the new one.
 			randomEpoch = next >> 32
 			continue
+		}
+		if next == 0 && work < kRandomWork {
+			// The stretch ran into the end of the range: it goes on from
+			// place 0, as if the range were a ring. Without that, a key
+			// placed just after 0 would be in almost no stretch, and
+			// almost never answered. (Its first slots are now in a few
+			// more stretches than the rest: at most twice as many.)
+			_, w := gData.db.Scan(randomEpoch<<32, kRandomSlots, kRandomWork-work, take)
+			workDone += w
 		}
 		if len(picked) > 0 {
 			return picked[rand.IntN(len(picked))]
