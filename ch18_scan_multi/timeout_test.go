@@ -20,6 +20,7 @@ import (
 // gone (the chatty one has talked through all of their idle second), and
 // a deadline only guards against a server that never closes them.
 func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
 	srv := testkit.StartTestServer(t, "-idle-timeout", "1s")
 	chatty := dialRaw(t, srv.Addr)
 	silent := dialRaw(t, srv.Addr)

@@ -13,6 +13,7 @@ import (
 // silent client of the book's protocol is closed; with -timeout 1 a
 // silent RESP client is closed after 1 s. CONFIG GET timeout says which.
 func TestRESPTimeout(t *testing.T) {
+	t.Parallel()
 	never := testkit.StartTestServer(t, "-idle-timeout", "1s")
 	oneSec := testkit.StartTestServer(t, "-idle-timeout", "1s", "-timeout", "1")
 	kept, closed := respDial(t, never), respDial(t, oneSec)
