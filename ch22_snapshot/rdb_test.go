@@ -397,6 +397,7 @@ func waitFieldAtLeast(t *testing.T, rdb *redis.Client, name string, n int) {
 // have passed with its changes made, and the log is rewritten once it
 // has grown past -auto-aof-rewrite-percentage and -min-size.
 func TestSaveRules(t *testing.T) {
+	t.Parallel() // mostly waits for the rule's second to pass
 	dir := t.TempDir()
 	_, rdb := startRDB(t, dir, "-save", "1 2", "-appendonly", "yes",
 		"-auto-aof-rewrite-percentage", "100", "-auto-aof-rewrite-min-size", "20000")

@@ -32,7 +32,7 @@ func TestMassFieldExpiryIsBounded(t *testing.T) {
 	// (the race detector, a loaded CI box), so a margin that proves too
 	// short is doubled and the hash set up again.
 	var at uint64
-	for margin := uint64(1000); ; margin *= 2 {
+	for margin := uint64(250); ; margin *= 2 {
 		resetData(t)
 		set := []string{"hset", "h", "keeper", "v"}
 		for i := 0; i < n; i++ {
