@@ -37,8 +37,7 @@ func TestAttack20Replies(t *testing.T) {
 }
 
 func testAttack20Replies(t *testing.T, ch string) {
-	p, addr := startRESP(t, ch)
-	c := dialRESP(t, addr)
+	p, addr, c := startWithClient(t, ch)
 	const n = 200_000
 	long := 2 * time.Minute // guards against a hang, no verdict
 	var reqs strings.Builder
@@ -109,8 +108,7 @@ func TestAttack20TiedNames(t *testing.T) {
 }
 
 func testAttack20TiedNames(t *testing.T, ch string) {
-	p, addr := startRESP(t, ch)
-	c := dialRESP(t, addr)
+	p, addr, c := startWithClient(t, ch)
 	const n, prefix = 20_000, 1000
 	long := 2 * time.Minute
 	pre := strings.Repeat("p", prefix)

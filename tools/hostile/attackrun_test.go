@@ -3,6 +3,7 @@ package hostile
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,6 +84,32 @@ func startRESP(t *testing.T, ch string, args ...string) (*serverproc.Process, st
 	t.Helper()
 	p := startServer(t, ch, 0, append(args[:len(args):len(args)], longIdle...)...)
 	return p, respAddr(t, p)
+}
+
+// startWithClient starts chapter ch's server as startRESP does, and
+// returns it with the address of its RESP listener and a client connected
+// there, the attack's own.
+func startWithClient(t *testing.T, ch string, args ...string) (*serverproc.Process, string, *respConn) {
+	t.Helper()
+	p, addr := startRESP(t, ch, args...)
+	return p, addr, dialRESP(t, addr)
+}
+
+// fillBatches sends head followed by the arguments args(j) for each j
+// below n, a thousand of them to a request, and fails the test unless
+// each request is answered want: how an attack makes its keys, or the
+// members or fields of a big value, before it measures anything.
+func (c *respConn) fillBatches(n int, want string, head []string, args func(j int) []string) {
+	c.t.Helper()
+	for i := 0; i < n; i += 1000 {
+		req := slices.Clone(head)
+		for j := i; j < min(i+1000, n); j++ {
+			req = append(req, args(j)...)
+		}
+		if got := c.do(time.Minute, req...); got != want {
+			c.t.Fatalf("%s: %q", head[0], got)
+		}
+	}
 }
 
 // pingWatch has a bystander PING the server over RESP until the function

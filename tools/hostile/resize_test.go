@@ -82,8 +82,7 @@ func TestResizeNotPaidByLookups(t *testing.T) {
 		keys int
 	}{{"resizing", n}, {"settled", n - 1}} {
 		t.Run(kind.name, func(t *testing.T) {
-			p, addr := startRESP(t, ch)
-			load := dialRESP(t, addr)
+			p, addr, load := startWithClient(t, ch)
 			setKeys(t, load, kind.keys)
 			c := dialRESP(t, addr)
 			stop := pingWatch(t, addr)
@@ -167,8 +166,7 @@ func TestResaltNoStall(t *testing.T) {
 	rounds := 0
 	for _, kind := range []string{"band", "every sixteenth"} {
 		t.Run(kind, func(t *testing.T) {
-			p, addr := startRESP(t, ch)
-			c := dialRESP(t, addr)
+			p, addr, c := startWithClient(t, ch)
 			setKeys(t, c, n)
 			epoch := scanEpoch(t, c)
 			stop := pingWatch(t, addr)

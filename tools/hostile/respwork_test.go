@@ -27,8 +27,7 @@ func TestRESPWorkBounded(t *testing.T) {
 
 func testRESPWorkBounded(t *testing.T, ch string) {
 	n := envInt("HOSTILE_RESP_KEYS", 300_000)
-	p, addr := startRESP(t, ch)
-	load := dialRESP(t, addr)
+	p, addr, load := startWithClient(t, ch)
 	// The sorted set, 4000 members a request, and the keys, 1000 SETs a write.
 	var sb strings.Builder
 	for i := 0; i < n; i += 4000 {
@@ -93,8 +92,7 @@ func TestRESPClientsMemoryBounded(t *testing.T) {
 
 func testRESPClientsMemoryBounded(t *testing.T, ch string) {
 	clients := envInt("HOSTILE_RESP_CLIENTS", 2000)
-	p, addr := startRESP(t, ch, "-max-output-mb", "64")
-	setup := dialRESP(t, addr)
+	p, addr, setup := startWithClient(t, ch, "-max-output-mb", "64")
 	for i := range 20_000 {
 		if got := setup.do(time.Minute, "SET", fmt.Sprintf("key-with-a-long-name:%030d", i), "v"); got != "+OK" {
 			t.Fatalf("SET: %q", got)

@@ -26,8 +26,7 @@ func TestZAlgebraAttacks20(t *testing.T) {
 }
 
 func testZAlgebraAttacks20(t *testing.T, ch string) {
-	p, addr := startRESP(t, ch)
-	c := dialRESP(t, addr)
+	p, addr, c := startWithClient(t, ch)
 	const n = 200_000
 	long := 2 * time.Minute // guards against a hang, no verdict
 	// fill puts n members in key, named prefix0..., in requests of 5,000.
