@@ -27,8 +27,7 @@ func TestRandomKeySparseTable(t *testing.T) {
 }
 
 func testRandomKeySparseTable(t *testing.T, ch string) {
-	p, addr := startRESP(t, ch)
-	c := dialRESP(t, addr)
+	p, addr, c := startWithClient(t, ch)
 	kept := []string{"kept:a", "kept:b", "kept:c"}
 	for _, k := range kept {
 		if got := c.do(time.Minute, "SET", k, "v"); got != "+OK" {
@@ -132,8 +131,7 @@ func TestHRandFieldMassExpiry(t *testing.T) {
 }
 
 func testHRandFieldMassExpiry(t *testing.T, ch string) {
-	p, addr := startRESP(t, ch)
-	c := dialRESP(t, addr)
+	p, addr, c := startWithClient(t, ch)
 	const fields = 500_000
 	// expire makes key a hash of a live field and fields that expire
 	// together once set, runs attack (if any) as soon as they have, and

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Chapter 20's sorted-set commands against attackers who have read the
@@ -33,14 +32,12 @@ import (
 
 // TestAttack20Replies: see above.
 func TestAttack20Replies(t *testing.T) {
-	eachChapter(t, []string{"ch20_zsets"}, testAttack20Replies)
+	eachChapter(t, zsets20Chapters, testAttack20Replies)
 }
 
 func testAttack20Replies(t *testing.T, ch string) {
-	p, addr := startRESP(t, ch)
-	c := dialRESP(t, addr)
+	p, addr, c := startWithClient(t, ch)
 	const n = 200_000
-	long := 2 * time.Minute // guards against a hang, no verdict
 	var reqs strings.Builder
 	for i := 0; i < n; i += 5000 {
 		a, b := []string{"ZADD", "a"}, []string{"ZADD", "b"}
@@ -52,8 +49,8 @@ func testAttack20Replies(t *testing.T, ch string) {
 		}
 		reqs.WriteString(respCmd(a...) + respCmd(b...))
 	}
-	c.sendPipelined(t, "ZADD", reqs.String(), 2*n/5000, ":", long)
-	run := leastCPURunner(t, p, addr, c, long)
+	c.sendPipelined(t, "ZADD", reqs.String(), 2*n/5000, ":", bigLoadGuard)
+	run := leastCPURunner(t, p, addr, c, bigLoadGuard)
 	// The members of b, for ZMSCORE: the lookups an intersection does.
 	bMembers := []string{"ZMSCORE", "a"}
 	for j := 0; j < n; j += 2 {
@@ -105,14 +102,12 @@ func testAttack20Replies(t *testing.T, ch string) {
 // names that share a long prefix make every comparison cost that prefix.
 // Its twin is a ZRANGE of the same members.
 func TestAttack20TiedNames(t *testing.T) {
-	eachChapter(t, []string{"ch20_zsets"}, testAttack20TiedNames)
+	eachChapter(t, zsets20Chapters, testAttack20TiedNames)
 }
 
 func testAttack20TiedNames(t *testing.T, ch string) {
-	p, addr := startRESP(t, ch)
-	c := dialRESP(t, addr)
+	p, addr, c := startWithClient(t, ch)
 	const n, prefix = 20_000, 1000
-	long := 2 * time.Minute
 	pre := strings.Repeat("p", prefix)
 	var reqs strings.Builder
 	for i := 0; i < n; i += 1000 {
@@ -126,8 +121,8 @@ func testAttack20TiedNames(t *testing.T, ch string) {
 		}
 		reqs.WriteString(respCmd(a...) + respCmd(b...))
 	}
-	c.sendPipelined(t, "ZADD", reqs.String(), 2*n/1000, ":", long)
-	run := leastCPURunner(t, p, addr, c, long)
+	c.sendPipelined(t, "ZADD", reqs.String(), 2*n/1000, ":", bigLoadGuard)
+	run := leastCPURunner(t, p, addr, c, bigLoadGuard)
 	twin := run(fmt.Sprintf("*%d", n), "ZRANGE", "a", "0", "-1")
 	inter := run(fmt.Sprintf("*%d", n), "ZINTER", "2", "a", "b")
 	logTwin(t, fmt.Sprintf("ZINTER of %d members named by a %d-byte prefix, all scored 0", n, prefix), inter, "ZRANGE of as many", twin)

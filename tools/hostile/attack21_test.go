@@ -2,8 +2,6 @@ package hostile
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,21 +26,10 @@ func TestAttack21FieldRecords(t *testing.T) {
 }
 
 func testAttack21FieldRecords(t *testing.T, ch string) {
-	dir := t.TempDir()
-	p, addr := startRESP(t, ch, "-appendonly", "yes", "-dir", dir, "-appendfsync", "everysec")
-	c := dialRESP(t, addr)
-	logSize := func() int64 {
-		fi, err := os.Stat(filepath.Join(dir, "appendonly.aof"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fi.Size()
-	}
+	srv := startAOF(t, ch)
+	c := srv.c
 	const fields, rounds, keyLen = 1000, 10, 1000
-	names := make([]string, fields)
-	for i := range names {
-		names[i] = fmt.Sprintf("f%d", i)
-	}
+	names := fieldNames(fields)
 	key := func(prefix string) string { return prefix + strings.Repeat("k", keyLen-len(prefix)) }
 	pairs := func() []string {
 		var a []string
@@ -51,45 +38,21 @@ func testAttack21FieldRecords(t *testing.T, ch string) {
 		}
 		return a
 	}
-	// grow sends rounds of the requests reqs (each answered with one
-	// reply) and returns how much the log grew and the figures.
-	grow := func(what string, reqs [][]string) (int64, figures) {
-		var batch strings.Builder
-		for _, r := range reqs {
-			batch.WriteString(respCmd(r...))
-		}
-		before := logSize()
-		f := measure(t, p.Pid(), addr, what, func() {
-			for range rounds {
-				c.conn.SetDeadline(time.Now().Add(time.Minute))
-				if _, err := c.conn.Write([]byte(batch.String())); err != nil {
-					t.Fatal(err)
-				}
-				for range reqs {
-					if got := skipReply(t, c.r); strings.HasPrefix(got, "-") {
-						t.Fatalf("%s: %q", what, got)
-					}
-				}
-			}
-		})
-		// The log is written before the replies are sent: it is all there.
-		return logSize() - before, f
+	// grow sends rounds of the requests reqs, each answered with one reply.
+	grow := func(what string, reqs [][]string) growth {
+		return srv.logGrowth(what, rounds, reqs, func(got string) bool { return !strings.HasPrefix(got, "-") })
 	}
-	report := func(what string, attack, twin int64, af, tf figures) {
+	report := func(what string, attack, twin growth) {
 		t.Helper()
-		t.Logf("%s, %d rounds of %d fields under a %d-byte key: log +%d bytes, server CPU %v, bystander's worst PING %v; twin: +%d bytes, %v, %v",
-			what, rounds, fields, keyLen, attack, af.cpu.Round(time.Millisecond), af.worst.Round(time.Millisecond),
-			twin, tf.cpu.Round(time.Millisecond), tf.worst.Round(time.Millisecond))
-		if attack > 3*twin {
-			t.Errorf("%s grew the log by %d bytes, more than 3 times its twin's %d: a record a field", what, attack, twin)
-		}
+		reportGrowth(t, fmt.Sprintf("%s, %d rounds of %d fields under a %d-byte key", what, rounds, fields, keyLen), attack,
+			"twin", twin, "a record a field")
 	}
 
 	// HSETEX PX against HSET of the same fields.
 	hsetex := append([]string{"HSETEX", key("a"), "PX", "600000", "FIELDS", fmt.Sprint(fields)}, pairs()...)
-	attack, af := grow("HSETEX PX", [][]string{hsetex})
-	twin, tf := grow("HSET", [][]string{append([]string{"HSET", key("b")}, pairs()...)})
-	report("HSETEX PX", attack, twin, af, tf)
+	attack := grow("HSETEX PX", [][]string{hsetex})
+	twin := grow("HSET", [][]string{append([]string{"HSET", key("b")}, pairs()...)})
+	report("HSETEX PX", attack, twin)
 
 	// HPEXPIRE NX on fields with TTLs of their own but f0, against
 	// HPEXPIRE giving all the fields one. Each round first takes f0's
@@ -109,22 +72,22 @@ func testAttack21FieldRecords(t *testing.T, ch string) {
 		}
 	}
 	fieldsArgs := append([]string{"FIELDS", fmt.Sprint(fields)}, names...)
-	attack, af = grow("HPEXPIRE NX", [][]string{
+	attack = grow("HPEXPIRE NX", [][]string{
 		{"HPERSIST", key("a"), "FIELDS", "1", "f0"},
 		append([]string{"HPEXPIRE", key("a"), "600000", "NX"}, fieldsArgs...),
 	})
-	twin, tf = grow("HPEXPIRE", [][]string{
+	twin = grow("HPEXPIRE", [][]string{
 		{"HPERSIST", key("b"), "FIELDS", "1", "f0"},
 		append([]string{"HPEXPIRE", key("b"), "600000"}, fieldsArgs...),
 	})
-	report("HPEXPIRE NX", attack, twin, af, tf)
+	report("HPEXPIRE NX", attack, twin)
 
 	// HSETEX KEEPTTL on those fields, which keep their TTLs, against
 	// HSETEX KEEPTTL of fields without.
 	keep := func(k string) []string {
 		return append([]string{"HSETEX", k, "KEEPTTL", "FIELDS", fmt.Sprint(fields)}, pairs()...)
 	}
-	attack, af = grow("HSETEX KEEPTTL", [][]string{keep(key("a"))})
-	twin, tf = grow("HSETEX KEEPTTL", [][]string{keep(key("c"))})
-	report("HSETEX KEEPTTL", attack, twin, af, tf)
+	attack = grow("HSETEX KEEPTTL", [][]string{keep(key("a"))})
+	twin = grow("HSETEX KEEPTTL", [][]string{keep(key("c"))})
+	report("HSETEX KEEPTTL", attack, twin)
 }

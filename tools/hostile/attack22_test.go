@@ -29,6 +29,13 @@ import (
 // kBigValueMembers is the sorted set's size, and the twin's key count.
 const kBigValueMembers = 1_000_000
 
+// fillBigZSet makes big a sorted set of kBigValueMembers members.
+func fillBigZSet(c *respConn) {
+	c.fillBatches(kBigValueMembers, ":1000", []string{"ZADD", "big"}, func(j int) []string {
+		return []string{strconv.Itoa(j), "m:" + strconv.Itoa(j)}
+	})
+}
+
 // TestSnapshotBigValue: see above.
 func TestSnapshotBigValue(t *testing.T) {
 	eachChapter(t, snapshotChapters(), testSnapshotBigValue)
@@ -37,8 +44,7 @@ func TestSnapshotBigValue(t *testing.T) {
 func testSnapshotBigValue(t *testing.T, ch string) {
 	save := func(what string, fill func(c *respConn)) (figures, int64, string) {
 		dir := t.TempDir()
-		p, addr := startRESP(t, ch, "-dir", dir)
-		c := dialRESP(t, addr)
+		p, addr, c := startWithClient(t, ch, "-dir", dir)
 		fill(c)
 		f := measure(t, p.Pid(), addr, what, func() {
 			if got := c.do(time.Minute, "BGSAVE"); got != "+Background saving started" {
@@ -53,27 +59,11 @@ func testSnapshotBigValue(t *testing.T, ch string) {
 		}
 		return f, st.Size(), status
 	}
-	af, asize, astatus := save("one sorted set of a million members", func(c *respConn) {
-		for i := 0; i < kBigValueMembers; i += 1000 {
-			args := []string{"ZADD", "big"}
-			for j := i; j < i+1000; j++ {
-				args = append(args, strconv.Itoa(j), "m:"+strconv.Itoa(j))
-			}
-			if got := c.do(time.Minute, args...); got != ":1000" {
-				t.Fatalf("ZADD: %q", got)
-			}
-		}
-	})
+	af, asize, astatus := save("one sorted set of a million members", fillBigZSet)
 	tf, tsize, tstatus := save("a million small keys", func(c *respConn) {
-		for i := 0; i < kBigValueMembers; i += 1000 {
-			args := []string{"MSET"}
-			for j := i; j < i+1000; j++ {
-				args = append(args, "k:"+strconv.Itoa(j), strconv.Itoa(j))
-			}
-			if got := c.do(time.Minute, args...); got != "+OK" {
-				t.Fatalf("MSET: %q", got)
-			}
-		}
+		c.fillBatches(kBigValueMembers, "+OK", []string{"MSET"}, func(j int) []string {
+			return []string{"k:" + strconv.Itoa(j), strconv.Itoa(j)}
+		})
 	})
 	t.Logf("BGSAVE of one sorted set of %d members: %d bytes, server CPU %v, bystander's worst PING %v",
 		kBigValueMembers, asize, af.cpu.Round(time.Millisecond), af.worst.Round(time.Millisecond))
@@ -87,15 +77,9 @@ func testSnapshotBigValue(t *testing.T, ch string) {
 		t.Fatalf("files of %d and %d bytes are too small for %d members or keys", asize, tsize, kBigValueMembers)
 	}
 	hf, hsize, hstatus := save("one hash of a million fields", func(c *respConn) {
-		for i := 0; i < kBigValueMembers; i += 1000 {
-			args := []string{"HSET", "big"}
-			for j := i; j < i+1000; j++ {
-				args = append(args, "f:"+strconv.Itoa(j), strconv.Itoa(j))
-			}
-			if got := c.do(time.Minute, args...); got != ":1000" {
-				t.Fatalf("HSET: %q", got)
-			}
-		}
+		c.fillBatches(kBigValueMembers, ":1000", []string{"HSET", "big"}, func(j int) []string {
+			return []string{"f:" + strconv.Itoa(j), strconv.Itoa(j)}
+		})
 		// One field with a TTL: such hashes were once written whole.
 		if got := c.do(time.Minute, "HEXPIRE", "big", "3600", "FIELDS", "1", "f:0"); got != "*1" {
 			t.Fatalf("HEXPIRE: %q", got)
@@ -122,17 +106,8 @@ func TestSnapshotCopyBigValue(t *testing.T) {
 
 func testSnapshotCopyBigValue(t *testing.T, ch string) {
 	dir := t.TempDir()
-	p, addr := startRESP(t, ch, "-dir", dir)
-	c := dialRESP(t, addr)
-	for i := 0; i < kBigValueMembers; i += 1000 {
-		args := []string{"ZADD", "big"}
-		for j := i; j < i+1000; j++ {
-			args = append(args, strconv.Itoa(j), "m:"+strconv.Itoa(j))
-		}
-		if got := c.do(time.Minute, args...); got != ":1000" {
-			t.Fatalf("ZADD: %q", got)
-		}
-	}
+	p, addr, c := startWithClient(t, ch, "-dir", dir)
+	fillBigZSet(c)
 	w := dialRESP(t, addr)
 	write := func(what string, save bool) figures {
 		return measure(t, p.Pid(), addr, what, func() {
@@ -173,17 +148,8 @@ func TestRewriteTail(t *testing.T) {
 
 func testRewriteTail(t *testing.T, ch string) {
 	dir := t.TempDir()
-	p, addr := startRESP(t, ch, "-dir", dir, "-appendonly", "yes", "-appendfsync", "no", "-auto-aof-rewrite-percentage", "0")
-	c := dialRESP(t, addr)
-	for i := 0; i < kSnapshotKeys; i += 1000 {
-		args := []string{"MSET"}
-		for j := i; j < i+1000; j++ {
-			args = append(args, "key:"+strconv.Itoa(j), "v")
-		}
-		if got := c.do(time.Minute, args...); got != "+OK" {
-			t.Fatalf("MSET: %q", got)
-		}
-	}
+	p, addr, c := startWithClient(t, ch, "-dir", dir, "-appendonly", "yes", "-appendfsync", "no", "-auto-aof-rewrite-percentage", "0")
+	fillKeys(c, "v")
 	w := dialRESP(t, addr)
 	val := strings.Repeat("x", 256<<10)
 	writes := 0
@@ -230,17 +196,8 @@ func TestBgsaveLoop(t *testing.T) {
 
 func testBgsaveLoop(t *testing.T, ch string) {
 	dir := t.TempDir()
-	p, addr := startRESP(t, ch, "-dir", dir)
-	c := dialRESP(t, addr)
-	for i := 0; i < kSnapshotKeys; i += 1000 {
-		args := []string{"MSET"}
-		for j := i; j < i+1000; j++ {
-			args = append(args, "key:"+strconv.Itoa(j), "v")
-		}
-		if got := c.do(time.Minute, args...); got != "+OK" {
-			t.Fatalf("MSET: %q", got)
-		}
-	}
+	p, addr, c := startWithClient(t, ch, "-dir", dir)
+	fillKeys(c, "v")
 	saves := func() int {
 		n, _ := strconv.Atoi(persistenceField(t, c, "rdb_saves"))
 		return n

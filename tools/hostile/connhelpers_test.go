@@ -1,8 +1,12 @@
 package hostile
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
+	"io"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +15,9 @@ import (
 	"example.com/byor/tools/internal/wire"
 )
 
-// Helpers the attacks share: connections to the server, and pipelines of
-// GETs of a large value.
+// Helpers the attacks share: connections to the server, in the book's
+// protocol and in RESP, reading RESP replies, and pipelines of GETs of a
+// large value.
 
 // dialConn connects to addr for the test, which closes the connection when
 // it ends.
@@ -50,4 +55,107 @@ func bigGets(t *testing.T, p *serverproc.Process, resp bool, gets int) (c *clien
 		addr = respAddr(t, p)
 	}
 	return c, addr, bytes.Repeat(req, gets)
+}
+
+// respConn is a bare RESP connection, for the few commands these tests send.
+type respConn struct {
+	t    *testing.T
+	conn net.Conn
+	r    *bufio.Reader
+}
+
+// dialRESP connects a respConn to addr, for the test.
+func dialRESP(t *testing.T, addr string) *respConn {
+	t.Helper()
+	conn := dialConn(t, addr)
+	return &respConn{t: t, conn: conn, r: bufio.NewReader(conn)}
+}
+
+// do sends a command and returns the first line of its reply; the reply's
+// other lines (of an array) are left to read with line. The deadline only
+// guards against a server that never answers.
+func (c *respConn) do(timeout time.Duration, args ...string) string {
+	c.t.Helper()
+	c.conn.SetDeadline(time.Now().Add(timeout))
+	if _, err := c.conn.Write([]byte(respCmd(args...))); err != nil {
+		c.t.Fatal(err)
+	}
+	return c.line()
+}
+
+// line reads one line of a reply, without its CRLF.
+func (c *respConn) line() string {
+	c.t.Helper()
+	s, err := c.r.ReadString('\n')
+	if err != nil {
+		c.t.Fatalf("reading a RESP reply: %v", err)
+	}
+	return strings.TrimSuffix(s, "\r\n")
+}
+
+// respCmd encodes one RESP request.
+func respCmd(args ...string) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&sb, "$%d\r\n%s\r\n", len(a), a)
+	}
+	return sb.String()
+}
+
+// skipReply reads one whole RESP reply (of any nesting) and returns its
+// first line.
+func skipReply(t *testing.T, r *bufio.Reader) string {
+	t.Helper()
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading a reply: %v", err)
+	}
+	line = strings.TrimSuffix(line, "\r\n")
+	var n int
+	switch line[0] {
+	case '$':
+		fmt.Sscan(line[1:], &n)
+		if n >= 0 {
+			if _, err := r.Discard(n + 2); err != nil {
+				t.Fatal(err)
+			}
+		}
+	case '*', '%':
+		fmt.Sscan(line[1:], &n)
+		if line[0] == '%' {
+			n *= 2
+		}
+		for range n {
+			skipReply(t, r)
+		}
+	}
+	return line
+}
+
+// readBulks reads the bulk strings of an array reply whose first line
+// (header) has been read.
+func readBulks(t *testing.T, r *bufio.Reader, header string) []string {
+	t.Helper()
+	if header == "" || header[0] != '*' {
+		t.Fatalf("expected an array, got %.60q", header)
+	}
+	n, err := strconv.Atoi(header[1:])
+	if err != nil {
+		t.Fatalf("array header %q", header)
+	}
+	out := make([]string, 0, max(n, 0))
+	for range n {
+		line, err := r.ReadString('\n')
+		if err != nil || line[0] != '$' {
+			t.Fatalf("bulk header %q: %v", line, err)
+		}
+		size, _ := strconv.Atoi(strings.TrimSuffix(line[1:], "\r\n"))
+		buf := make([]byte, size+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(buf[:size]))
+	}
+	return out
 }

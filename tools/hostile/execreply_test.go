@@ -32,8 +32,7 @@ func TestExecReplyCost(t *testing.T) {
 }
 
 func testExecReplyCost(t *testing.T, ch string) {
-	p, addr := startRESP(t, ch)
-	setup := dialRESP(t, addr)
+	p, addr, setup := startWithClient(t, ch)
 	args := []string{"ZADD", "z"}
 	for i := range 100 {
 		args = append(args, fmt.Sprint(i), fmt.Sprintf("member-%03d", i))

@@ -27,8 +27,7 @@ func TestExecLooseWeights(t *testing.T) {
 }
 
 func testExecLooseWeights(t *testing.T, ch string) {
-	p, addr := startRESP(t, ch)
-	setup := dialRESP(t, addr)
+	p, addr, setup := startWithClient(t, ch)
 	half := strings.Repeat("v", 500_000)
 	if got := setup.do(time.Minute, "SET", "big", half); got != "+OK" {
 		t.Fatalf("SET big: %q", got)

@@ -1,34 +1,11 @@
 package hostile
 
 import (
-	"fmt"
 	"net"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
-
-// cpuTime returns the CPU time a process has used so far (user and system).
-func cpuTime(t *testing.T, pid int) time.Duration {
-	t.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The fields after the command name, which is in parentheses; utime
-	// and stime are the 14th and 15th fields of the line.
-	rest := string(data[strings.LastIndexByte(string(data), ')')+2:])
-	f := strings.Fields(rest)
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		t.Fatalf("parsing /proc/%d/stat: %q", pid, data)
-	}
-	const clockTicks = 100 // USER_HZ on Linux
-	return time.Duration(utime+stime) * time.Second / clockTicks
-}
 
 // TestOutOfFDsNoSpin: with more clients waiting than the server has file
 // descriptors for, the server must not spin on the failing accept (it used

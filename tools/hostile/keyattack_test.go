@@ -3,11 +3,7 @@ package hostile
 import (
 	"bufio"
 	"encoding/binary"
-	"fmt"
 	"math/rand/v2"
-	"net"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,18 +45,6 @@ func (c *client) pipeline(reqs [][]string) {
 			}
 		}
 	}
-}
-
-// longIdle keeps the server from closing a connection for idleness while
-// the test prepares its next million requests on a loaded machine.
-var longIdle = []string{"-idle-timeout", "10m"}
-
-// envInt returns the integer in the environment variable name, or def.
-func envInt(name string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
-		return n
-	}
-	return def
 }
 
 // bookHash is the book's string hash, which chapters 16 and 17 used for
@@ -121,44 +105,4 @@ func randomKeys(n int) []string {
 		keys[i] = string(b)
 	}
 	return keys
-}
-
-// respConn is a bare RESP connection, for the few commands these tests send.
-type respConn struct {
-	t    *testing.T
-	conn net.Conn
-	r    *bufio.Reader
-}
-
-func dialRESP(t *testing.T, addr string) *respConn {
-	t.Helper()
-	conn := dialConn(t, addr)
-	return &respConn{t: t, conn: conn, r: bufio.NewReader(conn)}
-}
-
-// do sends a command and returns the first line of its reply; the reply's
-// other lines (of an array) are left to read with line. The deadline only
-// guards against a server that never answers.
-func (c *respConn) do(timeout time.Duration, args ...string) string {
-	c.t.Helper()
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&sb, "$%d\r\n%s\r\n", len(a), a)
-	}
-	c.conn.SetDeadline(time.Now().Add(timeout))
-	if _, err := c.conn.Write([]byte(sb.String())); err != nil {
-		c.t.Fatal(err)
-	}
-	return c.line()
-}
-
-// line reads one line of a reply, without its CRLF.
-func (c *respConn) line() string {
-	c.t.Helper()
-	s, err := c.r.ReadString('\n')
-	if err != nil {
-		c.t.Fatalf("reading a RESP reply: %v", err)
-	}
-	return strings.TrimSuffix(s, "\r\n")
 }

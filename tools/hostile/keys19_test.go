@@ -33,8 +33,7 @@ func TestKeysCopyRenameRandom(t *testing.T) {
 }
 
 func testKeysCopyRenameRandom(t *testing.T, ch string) {
-	p, addr := startRESP(t, ch)
-	c := dialRESP(t, addr)
+	p, addr, c := startWithClient(t, ch)
 	// expect sends the requests in one write and checks each reply's
 	// first line.
 	expect := func(c *respConn, reqs []string, want func(i int, got string) bool) {

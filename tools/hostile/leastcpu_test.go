@@ -11,6 +11,10 @@ import (
 // Helpers of the attacks that load a big data set in one pipelined write
 // and then compare commands by the least CPU of a few runs.
 
+// bigLoadGuard bounds the load of a big data set, or one command over it:
+// it guards against a hang, and is no verdict.
+const bigLoadGuard = 2 * time.Minute
+
 // sendPipelined writes reqs on c in the background, without waiting for
 // replies, and reads their n replies, failing the test, named by what, at
 // the first one that does not start with prefix. within guards against a

@@ -13,7 +13,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"example.com/byor/testkit"
-	"example.com/byor/testkit/serverproc"
 	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/wire"
 )
@@ -22,12 +21,8 @@ import (
 // the files given, and waits until it accepts connections.
 func startWithOutput(t *testing.T, ch string, stdout, stderr *os.File, args ...string) (addr string, cmd *exec.Cmd, exited chan error) {
 	t.Helper()
-	bin := serverBin(t, ch)
-	addr, err := serverproc.FreeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd = exec.Command(bin, append(append([]string{"-addr", addr}, respFlags(ch)...), args...)...)
+	argv, addr := serverArgv(t, ch, args...)
+	cmd = exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

@@ -91,12 +91,7 @@ func startServer(t *testing.T, ch string, nofile uint64, args ...string) *server
 // it listens, or set up anything after listen().
 func startAccepting(t *testing.T, ch string, args ...string) *serverproc.Process {
 	t.Helper()
-	bin := serverBin(t, ch)
-	addr, err := serverproc.FreeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	argv := append(append([]string{bin, "-addr", addr}, respFlags(ch)...), args...)
+	argv, addr := serverArgv(t, ch, args...)
 	p, err := serverproc.Start(argv, addr, testkit.Scale(30*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +102,19 @@ func startAccepting(t *testing.T, ch string, args ...string) *serverproc.Process
 		}
 	})
 	return p
+}
+
+// serverArgv returns the command line that runs chapter ch's server on a
+// free loopback port with the extra arguments args, and that port's
+// address.
+func serverArgv(t *testing.T, ch string, args ...string) (argv []string, addr string) {
+	t.Helper()
+	bin := serverBin(t, ch)
+	addr, err := serverproc.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(append([]string{bin, "-addr", addr}, respFlags(ch)...), args...), addr
 }
 
 // respFlags returns, for a server with a RESP listener (ch17 on), the

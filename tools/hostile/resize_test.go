@@ -1,9 +1,7 @@
 package hostile
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,8 +82,7 @@ func TestResizeNotPaidByLookups(t *testing.T) {
 		keys int
 	}{{"resizing", n}, {"settled", n - 1}} {
 		t.Run(kind.name, func(t *testing.T) {
-			p, addr := startRESP(t, ch)
-			load := dialRESP(t, addr)
+			p, addr, load := startWithClient(t, ch)
 			setKeys(t, load, kind.keys)
 			c := dialRESP(t, addr)
 			stop := pingWatch(t, addr)
@@ -105,33 +102,6 @@ func TestResizeNotPaidByLookups(t *testing.T) {
 			}
 		})
 	}
-}
-
-// readBulks reads the bulk strings of an array reply whose first line
-// (header) has been read.
-func readBulks(t *testing.T, r *bufio.Reader, header string) []string {
-	t.Helper()
-	if header == "" || header[0] != '*' {
-		t.Fatalf("expected an array, got %.60q", header)
-	}
-	n, err := strconv.Atoi(header[1:])
-	if err != nil {
-		t.Fatalf("array header %q", header)
-	}
-	out := make([]string, 0, max(n, 0))
-	for range n {
-		line, err := r.ReadString('\n')
-		if err != nil || line[0] != '$' {
-			t.Fatalf("bulk header %q: %v", line, err)
-		}
-		size, _ := strconv.Atoi(strings.TrimSuffix(line[1:], "\r\n"))
-		buf := make([]byte, size+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, string(buf[:size]))
-	}
-	return out
 }
 
 // scanEpoch returns the key table's salt epoch: the top 32 bits of the
@@ -196,8 +166,7 @@ func TestResaltNoStall(t *testing.T) {
 	rounds := 0
 	for _, kind := range []string{"band", "every sixteenth"} {
 		t.Run(kind, func(t *testing.T) {
-			p, addr := startRESP(t, ch)
-			c := dialRESP(t, addr)
+			p, addr, c := startWithClient(t, ch)
 			setKeys(t, c, n)
 			epoch := scanEpoch(t, c)
 			stop := pingWatch(t, addr)

@@ -1,7 +1,6 @@
 package hostile
 
 import (
-	"bufio"
 	"fmt"
 	"net"
 	"strings"
@@ -14,61 +13,6 @@ import (
 // These tests report figures (times, the bystander's worst PING, RSS) in
 // their log; the verdicts they assert are replies and bytes, never times:
 // deadlines only guard against a server that hangs.
-
-// respCmd encodes one RESP request.
-func respCmd(args ...string) string {
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&sb, "$%d\r\n%s\r\n", len(a), a)
-	}
-	return sb.String()
-}
-
-// skipReply reads one whole RESP reply (of any nesting) and returns its
-// first line.
-func skipReply(t *testing.T, r *bufio.Reader) string {
-	t.Helper()
-	line, err := r.ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading a reply: %v", err)
-	}
-	line = strings.TrimSuffix(line, "\r\n")
-	var n int
-	switch line[0] {
-	case '$':
-		fmt.Sscan(line[1:], &n)
-		if n >= 0 {
-			if _, err := r.Discard(n + 2); err != nil {
-				t.Fatal(err)
-			}
-		}
-	case '*', '%':
-		fmt.Sscan(line[1:], &n)
-		if line[0] == '%' {
-			n *= 2
-		}
-		for range n {
-			skipReply(t, r)
-		}
-	}
-	return line
-}
-
-// pingWatch has a bystander PING the server over RESP until the function
-// it returns is called, which returns the slowest answer it saw, or -1 if
-// one failed.
-func pingWatch(t *testing.T, addr string) func() time.Duration {
-	c := dialRESP(t, addr)
-	return watchWorst(func() bool {
-		c.conn.SetDeadline(time.Now().Add(60 * time.Second))
-		if _, err := c.conn.Write([]byte(respCmd("PING"))); err != nil {
-			return false
-		}
-		s, err := c.r.ReadString('\n')
-		return err == nil && s == "+PONG\r\n"
-	})
-}
 
 // TestRESPWorkBounded: over 300,000 keys and a sorted set of 300,000
 // members, 16 pipelined whole-set ZRANGEs, 16 pipelined pathological
@@ -83,8 +27,7 @@ func TestRESPWorkBounded(t *testing.T) {
 
 func testRESPWorkBounded(t *testing.T, ch string) {
 	n := envInt("HOSTILE_RESP_KEYS", 300_000)
-	p, addr := startRESP(t, ch)
-	load := dialRESP(t, addr)
+	p, addr, load := startWithClient(t, ch)
 	// The sorted set, 4000 members a request, and the keys, 1000 SETs a write.
 	var sb strings.Builder
 	for i := 0; i < n; i += 4000 {
@@ -149,8 +92,7 @@ func TestRESPClientsMemoryBounded(t *testing.T) {
 
 func testRESPClientsMemoryBounded(t *testing.T, ch string) {
 	clients := envInt("HOSTILE_RESP_CLIENTS", 2000)
-	p, addr := startRESP(t, ch, "-max-output-mb", "64")
-	setup := dialRESP(t, addr)
+	p, addr, setup := startWithClient(t, ch, "-max-output-mb", "64")
 	for i := range 20_000 {
 		if got := setup.do(time.Minute, "SET", fmt.Sprintf("key-with-a-long-name:%030d", i), "v"); got != "+OK" {
 			t.Fatalf("SET: %q", got)

@@ -23,8 +23,7 @@ func TestScanLongKeysBounded(t *testing.T) {
 	// measuring by hand: HOSTILE_SCAN_KEY_BYTES=262144.
 	for _, size := range []int{16, envInt("HOSTILE_SCAN_KEY_BYTES", 511<<10)} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
-			p, addr := startRESP(t, ch)
-			c := dialRESP(t, addr)
+			p, addr, c := startWithClient(t, ch)
 			pad := strings.Repeat("k", size-8)
 			want := map[string]int{}
 			for i := range n {

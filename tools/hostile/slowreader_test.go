@@ -2,11 +2,9 @@ package hostile
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -14,26 +12,6 @@ import (
 
 	"example.com/byor/tools/internal/wire"
 )
-
-// procStatus reads one "kB" field (VmRSS, VmHWM) of /proc/pid/status, in bytes.
-func procStatus(t *testing.T, pid int, field string) int64 {
-	t.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				t.Fatalf("parsing %q: %v", line, err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("no %s in /proc/%d/status", field, pid)
-	return 0
-}
 
 // dialSmallWindow connects with a small receive buffer, so that the kernel
 // holds few of the replies a client does not read and the server the rest.

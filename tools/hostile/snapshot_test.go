@@ -27,6 +27,13 @@ func snapshotChapters() []string { return []string{"ch22_snapshot"} }
 // kSnapshotKeys is the key space's size: the million.
 const kSnapshotKeys = 1_000_000
 
+// fillKeys makes the key space kSnapshotKeys keys, key:0 on, holding val.
+func fillKeys(c *respConn, val string) {
+	c.fillBatches(kSnapshotKeys, "+OK", []string{"MSET"}, func(j int) []string {
+		return []string{"key:" + strconv.Itoa(j), val}
+	})
+}
+
 // TestSnapshotCopyOnWrite: see above.
 func TestSnapshotCopyOnWrite(t *testing.T) {
 	eachChapter(t, snapshotChapters(), testSnapshotCopyOnWrite)
@@ -83,18 +90,9 @@ func untilDone(t *testing.T, c *respConn, pid int, field string, during func(i i
 
 func testSnapshotCopyOnWrite(t *testing.T, ch string) {
 	dir := t.TempDir()
-	p, addr := startRESP(t, ch, "-dir", dir, "-appendonly", "yes", "-appendfsync", "no", "-auto-aof-rewrite-percentage", "0")
-	c := dialRESP(t, addr)
+	p, addr, c := startWithClient(t, ch, "-dir", dir, "-appendonly", "yes", "-appendfsync", "no", "-auto-aof-rewrite-percentage", "0")
 	val := strings.Repeat("v", 32)
-	for i := 0; i < kSnapshotKeys; i += 1000 {
-		args := []string{"MSET"}
-		for j := i; j < i+1000; j++ {
-			args = append(args, "key:"+strconv.Itoa(j), val)
-		}
-		if got := c.do(time.Minute, args...); got != "+OK" {
-			t.Fatalf("MSET: %q", got)
-		}
-	}
+	fillKeys(c, val)
 	rss := procStatus(t, p.Pid(), "VmRSS")
 
 	// The report: BGSAVE and BGREWRITEAOF with no other client.

@@ -22,8 +22,7 @@ func TestStringAttacks19(t *testing.T) {
 }
 
 func testStringAttacks19(t *testing.T, ch string) {
-	p, addr := startRESP(t, ch)
-	setup := dialRESP(t, addr)
+	p, addr, setup := startWithClient(t, ch)
 	set := func(k, v string) {
 		t.Helper()
 		if got := setup.do(time.Minute, "SET", k, v); got != "+OK" {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"example.com/byor/testkit"
+	"example.com/byor/testkit/serverproc"
 )
 
 // TestWatchClose: 200 clients each WATCH 10,000 keys of their own, then
@@ -34,10 +35,7 @@ func TestWatchClose(t *testing.T) { eachChapter(t, txChapters(), testWatchClose)
 func testWatchClose(t *testing.T, ch string) {
 	conns := envInt("HOSTILE_WATCH_CONNS", 200)
 	keys := envInt("HOSTILE_WATCH_KEYS", 10_000)
-	p, addr := startRESP(t, ch)
-	if got := dialRESP(t, addr).do(time.Minute, "WATCH", "probe"); got != "+OK" {
-		t.Skipf("%s has no WATCH: %q", ch, got)
-	}
+	p, addr := startWatching(t, ch)
 	watchedKey := func(conn, i int) string { return fmt.Sprintf("w:%03d:%05d", conn, i) }
 
 	echo := respCmd("ECHO", strings.Repeat("e", 80_000))
@@ -110,6 +108,17 @@ func testWatchClose(t *testing.T, ch string) {
 		t.Fatalf("SET: %q", got)
 	}
 	expectReplies(t, "the new watcher", again, []string{"+OK", "+QUEUED", "*-1"}, "MULTI", "SET ran 1", "EXEC")
+}
+
+// startWatching starts chapter ch's server as startRESP does, and skips
+// the test if the server has no WATCH.
+func startWatching(t *testing.T, ch string, args ...string) (*serverproc.Process, string) {
+	t.Helper()
+	p, addr := startRESP(t, ch, args...)
+	if got := dialRESP(t, addr).do(time.Minute, "WATCH", "probe"); got != "+OK" {
+		t.Skipf("%s has no WATCH: %q", ch, got)
+	}
+	return p, addr
 }
 
 // closeTogether opens n connections to addr, runs load on each (the log

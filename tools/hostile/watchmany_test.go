@@ -19,10 +19,7 @@ import (
 func TestWatchManyOneWrite(t *testing.T) {
 	eachChapter(t, costlyRESP, func(t *testing.T, ch string) {
 		// Room in the budget for every watch (about 200 bytes each).
-		p, addr := startRESP(t, ch, "-max-output-mb", "512")
-		if got := dialRESP(t, addr).do(time.Minute, "WATCH", "probe"); got != "+OK" {
-			t.Skipf("%s has no WATCH: %q", ch, got)
-		}
+		p, addr := startWatching(t, ch, "-max-output-mb", "512")
 		honest := watchOneWrite(t, p.Pid(), addr, 1, 1)
 		attack := watchOneWrite(t, p.Pid(), addr, 34, 10_000)
 		t.Logf("one SET with 1 client watching 1 key: %s", honest)

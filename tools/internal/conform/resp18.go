@@ -65,19 +65,40 @@ const maxScanCalls = 20000
 // the cursor, calling between (if set) after each call, and returns how
 // many times each key came back and the number of calls.
 func (c *Conn) scanAll(opts []string, between func(call int) error) (map[string]int, int, error) {
+	return c.iterate([]string{"SCAN"}, opts, false, between)
+}
+
+// hscanAll iterates HSCAN key as scanAll does SCAN, and counts the fields
+// that come back: its replies list each field with its value.
+func (c *Conn) hscanAll(key string, opts []string, between func(call int) error) (map[string]int, int, error) {
+	return c.iterate([]string{"HSCAN", key}, opts, true, between)
+}
+
+// iterate is the loop of scanAll and hscanAll, for any command that
+// answers as SCAN does: cmd is what the cursor follows, and pairs says
+// that a reply lists names and values, of which the names are counted.
+func (c *Conn) iterate(cmd, opts []string, pairs bool, between func(call int) error) (map[string]int, int, error) {
 	seen := map[string]int{}
 	cur := "0"
 	for call := 1; ; call++ {
+		args := slices.Concat(cmd, []string{cur}, opts)
 		if call > maxScanCalls {
-			return nil, call, fmt.Errorf("request:  %s\nSCAN's cursor did not come back to 0 after %d calls (last cursor %s, %d distinct keys returned): an iteration must end",
-				showRESPRequest(command(append([]string{"SCAN", cur}, opts...)...)), maxScanCalls, cur, len(seen))
+			return nil, call, fmt.Errorf("request:  %s\n%s's cursor did not come back to 0 after %d calls (last cursor %s, %d distinct keys returned): an iteration must end",
+				showRESPRequest(command(args...)), cmd[0], maxScanCalls, cur, len(seen))
 		}
-		p, err := c.scanStep(append([]string{"SCAN", cur}, opts...)...)
+		p, err := c.scanStep(args...)
 		if err != nil {
 			return nil, call, err
 		}
-		for _, k := range p.keys {
-			seen[k]++
+		step := 1
+		if pairs {
+			if len(p.keys)%2 != 0 {
+				return nil, call, fmt.Errorf("request:  %s\nan odd number of fields and values", showRESPRequest(command(args...)))
+			}
+			step = 2
+		}
+		for i := 0; i < len(p.keys); i += step {
+			seen[p.keys[i]]++
 		}
 		if p.next == "0" {
 			return seen, call, nil

@@ -9,6 +9,12 @@ import (
 
 // hashChecks19 are the checks of the hash commands chapter 19 adds.
 func hashChecks19() []Check {
+	return slices.Concat(hashFieldChecks19(), hashRandomChecks19(), hashScanChecks19())
+}
+
+// hashFieldChecks19 are the checks of HMSET, HSETNX, HSTRLEN and
+// HINCRBYFLOAT, which write or measure one field at a time.
+func hashFieldChecks19() []Check {
 	return []Check{
 		{
 			Name:    "HMSET, HSETNX, HSTRLEN: replies, arity and WRONGTYPE",
@@ -64,6 +70,12 @@ func hashChecks19() []Check {
 				)
 			}),
 		},
+	}
+}
+
+// hashRandomChecks19 are the checks of HRANDFIELD.
+func hashRandomChecks19() []Check {
+	return []Check{
 		{
 			Name:    "HRANDFIELD: one field, distinct fields for a positive count, repeats for a negative one, WITHVALUES; its errors",
 			Section: section19("Hashes", "HRANDFIELD"),
@@ -96,44 +108,19 @@ func hashChecks19() []Check {
 					{[]string{"2", "WITHVALUES"}, 2, true},
 					{[]string{"-7", "withvalues"}, 7, false},
 				} {
-					args := append([]string{"HRANDFIELD", h}, tc.args...)
-					req, got, err := c.CommandReply(args...)
-					if err != nil {
+					if err := c.expectRandFields(h, fields, tc.args, tc.n, tc.distinct); err != nil {
 						return err
-					}
-					fail := func(why string) error {
-						return fmt.Errorf("request:  %s\n%s\nreceived: %s", showRESPRequest(req), why, quoteClip(got))
-					}
-					items, ok := splitBulks(got)
-					withValues := len(tc.args) == 2
-					if !ok {
-						return fail("expected an array of bulk strings")
-					}
-					names := items
-					if withValues {
-						names = nil
-						for i := 0; i+1 < len(items); i += 2 {
-							if fields[items[i]] != items[i+1] {
-								return fail(fmt.Sprintf("field %q came with %q", items[i], items[i+1]))
-							}
-							names = append(names, items[i])
-						}
-					}
-					if len(names) != tc.n {
-						return fail(fmt.Sprintf("expected %d fields", tc.n))
-					}
-					for _, f := range names {
-						if _, ok := fields[f]; !ok {
-							return fail(fmt.Sprintf("%q is not a field of the hash", f))
-						}
-					}
-					if tc.distinct && len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names) {
-						return fail("expected distinct fields for a positive count")
 					}
 				}
 				return c.steps(ex(integer(1), "DEL", h))
 			}),
 		},
+	}
+}
+
+// hashScanChecks19 are the checks of HSCAN.
+func hashScanChecks19() []Check {
+	return []Check{
 		{
 			Name:    "HSCAN: a cursor from 0 back to 0 returns every field present throughout, while the hash grows and shrinks; MATCH, COUNT, errors",
 			Section: section19("Hashes", "HSCAN"),
@@ -145,27 +132,10 @@ func hashChecks19() []Check {
 						return err
 					}
 				}
-				seen := map[string]int{}
-				cur, added := "0", 0
-				for call := 1; ; call++ {
-					if call > maxScanCalls {
-						return fmt.Errorf("HSCAN's cursor did not come back to 0 after %d calls", maxScanCalls)
-					}
-					p, err := c.scanStep("HSCAN", h, cur, "COUNT", "7")
-					if err != nil {
-						return err
-					}
-					if len(p.keys)%2 != 0 {
-						return fmt.Errorf("HSCAN %s %s: an odd number of fields and values", h, cur)
-					}
-					for i := 0; i < len(p.keys); i += 2 {
-						seen[p.keys[i]]++
-					}
-					if cur = p.next; cur == "0" {
-						break
-					}
-					// Grow the hash past several times its size, and delete
-					// some of what was added.
+				// Between calls, grow the hash past several times its size,
+				// and delete some of what was added.
+				added := 0
+				seen, _, err := c.hscanAll(h, []string{"COUNT", "7"}, func(call int) error {
 					for range 30 {
 						if err := c.CommandExpect(integer(1), "HSET", h, fmt.Sprint("new", added), "v"); err != nil {
 							return err
@@ -175,25 +145,19 @@ func hashChecks19() []Check {
 					for i := range 20 {
 						c.CommandReply("HDEL", h, fmt.Sprint("new", (call*13+i*7)%added))
 					}
+					return nil
+				})
+				if err != nil {
+					return err
 				}
 				for i := range 300 {
 					if seen[fmt.Sprint("keep", i)] == 0 {
 						return fmt.Errorf("HSCAN never returned field keep%d, present from the first call to the last (%d fields added meanwhile)", i, added)
 					}
 				}
-				ones := map[string]int{}
-				cur = "0"
-				for {
-					p, err := c.scanStep("HSCAN", h, cur, "MATCH", "keep1?", "COUNT", "50")
-					if err != nil {
-						return err
-					}
-					for i := 0; i < len(p.keys); i += 2 {
-						ones[p.keys[i]]++
-					}
-					if cur = p.next; cur == "0" {
-						break
-					}
+				ones, _, err := c.hscanAll(h, []string{"MATCH", "keep1?", "COUNT", "50"}, nil)
+				if err != nil {
+					return err
 				}
 				if len(ones) != 10 {
 					return fmt.Errorf("HSCAN %s MATCH keep1?: %d distinct fields, expected keep10 to keep19", h, len(ones))
@@ -232,4 +196,45 @@ func hashChecks19() []Check {
 			}),
 		},
 	}
+}
+
+// expectRandFields sends HRANDFIELD h with args, a count and maybe
+// WITHVALUES, and checks that it answers n fields of the hash, whose
+// fields and values are fields: no field twice if distinct, and each
+// followed by its value with WITHVALUES.
+func (c *Conn) expectRandFields(h string, fields map[string]string, args []string, n int, distinct bool) error {
+	req, got, err := c.CommandReply(append([]string{"HRANDFIELD", h}, args...)...)
+	if err != nil {
+		return err
+	}
+	fail := func(why string) error {
+		return fmt.Errorf("request:  %s\n%s\nreceived: %s", showRESPRequest(req), why, quoteClip(got))
+	}
+	items, ok := splitBulks(got)
+	withValues := len(args) == 2
+	if !ok {
+		return fail("expected an array of bulk strings")
+	}
+	names := items
+	if withValues {
+		names = nil
+		for i := 0; i+1 < len(items); i += 2 {
+			if fields[items[i]] != items[i+1] {
+				return fail(fmt.Sprintf("field %q came with %q", items[i], items[i+1]))
+			}
+			names = append(names, items[i])
+		}
+	}
+	if len(names) != n {
+		return fail(fmt.Sprintf("expected %d fields", n))
+	}
+	for _, f := range names {
+		if _, ok := fields[f]; !ok {
+			return fail(fmt.Sprintf("%q is not a field of the hash", f))
+		}
+	}
+	if distinct && len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names) {
+		return fail("expected distinct fields for a positive count")
+	}
+	return nil
 }

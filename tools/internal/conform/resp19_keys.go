@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -9,6 +10,12 @@ import (
 // Redis compared with may have 16 databases, the chapter has one: the
 // indexes checked are 0 and 16, which answer alike in both.
 func keyChecks19() []Check {
+	return slices.Concat(keyMoveChecks19(), keyExpiryChecks19(), keyServerChecks19())
+}
+
+// keyMoveChecks19 are the checks of RENAME, RENAMENX and COPY, which move
+// or copy a value with its TTL.
+func keyMoveChecks19() []Check {
 	return []Check{
 		{
 			Name:    "RENAME and RENAMENX move the value and its TTL",
@@ -64,6 +71,13 @@ func keyChecks19() []Check {
 				)
 			}),
 		},
+	}
+}
+
+// keyExpiryChecks19 are the checks of the commands that set or read a
+// key's expiry as a time: EXPIREAT, PEXPIREAT, EXPIRETIME, PEXPIRETIME.
+func keyExpiryChecks19() []Check {
+	return []Check{
 		{
 			Name:    "EXPIREAT, PEXPIREAT, EXPIRETIME, PEXPIRETIME",
 			Section: section19("", "Keys"),
@@ -92,6 +106,14 @@ func keyChecks19() []Check {
 				)
 			}),
 		},
+	}
+}
+
+// keyServerChecks19 are the checks of the commands about keys and the
+// server rather than a value: TOUCH, RANDOMKEY, TIME, SWAPDB, MOVE,
+// OBJECT, MEMORY USAGE and INFO's command counters.
+func keyServerChecks19() []Check {
+	return []Check{
 		{
 			Name:    "TOUCH, RANDOMKEY, TIME, and SWAPDB and MOVE out of range",
 			Section: section19("", "Keys"),

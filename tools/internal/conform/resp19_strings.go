@@ -1,9 +1,18 @@
 package conform
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // stringChecks19 are the checks of the string commands chapter 19 adds.
 func stringChecks19() []Check {
+	return slices.Concat(stringSetChecks19(), stringValueChecks19(), stringBitChecks19(), stringTypeChecks19())
+}
+
+// stringSetChecks19 are the checks of SET's options and of the commands
+// that are SET with options fixed, GETEX and GETDEL.
+func stringSetChecks19() []Check {
 	return []Check{
 		{
 			Name:    "SET's options: NX, XX, GET, EX, PX, EXAT, PXAT, KEEPTTL, and the commands that are SET with options fixed",
@@ -56,6 +65,13 @@ func stringChecks19() []Check {
 				)
 			}),
 		},
+	}
+}
+
+// stringValueChecks19 are the checks of the commands that change part of
+// a string or add to it: GETRANGE, SETRANGE, MSETNX and INCRBYFLOAT.
+func stringValueChecks19() []Check {
+	return []Check{
 		{
 			Name:    "GETRANGE, SETRANGE and MSETNX",
 			Section: section19("Strings", "ranges"),
@@ -96,6 +112,13 @@ func stringChecks19() []Check {
 				)
 			}),
 		},
+	}
+}
+
+// stringBitChecks19 are the checks of the commands that work on a
+// string's bits, and of LCS.
+func stringBitChecks19() []Check {
+	return []Check{
 		{
 			Name:    "the bit commands: SETBIT, GETBIT, BITCOUNT and BITPOS in bytes and bits, BITOP",
 			Section: section19("Strings", "bits"),
@@ -145,6 +168,13 @@ func stringChecks19() []Check {
 				)
 			}),
 		},
+	}
+}
+
+// stringTypeChecks19 is the check that every string command refuses a
+// key of another type.
+func stringTypeChecks19() []Check {
+	return []Check{
 		{
 			Name:    "the string commands refuse a key of another type, and change nothing",
 			Section: section19("Strings", "SET and its kin"),
