@@ -1,12 +1,8 @@
 package chapter_test
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"net"
 	"regexp"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,15 +27,7 @@ func TestIdleTimeout(t *testing.T) {
 	// Each idle client's read returns when the server closes it.
 	closed := make(chan error, 2)
 	for _, c := range []net.Conn{silent, truncated} {
-		go func() {
-			n, err := c.Read(make([]byte, 1))
-			if n != 0 || !(errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
-				err = fmt.Errorf("read from an idle client = %d, %v; want the connection closed", n, err)
-			} else {
-				err = nil
-			}
-			closed <- err
-		}()
+		go func() { closed <- closedRead(c) }()
 	}
 
 	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
