@@ -3,7 +3,6 @@ package chapter_test
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"syscall"
@@ -58,19 +57,10 @@ func expectReply(t *testing.T, c net.Conn, want string) {
 // sending anything more.
 func expectClosed(t *testing.T, c net.Conn) {
 	t.Helper()
-	if err := closedRead(c); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// closedRead reads from c, and returns nil if the server has closed it
-// without sending anything more.
-func closedRead(c net.Conn) error {
 	n, err := c.Read(make([]byte, 1))
 	if n != 0 || !(errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
-		return fmt.Errorf("read = %d, %v; want the connection closed", n, err)
+		t.Fatalf("read after bad input = %d, %v; want the connection closed", n, err)
 	}
-	return nil
 }
 
 // req frames a command the way the client does. It is written out here,
