@@ -284,7 +284,7 @@ func TestZRangeExecWithinEstimate(t *testing.T) {
 		}
 		return []string{"ZREVRANGEBYSCORE", "z", score(), score(), "WITHSCORES", "LIMIT", "1", "1000"}
 	}
-	for range 40 {
+	for range 20 {
 		fill("x", true)
 		fill("z", false)
 		a.do("MULTI")
@@ -293,8 +293,8 @@ func TestZRangeExecWithinEstimate(t *testing.T) {
 		}
 		a.do("EXEC")
 	}
-	if runs < 30 {
-		t.Errorf("only %d of 40 transactions ran", runs)
+	if runs < 15 {
+		t.Errorf("only %d of 20 transactions ran", runs)
 	}
 }
 
