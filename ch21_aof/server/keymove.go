@@ -357,9 +357,9 @@ func costRandomKey(p *execPlan, args [][]byte) int {
 // errNoMulti is Redis's error for a command not allowed inside MULTI.
 const errNoMulti = "ERR Command not allowed inside a transaction"
 
-// respNoDisk: SAVE and SHUTDOWN. This server keeps nothing on disk, so
-// there is nothing to save, and it stops on a signal (SIGINT, SIGTERM),
-// not at a client's word.
+// respNoDisk: SAVE and SHUTDOWN. This server keeps its data in the
+// append-only file alone: it writes no snapshot for SAVE to make, and it
+// stops on a signal (SIGINT, SIGTERM), not at a client's word.
 func respNoDisk(st *respState, w *respWriter, args [][]byte) {
-	w.err("ERR " + strings.ToUpper(running.name) + " is not supported: this server keeps nothing on disk, and stops on a signal")
+	w.err("ERR " + strings.ToUpper(running.name) + " is not supported: this server writes no snapshot (its data is in the append-only file), and stops on a signal")
 }
