@@ -4,8 +4,9 @@
 # usage: tools/bench-redis.sh [--parts LIST] [CHAPTER_DIR ...]
 #
 #   CHAPTER_DIR  chapter modules to measure (default: ch14_threadpool
-#                ch16_performance); a directory that does not exist, or has no
-#                cmd/server, is skipped with a note. The servers must speak the
+#                ch16_performance), or tools/floor, the least a request can
+#                cost (a server that only answers nils); a directory that does
+#                not exist, or has no cmd/server, is skipped with a note. The servers must speak the
 #                protocol of chapter 11 or later; memory and expiry need pexpire
 #                (chapter 13 or later).
 #   --parts      comma-separated subset of throughput,bigkeys,memory,expiry
@@ -193,8 +194,9 @@ start_redis() {
 # start_chapter CH: the chapter's server, built beforehand into $TMP/bin.
 start_chapter() {
 	SRV_PORT=$(free_port "$((REDIS_PORT + 1000))")
-	"$TMP/bin/$1-server" -addr "127.0.0.1:$SRV_PORT" >>"$TMP/$1.out" 2>>"$TMP/$1.err" &
-	started "$1 server" "$TMP/$1.err"
+	local name=${1//\//_} # tools/floor: a file name
+	"$TMP/bin/$name-server" -addr "127.0.0.1:$SRV_PORT" >>"$TMP/$name.out" 2>>"$TMP/$name.err" &
+	started "$1 server" "$TMP/$name.err"
 }
 
 # started WHAT LOG: remembers the server just started in the background
@@ -255,7 +257,7 @@ for ch in "${CHAPTERS[@]}"; do
 		continue
 	fi
 	log "building $ch"
-	if go build -o "$TMP/bin/$ch-server" "./$ch/cmd/server"; then
+	if go build -o "$TMP/bin/${ch//\//_}-server" "./$ch/cmd/server"; then
 		RUN+=("$ch")
 	else
 		log "note: skipping $ch: it does not build"
