@@ -6,9 +6,14 @@
 #   CHAPTER_DIR  chapter modules to measure (default: ch14_threadpool
 #                ch16_performance), or tools/floor, the least a request can
 #                cost (a server that only answers nils); a directory that does
-#                not exist, or has no cmd/server, is skipped with a note. The servers must speak the
-#                protocol of chapter 11 or later; memory and expiry need pexpire
-#                (chapter 13 or later).
+#                not exist, or has no cmd/server, is skipped with a note. The
+#                servers must speak the protocol of chapter 11 or later;
+#                memory and expiry need pexpire (chapter 13 or later).
+#                CHAPTER_DIR:resp (chapter 17 or later, e.g. ch22_snapshot:resp)
+#                measures the chapter over its RESP listener instead, driven
+#                and filled exactly as Redis is. A chapter that persists is
+#                started with persistence off (-save "", -appendonly no) and
+#                its -dir in the scratch directory, as Redis is.
 #   --parts      comma-separated subset of throughput,bigkeys,memory,expiry
 #                (default: all four)
 #
@@ -191,12 +196,26 @@ start_redis() {
 	started redis-server "$TMP/redis-$SRV_PORT.log"
 }
 
-# start_chapter CH: the chapter's server, built beforehand into $TMP/bin.
+# start_chapter CH: the chapter's server, built beforehand into $TMP/bin;
+# SRV_PORT is its RESP listener for CH:resp, else its book listener.
 start_chapter() {
 	SRV_PORT=$(free_port "$((REDIS_PORT + 1000))")
-	local name=${1//\//_} # tools/floor: a file name
-	"$TMP/bin/$name-server" -addr "127.0.0.1:$SRV_PORT" >>"$TMP/$name.out" 2>>"$TMP/$name.err" &
+	local dir=${1%:resp} name=${1//[\/:]/_} # tools/floor: a file name
+	local listen=-addr flags
+	[[ $1 == *:resp ]] && listen=-resp-addr
+	eval "flags=(${SRV_FLAGS[$1]})"
+	"$TMP/bin/${dir//\//_}-server" "${flags[@]}" "$listen" "127.0.0.1:$SRV_PORT" >>"$TMP/$name.out" 2>>"$TMP/$name.err" &
 	started "$1 server" "$TMP/$name.err"
+}
+
+# proto_of NAME: loadgen's protocol for a server: resp for Redis and CH:resp.
+proto_of() { if [[ $1 == Redis || $1 == *:resp ]]; then echo resp; else echo book; fi; }
+
+# fill_resp PORT TTL N: N keys with a TTL, loaded into a RESP server the way
+# Redis is loaded, through redis-cli --pipe; prints what redis-cli says.
+fill_resp() {
+	timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -resp -n "$3" -ttl "$2" |
+		timeout "$CMD_TIMEOUT" redis-cli -h 127.0.0.1 -p "$1" --pipe
 }
 
 # started WHAT LOG: remembers the server just started in the background
@@ -248,20 +267,43 @@ log "building tools/loadgen and tools/ttlfill"
 go build -o "$TMP/bin/loadgen" ./tools/loadgen
 go build -o "$TMP/bin/ttlfill" ./tools/ttlfill
 
-RUN=() # the chapters that exist and built
+RUN=()             # the chapters that exist and built, as named (with :resp)
+declare -A SRV_FLAGS # by name: the flags that keep a chapter's server to itself
 for ch in "${CHAPTERS[@]}"; do
 	ch=${ch#./}
 	ch=${ch%/}
-	if [[ ! -d $ch/cmd/server ]]; then
-		log "note: skipping $ch: no $ch/cmd/server in $ROOT"
+	dir=${ch%:resp}
+	dir=${dir%/}
+	if [[ ! -d $dir/cmd/server ]]; then
+		log "note: skipping $ch: no $dir/cmd/server in $ROOT"
 		continue
 	fi
-	log "building $ch"
-	if go build -o "$TMP/bin/${ch//\//_}-server" "./$ch/cmd/server"; then
-		RUN+=("$ch")
-	else
+	bin=$TMP/bin/${dir//\//_}-server
+	log "building $dir"
+	if ! go build -o "$bin" "./$dir/cmd/server"; then
 		log "note: skipping $ch: it does not build"
+		continue
 	fi
+	# The server's own usage line says which flags it has.
+	usage=$("$bin" -h 2>&1 || true)
+	flags=()
+	if [[ $ch == *:resp ]]; then
+		if [[ $usage != *-resp-addr* ]]; then
+			log "note: skipping $ch: $dir has no RESP listener (-resp-addr)"
+			continue
+		fi
+		flags+=(-addr 127.0.0.1:0) # the book's listener, out of the way
+	elif [[ $usage == *-resp-addr* ]]; then
+		flags+=(-resp-addr "") # no RESP listener on Redis's usual port
+	fi
+	[[ $usage == *-appendonly* ]] && flags+=(-appendonly no)
+	[[ $usage == *-save* ]] && flags+=(-save "")
+	if [[ $usage == *-dir* ]]; then
+		mkdir -p "$TMP/dir-${ch//[\/:]/_}"
+		flags+=(-dir "$TMP/dir-${ch//[\/:]/_}")
+	fi
+	SRV_FLAGS[$ch]=${flags[*]@Q}
+	RUN+=("$ch")
 done
 
 # The machine goes on stdout too: the figures mean little without it.
@@ -377,7 +419,7 @@ start_all() {
 	ADDRS[Redis]=127.0.0.1:$SRV_PORT SPIDS[Redis]=$SRV_PID PROTO[Redis]=resp
 	for ch in "${RUN[@]}"; do
 		start_chapter "$ch"
-		ADDRS[$ch]=127.0.0.1:$SRV_PORT SPIDS[$ch]=$SRV_PID PROTO[$ch]=book
+		ADDRS[$ch]=127.0.0.1:$SRV_PORT SPIDS[$ch]=$SRV_PID PROTO[$ch]=$(proto_of "$ch")
 	done
 }
 
@@ -444,14 +486,13 @@ bigkeys() {
 # --- memory per key ---------------------------------------------------------
 
 memory() {
-	local rows=() before after used0 used1 out ch n
+	local rows=() before after used0 used1 out ch n ok
 	log "memory: Redis, $MEM_KEYS keys with a TTL"
 	start_redis
 	sleep 0.5
 	before=$(rss_kb "$SRV_PID")
 	used0=$(redis-cli -p "$SRV_PORT" info memory | tr -d '\r' | awk -F: '$1 == "used_memory" {print $2}')
-	out=$(timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -resp -n "$MEM_KEYS" -ttl 3600000 |
-		timeout "$CMD_TIMEOUT" redis-cli -h 127.0.0.1 -p "$SRV_PORT" --pipe)
+	out=$(fill_resp "$SRV_PORT" 3600000 "$MEM_KEYS")
 	log "$out"
 	sleep 1
 	after=$(rss_kb "$SRV_PID")
@@ -467,7 +508,13 @@ memory() {
 		start_chapter "$ch"
 		sleep 0.5
 		before=$(rss_kb "$SRV_PID")
-		if out=$(timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -addr "127.0.0.1:$SRV_PORT" -n "$MEM_KEYS" -ttl 3600000 2>&1); then
+		ok=0
+		if [[ $(proto_of "$ch") == resp ]]; then
+			out=$(fill_resp "$SRV_PORT" 3600000 "$MEM_KEYS" 2>&1) && ok=1
+		else
+			out=$(timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -addr "127.0.0.1:$SRV_PORT" -n "$MEM_KEYS" -ttl 3600000 2>&1) && ok=1
+		fi
+		if ((ok)); then
 			log "$out"
 			sleep 1
 			after=$(rss_kb "$SRV_PID")
@@ -521,8 +568,7 @@ expiry() {
 			log "expiry run $r/$REPEAT: Redis, $label"
 			start_redis
 			SECONDS=0
-			timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -resp -n "$EXP_KEYS" -ttl "$ttl" |
-				timeout "$CMD_TIMEOUT" redis-cli -h 127.0.0.1 -p "$SRV_PORT" --pipe >&2
+			fill_resp "$SRV_PORT" "$ttl" "$EXP_KEYS" >&2
 			fill_s=$SECONDS
 			line=$(run_loadgen -proto resp -addr "127.0.0.1:$SRV_PORT" -t get -c 1 -P 1 -d "$EXP_DUR" \
 				-r "$EXP_KEYS" -preload=false)
@@ -533,17 +579,22 @@ expiry() {
 			for ch in "${RUN[@]}"; do
 				log "expiry run $r/$REPEAT: $ch, $label"
 				start_chapter "$ch"
-				if ! out=$(timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -addr "127.0.0.1:$SRV_PORT" -n "$EXP_KEYS" -ttl "$ttl" 2>&1); then
+				if [[ $(proto_of "$ch") == resp ]]; then
+					SECONDS=0
+					fill_resp "$SRV_PORT" "$ttl" "$EXP_KEYS" >&2
+					fill_s="~$SECONDS"
+				elif out=$(timeout "$CMD_TIMEOUT" "$TMP/bin/ttlfill" -addr "127.0.0.1:$SRV_PORT" -n "$EXP_KEYS" -ttl "$ttl" 2>&1); then
+					log "  $out"
+					fill_s=$(field dur "$out")
+				else
 					log "  $ch: fill failed: $out"
 					stop_server
 					continue
 				fi
-				log "  $out"
-				fill_s=$(field dur "$out")
 				# Reads start as soon as the fill is done: the first keys
 				# expire EXP_TTL after they were set, the last ones the fill
 				# time later, all inside the EXP_DUR window.
-				line=$(run_loadgen -addr "127.0.0.1:$SRV_PORT" -t get -c 1 -P 1 -d "$EXP_DUR" \
+				line=$(run_loadgen -proto "$(proto_of "$ch")" -addr "127.0.0.1:$SRV_PORT" -t get -c 1 -P 1 -d "$EXP_DUR" \
 					-r "$EXP_KEYS" -preload=false)
 				log "  $ch: $line"
 				note_run "$ch" "${fill_s} s" "$line"
