@@ -166,6 +166,7 @@ go tool pprof -traces "$TMP/server" "$TMP/cpu.pprof" 2>/dev/null | awk '
 		for (i = 1; i <= nf; i++)
 			if (fn[i] ~ /^runtime\.(gcBgMarkWorker|gcDrain|gcAssistAlloc|bgsweep|bgscavenge|gcMarkDone|gcStart|markroot|scanobject|wbBufFlush)/)
 				return "Go runtime: garbage collector"
+		if (leaf == "runtime.asyncPreempt") return "Go runtime: preempting the loop (sysmon, the collector)"
 		if (leaf ~ /^runtime\./) {
 			for (i = 1; i <= nf; i++) {
 				if (fn[i] ~ /^runtime\.(entersyscall|exitsyscall|reentersyscall|exitsyscallfast)/) return "Go runtime: entering and leaving system calls"
