@@ -52,6 +52,15 @@ var (
 	costlyRESP = firstAndNewest(chapters.RESPListener)
 )
 
+// fieldChapters are the chapters with hashes whose fields expire.
+var fieldChapters = withFeature(chapters.FieldTTL)
+
+// txChapters are the chapters with transactions: the newest of the RESP
+// chapters (chapter 18 brought them).
+func txChapters() []string {
+	return costlyRESP[len(costlyRESP)-1:]
+}
+
 func TestMain(m *testing.M) { testkit.MainWithBuilds(m) }
 
 // serverBin builds chapter ch's server once per test run and returns its

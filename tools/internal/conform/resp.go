@@ -216,6 +216,18 @@ func (c *Conn) steps(ss ...[]string) error {
 	return nil
 }
 
+// freshSteps is the Run of a check that is nothing but steps: it dials,
+// deletes keys (as fresh does, whatever the DEL answers) so that each
+// starts missing, then runs steps in order.
+func freshSteps(keys []string, steps ...[]string) func(e *Env) error {
+	return dialed(func(e *Env, c *Conn) error {
+		for _, k := range keys {
+			c.fresh(k)
+		}
+		return c.steps(steps...)
+	})
+}
+
 // ex is one command and its expected reply, for steps.
 func ex(want string, args ...string) []string { return append([]string{want}, args...) }
 
@@ -438,55 +450,52 @@ func respExpiryChecks() []Check {
 
 // respZSetHashChecks are the checks of the sorted-set and hash commands.
 func respZSetHashChecks() []Check {
+	// The keys of the checks below that are only steps.
+	z := "conform:z"
+	h := "conform:h"
 	return []Check{
 		{
 			Name: "sorted sets: ZADD, ZSCORE, ZCARD, ZREM, ZRANGE by rank and BYSCORE, LIMIT, WITHSCORES",
 			Hint: "scores are bulk strings in RESP2; a sorted set emptied by ZREM is deleted",
-			Run: dialed(func(e *Env, c *Conn) error {
-				k := c.fresh("conform:z")
-				return c.steps(
-					ex(integer(3), "ZADD", k, "1", "a", "2", "b", "3", "c"),
-					ex(integer(0), "ZADD", k, "1.5", "a"),
-					ex(bulk("1.5"), "ZSCORE", k, "a"),
-					ex(nullBulk, "ZSCORE", k, "x"),
-					ex(integer(3), "ZCARD", k),
-					ex(bulks("a", "b", "c"), "ZRANGE", k, "0", "-1"),
-					ex(bulks("b", "c"), "ZRANGE", k, "1", "2"),
-					ex(bulks("b", "2", "c", "3"), "ZRANGE", k, "-2", "-1", "WITHSCORES"),
-					ex(bulks("b", "c"), "ZRANGE", k, "(1.5", "+inf", "BYSCORE"),
-					ex(bulks("c"), "ZRANGE", k, "(1", "3", "BYSCORE", "LIMIT", "2", "5"),
-					ex(bulks("a", "1.5", "b", "2"), "ZRANGE", k, "-inf", "2", "BYSCORE", "WITHSCORES"),
-					ex(bulks(), "ZRANGE", k, "5", "10"),
-					ex(integer(1), "ZADD", k, "-inf", "m"),
-					ex(bulk("-inf"), "ZSCORE", k, "m"),
-					ex(integer(2), "ZREM", k, "a", "m", "x"),
-					ex(integer(0), "ZREM", "conform:nozset", "a"),
-					ex(integer(0), "ZCARD", "conform:nozset"),
-					ex(integer(2), "ZREM", k, "b", "c"),
-					ex(integer(0), "EXISTS", k),
-				)
-			}),
+			Run: freshSteps([]string{z},
+				ex(integer(3), "ZADD", z, "1", "a", "2", "b", "3", "c"),
+				ex(integer(0), "ZADD", z, "1.5", "a"),
+				ex(bulk("1.5"), "ZSCORE", z, "a"),
+				ex(nullBulk, "ZSCORE", z, "x"),
+				ex(integer(3), "ZCARD", z),
+				ex(bulks("a", "b", "c"), "ZRANGE", z, "0", "-1"),
+				ex(bulks("b", "c"), "ZRANGE", z, "1", "2"),
+				ex(bulks("b", "2", "c", "3"), "ZRANGE", z, "-2", "-1", "WITHSCORES"),
+				ex(bulks("b", "c"), "ZRANGE", z, "(1.5", "+inf", "BYSCORE"),
+				ex(bulks("c"), "ZRANGE", z, "(1", "3", "BYSCORE", "LIMIT", "2", "5"),
+				ex(bulks("a", "1.5", "b", "2"), "ZRANGE", z, "-inf", "2", "BYSCORE", "WITHSCORES"),
+				ex(bulks(), "ZRANGE", z, "5", "10"),
+				ex(integer(1), "ZADD", z, "-inf", "m"),
+				ex(bulk("-inf"), "ZSCORE", z, "m"),
+				ex(integer(2), "ZREM", z, "a", "m", "x"),
+				ex(integer(0), "ZREM", "conform:nozset", "a"),
+				ex(integer(0), "ZCARD", "conform:nozset"),
+				ex(integer(2), "ZREM", z, "b", "c"),
+				ex(integer(0), "EXISTS", z),
+			),
 		},
 		{
 			Name: "hashes: HSET, HGET, HDEL, HLEN, HEXISTS, HGETALL",
 			Hint: "HSET answers the number of fields added; a hash emptied by HDEL is deleted",
-			Run: dialed(func(e *Env, c *Conn) error {
-				k := c.fresh("conform:h")
-				return c.steps(
-					ex(integer(2), "HSET", k, "a", "1", "b", "2"),
-					ex(integer(0), "HSET", k, "a", "3"),
-					ex(bulk("3"), "HGET", k, "a"),
-					ex(nullBulk, "HGET", k, "x"),
-					ex(integer(2), "HLEN", k),
-					ex(integer(1), "HEXISTS", k, "b"),
-					ex(integer(0), "HEXISTS", k, "x"),
-					ex(integer(1), "HDEL", k, "a", "x"),
-					ex(bulks("b", "2"), "HGETALL", k),
-					ex(bulks(), "HGETALL", "conform:nohash"),
-					ex(integer(1), "HDEL", k, "b"),
-					ex(integer(0), "EXISTS", k),
-				)
-			}),
+			Run: freshSteps([]string{h},
+				ex(integer(2), "HSET", h, "a", "1", "b", "2"),
+				ex(integer(0), "HSET", h, "a", "3"),
+				ex(bulk("3"), "HGET", h, "a"),
+				ex(nullBulk, "HGET", h, "x"),
+				ex(integer(2), "HLEN", h),
+				ex(integer(1), "HEXISTS", h, "b"),
+				ex(integer(0), "HEXISTS", h, "x"),
+				ex(integer(1), "HDEL", h, "a", "x"),
+				ex(bulks("b", "2"), "HGETALL", h),
+				ex(bulks(), "HGETALL", "conform:nohash"),
+				ex(integer(1), "HDEL", h, "b"),
+				ex(integer(0), "EXISTS", h),
+			),
 		},
 	}
 }

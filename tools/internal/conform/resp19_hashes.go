@@ -15,60 +15,57 @@ func hashChecks19() []Check {
 // hashFieldChecks19 are the checks of HMSET, HSETNX, HSTRLEN and
 // HINCRBYFLOAT, which write or measure one field at a time.
 func hashFieldChecks19() []Check {
+	// The keys of the checks below that are only steps.
+	h, s := "conform:h19", "conform:h19s"
+	hf, sf := "conform:hf19", "conform:hf19s"
 	return []Check{
 		{
 			Name:    "HMSET, HSETNX, HSTRLEN: replies, arity and WRONGTYPE",
 			Section: section19("Hashes", "HMSET, HSETNX, HSTRLEN"),
 			Hint:    "HMSET is HSET answering +OK (an odd count of arguments after the key is ERR wrong number of arguments); HSETNX sets a field only if it is missing (:1) and answers :0 otherwise; HSTRLEN is the length of a field's value, 0 for no field or no key",
-			Run: dialed(func(e *Env, c *Conn) error {
-				h, s := c.fresh("conform:h19"), c.fresh("conform:h19s")
-				return c.steps(
-					ex(okReply, "HMSET", h, "a", "1", "b", "22"),
-					ex(arity("hmset"), "HMSET", h, "a"),
-					ex(arity("hmset"), "HMSET", h, "a", "1", "b"),
-					ex(bulk("1"), "HGET", h, "a"),
-					ex(integer(2), "HSTRLEN", h, "b"),
-					ex(integer(0), "HSTRLEN", h, "c"),
-					ex(integer(0), "HSTRLEN", "conform:h19none", "c"),
-					ex(integer(0), "HSETNX", h, "a", "x"),
-					ex(integer(1), "HSETNX", h, "c", "333"),
-					ex(bulk("1"), "HGET", h, "a"),
-					ex(integer(3), "HSTRLEN", h, "c"),
-					ex(okReply, "SET", s, "v"),
-					ex(wrongType, "HMSET", s, "a", "1"),
-					ex(wrongType, "HSETNX", s, "a", "1"),
-					ex(wrongType, "HSTRLEN", s, "a"),
-					ex(integer(2), "DEL", h, s),
-				)
-			}),
+			Run: freshSteps([]string{h, s},
+				ex(okReply, "HMSET", h, "a", "1", "b", "22"),
+				ex(arity("hmset"), "HMSET", h, "a"),
+				ex(arity("hmset"), "HMSET", h, "a", "1", "b"),
+				ex(bulk("1"), "HGET", h, "a"),
+				ex(integer(2), "HSTRLEN", h, "b"),
+				ex(integer(0), "HSTRLEN", h, "c"),
+				ex(integer(0), "HSTRLEN", "conform:h19none", "c"),
+				ex(integer(0), "HSETNX", h, "a", "x"),
+				ex(integer(1), "HSETNX", h, "c", "333"),
+				ex(bulk("1"), "HGET", h, "a"),
+				ex(integer(3), "HSTRLEN", h, "c"),
+				ex(okReply, "SET", s, "v"),
+				ex(wrongType, "HMSET", s, "a", "1"),
+				ex(wrongType, "HSETNX", s, "a", "1"),
+				ex(wrongType, "HSTRLEN", s, "a"),
+				ex(integer(2), "DEL", h, s),
+			),
 		},
 		{
 			Name:    "HINCRBYFLOAT: sums as Redis's long double writes them; the order of its errors",
 			Section: section19("Hashes", "HINCRBYFLOAT"),
 			Hint:    "the sum is computed in an 80-bit long double and written with 17 decimals, trailing zeros dropped (0.1 + 0.2 is 0.3); ERR value is not a valid float for an increment that is not a number, ERR value is NaN or Infinity for inf, then WRONGTYPE, ERR hash value is not a float for a field that is not a number, ERR increment would produce NaN or Infinity",
-			Run: dialed(func(e *Env, c *Conn) error {
-				h, s := c.fresh("conform:hf19"), c.fresh("conform:hf19s")
-				return c.steps(
-					ex(bulk("0.1"), "HINCRBYFLOAT", h, "f", "0.1"),
-					ex(bulk("0.3"), "HINCRBYFLOAT", h, "f", "0.2"),
-					ex(bulk("1000.29999999999999999"), "HINCRBYFLOAT", h, "f", "1e3"),
-					ex(bulk("1016.29999999999999999"), "HINCRBYFLOAT", h, "f", "0x10"),
-					ex(bulk("3000"), "HINCRBYFLOAT", h, "g", "3.0e3"),
-					ex(bulk("3000.00009999999999999"), "HINCRBYFLOAT", h, "g", "0.0001"),
-					ex(notFloat, "HINCRBYFLOAT", h, "f", "abc"),
-					ex(notFloat, "HINCRBYFLOAT", h, "f", "nan"),
-					ex(notFloat, "HINCRBYFLOAT", h, "f", " 1"),
-					ex("-ERR value is NaN or Infinity\r\n", "HINCRBYFLOAT", h, "f", "inf"),
-					ex(integer(2), "HSET", h, "s", "abc", "i", "-inf"),
-					ex("-ERR hash value is not a float\r\n", "HINCRBYFLOAT", h, "s", "1"),
-					ex("-ERR increment would produce NaN or Infinity\r\n", "HINCRBYFLOAT", h, "i", "1"),
-					ex(bulk("abc"), "HGET", h, "s"),
-					ex(okReply, "SET", s, "v"),
-					ex(notFloat, "HINCRBYFLOAT", s, "f", "x"),
-					ex(wrongType, "HINCRBYFLOAT", s, "f", "1"),
-					ex(integer(2), "DEL", h, s),
-				)
-			}),
+			Run: freshSteps([]string{hf, sf},
+				ex(bulk("0.1"), "HINCRBYFLOAT", hf, "f", "0.1"),
+				ex(bulk("0.3"), "HINCRBYFLOAT", hf, "f", "0.2"),
+				ex(bulk("1000.29999999999999999"), "HINCRBYFLOAT", hf, "f", "1e3"),
+				ex(bulk("1016.29999999999999999"), "HINCRBYFLOAT", hf, "f", "0x10"),
+				ex(bulk("3000"), "HINCRBYFLOAT", hf, "g", "3.0e3"),
+				ex(bulk("3000.00009999999999999"), "HINCRBYFLOAT", hf, "g", "0.0001"),
+				ex(notFloat, "HINCRBYFLOAT", hf, "f", "abc"),
+				ex(notFloat, "HINCRBYFLOAT", hf, "f", "nan"),
+				ex(notFloat, "HINCRBYFLOAT", hf, "f", " 1"),
+				ex("-ERR value is NaN or Infinity\r\n", "HINCRBYFLOAT", hf, "f", "inf"),
+				ex(integer(2), "HSET", hf, "s", "abc", "i", "-inf"),
+				ex("-ERR hash value is not a float\r\n", "HINCRBYFLOAT", hf, "s", "1"),
+				ex("-ERR increment would produce NaN or Infinity\r\n", "HINCRBYFLOAT", hf, "i", "1"),
+				ex(bulk("abc"), "HGET", hf, "s"),
+				ex(okReply, "SET", sf, "v"),
+				ex(notFloat, "HINCRBYFLOAT", sf, "f", "x"),
+				ex(wrongType, "HINCRBYFLOAT", sf, "f", "1"),
+				ex(integer(2), "DEL", hf, sf),
+			),
 		},
 	}
 }

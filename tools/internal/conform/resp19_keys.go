@@ -16,60 +16,57 @@ func keyChecks19() []Check {
 // keyMoveChecks19 are the checks of RENAME, RENAMENX and COPY, which move
 // or copy a value with its TTL.
 func keyMoveChecks19() []Check {
+	// The keys of the checks below that are only steps.
+	a, b, z := "conform:k19:a", "conform:k19:b", "conform:k19:z"
+	s, t, h, h2 := "conform:k19:s", "conform:k19:t", "conform:k19:h", "conform:k19:h2"
 	return []Check{
 		{
 			Name:    "RENAME and RENAMENX move the value and its TTL",
 			Section: section19("", "Keys"),
 			Hint:    "RENAME replaces what the new key held (its TTL too); RENAMENX answers 0 if the new key exists; a missing source is ERR no such key",
-			Run: dialed(func(e *Env, c *Conn) error {
-				a, b, z := c.fresh("conform:k19:a"), c.fresh("conform:k19:b"), c.fresh("conform:k19:z")
-				return c.steps(
-					ex("-ERR no such key\r\n", "RENAME", a, b),
-					ex(okReply, "SET", a, "v"),
-					ex(integer(1), "PEXPIREAT", a, "4000000000000"),
-					ex(okReply, "SET", b, "w", "EX", "100"),
-					ex(okReply, "RENAME", a, b),
-					ex(integer(0), "EXISTS", a),
-					ex(bulk("v"), "GET", b),
-					ex(integer(4000000000000), "PEXPIRETIME", b),
-					ex(integer(2), "ZADD", z, "1", "m", "2", "n"),
-					ex(integer(0), "RENAMENX", z, b),
-					ex(integer(1), "RENAMENX", z, a),
-					ex(bulks("m", "n"), "ZRANGE", a, "0", "-1"),
-					ex(okReply, "RENAME", a, a),
-					ex(integer(0), "RENAMENX", a, a),
-					ex(integer(2), "DEL", a, b),
-				)
-			}),
+			Run: freshSteps([]string{a, b, z},
+				ex("-ERR no such key\r\n", "RENAME", a, b),
+				ex(okReply, "SET", a, "v"),
+				ex(integer(1), "PEXPIREAT", a, "4000000000000"),
+				ex(okReply, "SET", b, "w", "EX", "100"),
+				ex(okReply, "RENAME", a, b),
+				ex(integer(0), "EXISTS", a),
+				ex(bulk("v"), "GET", b),
+				ex(integer(4000000000000), "PEXPIRETIME", b),
+				ex(integer(2), "ZADD", z, "1", "m", "2", "n"),
+				ex(integer(0), "RENAMENX", z, b),
+				ex(integer(1), "RENAMENX", z, a),
+				ex(bulks("m", "n"), "ZRANGE", a, "0", "-1"),
+				ex(okReply, "RENAME", a, a),
+				ex(integer(0), "RENAMENX", a, a),
+				ex(integer(2), "DEL", a, b),
+			),
 		},
 		{
 			Name:    "COPY copies any value with its TTL; REPLACE, DB 0 and its errors",
 			Section: section19("", "Keys"),
 			Hint:    "COPY answers 1, or 0 if the source is missing or the destination exists without REPLACE; the copy is a value of its own; the same key is ERR source and destination objects are the same",
-			Run: dialed(func(e *Env, c *Conn) error {
-				s, t, h, h2 := c.fresh("conform:k19:s"), c.fresh("conform:k19:t"), c.fresh("conform:k19:h"), c.fresh("conform:k19:h2")
-				return c.steps(
-					ex(integer(0), "COPY", s, t),
-					ex(okReply, "SET", s, "v"),
-					ex(integer(1), "PEXPIREAT", s, "4000000000123"),
-					ex("-ERR source and destination objects are the same\r\n", "COPY", s, s),
-					ex(integer(1), "COPY", s, t),
-					ex(integer(4000000000123), "PEXPIRETIME", t),
-					ex(integer(0), "COPY", s, t),
-					ex(okReply, "SET", t, "other"),
-					ex(integer(1), "COPY", s, t, "DB", "0", "REPLACE"),
-					ex(bulk("v"), "GET", t),
-					ex("-ERR DB index is out of range\r\n", "COPY", s, t, "DB", "16"),
-					ex(notInt, "COPY", s, t, "DB", "x"),
-					ex(syntaxErr, "COPY", s, t, "REPLACE", "x"),
-					ex(integer(2), "HSET", h, "f", "1", "g", "2"),
-					ex(integer(1), "COPY", h, h2),
-					ex(integer(0), "HSET", h2, "g", "3"),
-					ex(bulk("2"), "HGET", h, "g"),
-					ex(integer(-1), "TTL", h2),
-					ex(integer(4), "DEL", s, t, h, h2),
-				)
-			}),
+			Run: freshSteps([]string{s, t, h, h2},
+				ex(integer(0), "COPY", s, t),
+				ex(okReply, "SET", s, "v"),
+				ex(integer(1), "PEXPIREAT", s, "4000000000123"),
+				ex("-ERR source and destination objects are the same\r\n", "COPY", s, s),
+				ex(integer(1), "COPY", s, t),
+				ex(integer(4000000000123), "PEXPIRETIME", t),
+				ex(integer(0), "COPY", s, t),
+				ex(okReply, "SET", t, "other"),
+				ex(integer(1), "COPY", s, t, "DB", "0", "REPLACE"),
+				ex(bulk("v"), "GET", t),
+				ex("-ERR DB index is out of range\r\n", "COPY", s, t, "DB", "16"),
+				ex(notInt, "COPY", s, t, "DB", "x"),
+				ex(syntaxErr, "COPY", s, t, "REPLACE", "x"),
+				ex(integer(2), "HSET", h, "f", "1", "g", "2"),
+				ex(integer(1), "COPY", h, h2),
+				ex(integer(0), "HSET", h2, "g", "3"),
+				ex(bulk("2"), "HGET", h, "g"),
+				ex(integer(-1), "TTL", h2),
+				ex(integer(4), "DEL", s, t, h, h2),
+			),
 		},
 	}
 }
@@ -77,34 +74,33 @@ func keyMoveChecks19() []Check {
 // keyExpiryChecks19 are the checks of the commands that set or read a
 // key's expiry as a time: EXPIREAT, PEXPIREAT, EXPIRETIME, PEXPIRETIME.
 func keyExpiryChecks19() []Check {
+	// The keys of the checks below that are only steps.
+	k := "conform:k19:at"
 	return []Check{
 		{
 			Name:    "EXPIREAT, PEXPIREAT, EXPIRETIME, PEXPIRETIME",
 			Section: section19("", "Keys"),
 			Hint:    "the time set with (P)EXPIREAT reads back exactly from (P)EXPIRETIME (seconds rounded to the nearest); -1 for no TTL, -2 for no key; EXPIRE's NX|XX|GT|LT; a time past deletes the key",
-			Run: dialed(func(e *Env, c *Conn) error {
-				k := c.fresh("conform:k19:at")
-				return c.steps(
-					ex(integer(-2), "EXPIRETIME", k),
-					ex(integer(-2), "PEXPIRETIME", k),
-					ex(okReply, "SET", k, "v"),
-					ex(integer(-1), "EXPIRETIME", k),
-					ex(integer(0), "EXPIREAT", k, "4000000000", "XX"),
-					ex(integer(1), "EXPIREAT", k, "4000000000", "NX"),
-					ex(integer(4000000000), "EXPIRETIME", k),
-					ex(integer(0), "PEXPIREAT", k, "4000000000999", "LT"),
-					ex(integer(1), "PEXPIREAT", k, "4000000000999", "GT"),
-					ex(integer(4000000001), "EXPIRETIME", k),
-					ex(integer(1), "PEXPIREAT", k, "4000000000499"),
-					ex(integer(4000000000), "EXPIRETIME", k),
-					ex(integer(1), "PEXPIREAT", k, "4000000000999"),
-					ex(integer(4000000000999), "PEXPIRETIME", k),
-					ex("-ERR NX and XX, GT or LT options at the same time are not compatible\r\n", "EXPIREAT", k, "1", "NX", "LT"),
-					ex("-ERR invalid expire time in 'expireat' command\r\n", "EXPIREAT", k, "9223372036854775807"),
-					ex(integer(1), "EXPIREAT", k, "1"),
-					ex(integer(0), "EXISTS", k),
-				)
-			}),
+			Run: freshSteps([]string{k},
+				ex(integer(-2), "EXPIRETIME", k),
+				ex(integer(-2), "PEXPIRETIME", k),
+				ex(okReply, "SET", k, "v"),
+				ex(integer(-1), "EXPIRETIME", k),
+				ex(integer(0), "EXPIREAT", k, "4000000000", "XX"),
+				ex(integer(1), "EXPIREAT", k, "4000000000", "NX"),
+				ex(integer(4000000000), "EXPIRETIME", k),
+				ex(integer(0), "PEXPIREAT", k, "4000000000999", "LT"),
+				ex(integer(1), "PEXPIREAT", k, "4000000000999", "GT"),
+				ex(integer(4000000001), "EXPIRETIME", k),
+				ex(integer(1), "PEXPIREAT", k, "4000000000499"),
+				ex(integer(4000000000), "EXPIRETIME", k),
+				ex(integer(1), "PEXPIREAT", k, "4000000000999"),
+				ex(integer(4000000000999), "PEXPIRETIME", k),
+				ex("-ERR NX and XX, GT or LT options at the same time are not compatible\r\n", "EXPIREAT", k, "1", "NX", "LT"),
+				ex("-ERR invalid expire time in 'expireat' command\r\n", "EXPIREAT", k, "9223372036854775807"),
+				ex(integer(1), "EXPIREAT", k, "1"),
+				ex(integer(0), "EXISTS", k),
+			),
 		},
 	}
 }

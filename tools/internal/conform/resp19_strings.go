@@ -13,57 +13,54 @@ func stringChecks19() []Check {
 // stringSetChecks19 are the checks of SET's options and of the commands
 // that are SET with options fixed, GETEX and GETDEL.
 func stringSetChecks19() []Check {
+	// The keys of the checks below that are only steps.
+	k, n := "conform:set19", "conform:set19n"
+	g := "conform:getex19"
 	return []Check{
 		{
 			Name:    "SET's options: NX, XX, GET, EX, PX, EXAT, PXAT, KEEPTTL, and the commands that are SET with options fixed",
 			Section: section19("Strings", "SET and its kin"),
 			Hint:    "one grammar for SET and GETEX: NX and XX exclude each other, one expiry form (a time form may repeat, the last counting); an absolute time in the past leaves no key; SETEX and PSETEX are SET with EX or PX, SETNX is SET NX answering 1 or 0, GETSET is SET GET",
-			Run: dialed(func(e *Env, c *Conn) error {
-				k, n := c.fresh("conform:set19"), c.fresh("conform:set19n")
-				return c.steps(
-					ex(okReply, "SET", k, "v", "NX"),
-					ex(nullBulk, "SET", k, "w", "NX"),
-					ex(bulk("v"), "SET", k, "w", "NX", "GET"),
-					ex(nullBulk, "SET", n, "w", "XX"),
-					ex(bulk("v"), "SET", k, "w", "GET", "EX", "100"),
-					ex(okReply, "SET", k, "x", "KEEPTTL"),
-					ex(integer(100), "TTL", k),
-					ex(okReply, "SET", k, "v", "PXAT", "1"),
-					ex(integer(0), "EXISTS", k),
-					ex(syntaxErr, "SET", k, "v", "EX", "1", "PXAT", "1"),
-					ex(syntaxErr, "SET", k, "v", "NX", "XX"),
-					ex(syntaxErr, "SET", k, "v", "EXAT"),
-					ex("-ERR invalid expire time in 'set' command\r\n", "SET", k, "v", "EXAT", "0"),
-					ex(notInt, "SET", k, "v", "PX", "soon"),
-					ex("-ERR invalid expire time in 'setex' command\r\n", "SETEX", k, "-1", "v"),
-					ex(okReply, "PSETEX", k, "100000", "v"),
-					ex(integer(100), "TTL", k),
-					ex(integer(0), "SETNX", k, "w"),
-					ex(bulk("v"), "GETSET", k, "w"),
-					ex(integer(-1), "TTL", k),
-					ex(integer(1), "DEL", k),
-				)
-			}),
+			Run: freshSteps([]string{k, n},
+				ex(okReply, "SET", k, "v", "NX"),
+				ex(nullBulk, "SET", k, "w", "NX"),
+				ex(bulk("v"), "SET", k, "w", "NX", "GET"),
+				ex(nullBulk, "SET", n, "w", "XX"),
+				ex(bulk("v"), "SET", k, "w", "GET", "EX", "100"),
+				ex(okReply, "SET", k, "x", "KEEPTTL"),
+				ex(integer(100), "TTL", k),
+				ex(okReply, "SET", k, "v", "PXAT", "1"),
+				ex(integer(0), "EXISTS", k),
+				ex(syntaxErr, "SET", k, "v", "EX", "1", "PXAT", "1"),
+				ex(syntaxErr, "SET", k, "v", "NX", "XX"),
+				ex(syntaxErr, "SET", k, "v", "EXAT"),
+				ex("-ERR invalid expire time in 'set' command\r\n", "SET", k, "v", "EXAT", "0"),
+				ex(notInt, "SET", k, "v", "PX", "soon"),
+				ex("-ERR invalid expire time in 'setex' command\r\n", "SETEX", k, "-1", "v"),
+				ex(okReply, "PSETEX", k, "100000", "v"),
+				ex(integer(100), "TTL", k),
+				ex(integer(0), "SETNX", k, "w"),
+				ex(bulk("v"), "GETSET", k, "w"),
+				ex(integer(-1), "TTL", k),
+				ex(integer(1), "DEL", k),
+			),
 		},
 		{
 			Name:    "GETEX sets or drops a string's expiry as it answers it; GETDEL deletes it",
 			Section: section19("Strings", "SET and its kin"),
 			Hint:    "GETEX takes EX, PX, EXAT, PXAT or PERSIST (not SET's NX, XX, GET or KEEPTTL); a missing key answers null before the time is read",
-			Run: dialed(func(e *Env, c *Conn) error {
-				k := c.fresh("conform:getex19")
-				return c.steps(
-					ex(nullBulk, "GETEX", k, "EX", "0"),
-					ex(okReply, "SET", k, "v"),
-					ex(bulk("v"), "GETEX", k, "EX", "100"),
-					ex(integer(100), "TTL", k),
-					ex(bulk("v"), "GETEX", k, "PERSIST"),
-					ex(integer(-1), "TTL", k),
-					ex(syntaxErr, "GETEX", k, "KEEPTTL"),
-					ex("-ERR invalid expire time in 'getex' command\r\n", "GETEX", k, "PX", "-1"),
-					ex(bulk("v"), "GETDEL", k),
-					ex(nullBulk, "GETDEL", k),
-				)
-			}),
+			Run: freshSteps([]string{g},
+				ex(nullBulk, "GETEX", g, "EX", "0"),
+				ex(okReply, "SET", g, "v"),
+				ex(bulk("v"), "GETEX", g, "EX", "100"),
+				ex(integer(100), "TTL", g),
+				ex(bulk("v"), "GETEX", g, "PERSIST"),
+				ex(integer(-1), "TTL", g),
+				ex(syntaxErr, "GETEX", g, "KEEPTTL"),
+				ex("-ERR invalid expire time in 'getex' command\r\n", "GETEX", g, "PX", "-1"),
+				ex(bulk("v"), "GETDEL", g),
+				ex(nullBulk, "GETDEL", g),
+			),
 		},
 	}
 }
@@ -71,46 +68,43 @@ func stringSetChecks19() []Check {
 // stringValueChecks19 are the checks of the commands that change part of
 // a string or add to it: GETRANGE, SETRANGE, MSETNX and INCRBYFLOAT.
 func stringValueChecks19() []Check {
+	// The keys of the checks below that are only steps.
+	k, a, b := "conform:range19", "conform:range19a", "conform:range19b"
+	f := "conform:float19"
 	return []Check{
 		{
 			Name:    "GETRANGE, SETRANGE and MSETNX",
 			Section: section19("Strings", "ranges"),
 			Hint:    "a range's ends count back from the end when negative, then are clamped to the string; SETRANGE pads with zero bytes and refuses a negative offset; MSETNX sets all its keys or none",
-			Run: dialed(func(e *Env, c *Conn) error {
-				k, a, b := c.fresh("conform:range19"), c.fresh("conform:range19a"), c.fresh("conform:range19b")
-				return c.steps(
-					ex(bulk(""), "GETRANGE", k, "0", "-1"),
-					ex(integer(5), "SETRANGE", k, "3", "ab"),
-					ex(bulk("\x00\x00\x00ab"), "GET", k),
-					ex(okReply, "SET", k, "Hello"),
-					ex(bulk("llo"), "GETRANGE", k, "-3", "-1"),
-					ex(bulk(""), "GETRANGE", k, "-10", "-20"),
-					ex(bulk("He"), "SUBSTR", k, "-100", "1"),
-					ex("-ERR offset is out of range\r\n", "SETRANGE", k, "-1", "x"),
-					ex(integer(1), "MSETNX", a, "1", b, "2"),
-					ex(integer(0), "MSETNX", b, "3", k, "4"),
-					ex(bulk("2"), "GET", b),
-					ex(integer(3), "DEL", k, a, b),
-				)
-			}),
+			Run: freshSteps([]string{k, a, b},
+				ex(bulk(""), "GETRANGE", k, "0", "-1"),
+				ex(integer(5), "SETRANGE", k, "3", "ab"),
+				ex(bulk("\x00\x00\x00ab"), "GET", k),
+				ex(okReply, "SET", k, "Hello"),
+				ex(bulk("llo"), "GETRANGE", k, "-3", "-1"),
+				ex(bulk(""), "GETRANGE", k, "-10", "-20"),
+				ex(bulk("He"), "SUBSTR", k, "-100", "1"),
+				ex("-ERR offset is out of range\r\n", "SETRANGE", k, "-1", "x"),
+				ex(integer(1), "MSETNX", a, "1", b, "2"),
+				ex(integer(0), "MSETNX", b, "3", k, "4"),
+				ex(bulk("2"), "GET", b),
+				ex(integer(3), "DEL", k, a, b),
+			),
 		},
 		{
 			Name:    "INCRBYFLOAT adds in long double and prints the sum as Redis does",
 			Section: section19("Strings", "INCRBYFLOAT"),
 			Hint:    "Redis adds in C's long double (80-bit on x86-64) and prints \"%.17Lf\" without its trailing zeros; a sum that is not finite is refused",
-			Run: dialed(func(e *Env, c *Conn) error {
-				k := c.fresh("conform:float19")
-				return c.steps(
-					ex(bulk("10.5"), "INCRBYFLOAT", k, "10.50"),
-					ex(bulk("10.6"), "INCRBYFLOAT", k, "0.1"),
-					ex(bulk("-4989.39999999999999991"), "INCRBYFLOAT", k, "-5.0e3"),
-					ex(okReply, "SET", k, "1e30"),
-					ex(bulk("1000000000000000000024696061952"), "INCRBYFLOAT", k, "0"),
-					ex("-ERR increment would produce NaN or Infinity\r\n", "INCRBYFLOAT", k, "inf"),
-					ex("-ERR value is not a valid float\r\n", "INCRBYFLOAT", k, "1e5000"),
-					ex(integer(1), "DEL", k),
-				)
-			}),
+			Run: freshSteps([]string{f},
+				ex(bulk("10.5"), "INCRBYFLOAT", f, "10.50"),
+				ex(bulk("10.6"), "INCRBYFLOAT", f, "0.1"),
+				ex(bulk("-4989.39999999999999991"), "INCRBYFLOAT", f, "-5.0e3"),
+				ex(okReply, "SET", f, "1e30"),
+				ex(bulk("1000000000000000000024696061952"), "INCRBYFLOAT", f, "0"),
+				ex("-ERR increment would produce NaN or Infinity\r\n", "INCRBYFLOAT", f, "inf"),
+				ex("-ERR value is not a valid float\r\n", "INCRBYFLOAT", f, "1e5000"),
+				ex(integer(1), "DEL", f),
+			),
 		},
 	}
 }
@@ -118,37 +112,36 @@ func stringValueChecks19() []Check {
 // stringBitChecks19 are the checks of the commands that work on a
 // string's bits, and of LCS.
 func stringBitChecks19() []Check {
+	// The keys of the checks below that are only steps.
+	k, d := "conform:bits19", "conform:bits19d"
 	return []Check{
 		{
 			Name:    "the bit commands: SETBIT, GETBIT, BITCOUNT and BITPOS in bytes and bits, BITOP",
 			Section: section19("Strings", "bits"),
 			Hint:    "bit 0 is the first byte's highest; BITPOS looking for 0 without an end counts the zeros past the string; BITOP pads with zeros, and deletes its destination for an empty result",
-			Run: dialed(func(e *Env, c *Conn) error {
-				k, d := c.fresh("conform:bits19"), c.fresh("conform:bits19d")
-				return c.steps(
-					ex(integer(0), "SETBIT", k, "7", "1"),
-					ex(integer(1), "SETBIT", k, "7", "0"),
-					ex(integer(0), "SETBIT", k, "23", "1"),
-					ex(bulk("\x00\x00\x01"), "GET", k),
-					ex(integer(1), "GETBIT", k, "23"),
-					ex("-ERR bit offset is not an integer or out of range\r\n", "SETBIT", k, "4294967296", "1"),
-					ex("-ERR bit is not an integer or out of range\r\n", "SETBIT", k, "0", "2"),
-					ex(okReply, "SET", k, "foobar"),
-					ex(integer(26), "BITCOUNT", k),
-					ex(integer(17), "BITCOUNT", k, "5", "30", "BIT"),
-					ex(syntaxErr, "BITCOUNT", k, "0", "1", "WORD"),
-					ex(okReply, "SET", k, "\xff\xf0\x00"),
-					ex(integer(12), "BITPOS", k, "0"),
-					ex(integer(7), "BITPOS", k, "1", "7", "15", "BIT"),
-					ex(integer(-1), "BITPOS", k, "0", "0", "7", "BIT"),
-					ex(integer(3), "BITOP", "NOT", d, k),
-					ex(bulk("\x00\x0f\xff"), "GET", d),
-					ex("-ERR BITOP NOT must be called with a single source key.\r\n", "BITOP", "NOT", d, k, k),
-					ex(integer(0), "BITOP", "OR", d, "conform:bits19none"),
-					ex(integer(0), "EXISTS", d),
-					ex(integer(1), "DEL", k),
-				)
-			}),
+			Run: freshSteps([]string{k, d},
+				ex(integer(0), "SETBIT", k, "7", "1"),
+				ex(integer(1), "SETBIT", k, "7", "0"),
+				ex(integer(0), "SETBIT", k, "23", "1"),
+				ex(bulk("\x00\x00\x01"), "GET", k),
+				ex(integer(1), "GETBIT", k, "23"),
+				ex("-ERR bit offset is not an integer or out of range\r\n", "SETBIT", k, "4294967296", "1"),
+				ex("-ERR bit is not an integer or out of range\r\n", "SETBIT", k, "0", "2"),
+				ex(okReply, "SET", k, "foobar"),
+				ex(integer(26), "BITCOUNT", k),
+				ex(integer(17), "BITCOUNT", k, "5", "30", "BIT"),
+				ex(syntaxErr, "BITCOUNT", k, "0", "1", "WORD"),
+				ex(okReply, "SET", k, "\xff\xf0\x00"),
+				ex(integer(12), "BITPOS", k, "0"),
+				ex(integer(7), "BITPOS", k, "1", "7", "15", "BIT"),
+				ex(integer(-1), "BITPOS", k, "0", "0", "7", "BIT"),
+				ex(integer(3), "BITOP", "NOT", d, k),
+				ex(bulk("\x00\x0f\xff"), "GET", d),
+				ex("-ERR BITOP NOT must be called with a single source key.\r\n", "BITOP", "NOT", d, k, k),
+				ex(integer(0), "BITOP", "OR", d, "conform:bits19none"),
+				ex(integer(0), "EXISTS", d),
+				ex(integer(1), "DEL", k),
+			),
 		},
 		{
 			Name:    "LCS: the subsequence, LEN, and IDX with MINMATCHLEN and WITHMATCHLEN",

@@ -10,12 +10,63 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"example.com/byor/testkit"
 	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/wire"
+	"golang.org/x/sys/unix"
 )
+
+// The server as a process: signals that end it (SIGHUP, even at its first
+// accept) and its log output, on a pipe nobody reads or one that is closed.
+
+// TestHangupExitsCleanly: SIGHUP (the terminal went away) ends the server
+// with status 0 and a log line; it used to kill it silently.
+func TestHangupExitsCleanly(t *testing.T) {
+	eachChapter(t, fieldChapters, func(t *testing.T, ch string) {
+		p := startServer(t, ch, 0)
+		syscall.Kill(p.Pid(), syscall.SIGHUP)
+		select {
+		case <-p.Exited():
+		case <-time.After(testkit.Scale(30 * time.Second)):
+			t.Fatal("the server ignored SIGHUP")
+		}
+		// Stop reports how it had exited.
+		if err := p.Stop(time.Second); !strings.Contains(err.Error(), "<nil>") {
+			t.Errorf("the server did not exit cleanly: %v", err)
+		}
+		if !strings.Contains(p.Stderr(), "hangup: shutting down") {
+			t.Errorf("no log line about the hangup:\n%s", p.Stderr())
+		}
+	})
+}
+
+// TestHangupAtFirstAccept: SIGHUP sent the moment the server first accepts
+// a connection, before it has said it listens, still ends it cleanly. The
+// kernel completes connections as soon as listen() returns, so a server
+// that installs its signal handlers after listen() can be killed by the
+// signal's default action in between. The window is narrow: try many
+// times.
+func TestHangupAtFirstAccept(t *testing.T) {
+	const tries = 20
+	eachChapter(t, fieldChapters, func(t *testing.T, ch string) {
+		for i := range tries {
+			p := startAccepting(t, ch)
+			syscall.Kill(p.Pid(), syscall.SIGHUP)
+			select {
+			case <-p.Exited():
+			case <-time.After(testkit.Scale(30 * time.Second)):
+				t.Fatalf("try %d of %d: the server ignored SIGHUP", i+1, tries)
+			}
+			if err := p.Stop(time.Second); !strings.Contains(err.Error(), "<nil>") {
+				t.Fatalf("try %d of %d: SIGHUP at the first accept: the server did not exit cleanly: %v\n%s",
+					i+1, tries, err, p.Stderr())
+			}
+			if !strings.Contains(p.Stderr(), "hangup: shutting down") {
+				t.Fatalf("try %d of %d: no log line about the hangup:\n%s", i+1, tries, p.Stderr())
+			}
+		}
+	})
+}
 
 // startWithOutput runs chapter ch's server with stdout and stderr going to
 // the files given, and waits until it accepts connections.
