@@ -327,21 +327,7 @@ func ttlChecks(st *Stage, cfg *Config) []Check {
 				// pttl (up to 10 s) until the server has removed it on
 				// its own.
 				time.Sleep(1500 * time.Millisecond)
-				deadline := time.Now().Add(10 * time.Second)
-				for {
-					req := e.Req("pttl", k)
-					got, err := c.RequestReply(req)
-					if err != nil {
-						return err
-					}
-					if string(got) == string(e.Int(-2)) {
-						return nil
-					}
-					if time.Now().After(deadline) {
-						return &Mismatch{Request: req, Want: e.Int(-2), Got: got, e: e}
-					}
-					time.Sleep(100 * time.Millisecond)
-				}
+				return c.awaitReply(e.Int(-2), "pttl", k)
 			}),
 		},
 	}
@@ -365,20 +351,9 @@ func poolChecks(st *Stage, cfg *Config) []Check {
 			}
 			k := "conform:bigz"
 			c.Cmd(e.Int(0), "del", k)
-			const batch = 1000
-			for start := 0; start < n; start += batch {
-				var all []byte
-				for i := start; i < start+batch; i++ {
-					all = append(all, e.Req("zadd", k, fmt.Sprint(i), fmt.Sprintf("m%d", i))...)
-				}
-				if err := c.Send(all); err != nil {
-					return err
-				}
-				for i := start; i < start+batch; i++ {
-					if err := c.Expect(e.Req("zadd", k, fmt.Sprint(i), fmt.Sprintf("m%d", i)), e.Int(1)); err != nil {
-						return fmt.Errorf("zadd member %d: %v", i, err)
-					}
-				}
+			if err := c.batches("zadd member", n, func(i int) []string { return []string{"zadd", k, fmt.Sprint(i), fmt.Sprintf("m%d", i)} },
+				func(int) []byte { return e.Int(1) }); err != nil {
+				return err
 			}
 			var wg sync.WaitGroup
 			var otherErr error
@@ -418,20 +393,8 @@ func fieldTTLChecks(st *Stage, cfg *Config) []Check {
 			if err := c.Cmd(e.Arr(e.Int(1)), "hpexpire", k, "200", "FIELDS", "1", "a"); err != nil {
 				return err
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				req := e.Req("hexists", k, "a")
-				got, err := c.RequestReply(req)
-				if err != nil {
-					return err
-				}
-				if string(got) == string(e.Int(0)) {
-					break
-				}
-				if time.Now().After(deadline) {
-					return &Mismatch{Request: req, Want: e.Int(0), Got: got, e: e}
-				}
-				time.Sleep(100 * time.Millisecond)
+			if err := c.awaitReply(e.Int(0), "hexists", k, "a"); err != nil {
+				return err
 			}
 			if err := c.Cmd(e.Str("2"), "hget", k, "b"); err != nil {
 				return err
@@ -491,24 +454,10 @@ func resizeChecks(st *Stage, cfg *Config) []Check {
 		Hint:    "during progressive resizing, lookups and deletes must search both tables",
 		Timeout: 120 * time.Second,
 		Run: dialed(func(e *Env, c *Conn) error {
-			const n, batch = 20000, 1000
+			const n = 20000
 			key := func(i int) string { return fmt.Sprintf("conform:many:%d", i) }
 			pass := func(what string, req func(i int) []string, want func(i int) []byte) error {
-				for start := 0; start < n; start += batch {
-					var all []byte
-					for i := start; i < start+batch; i++ {
-						all = append(all, e.Req(req(i)...)...)
-					}
-					if err := c.Send(all); err != nil {
-						return err
-					}
-					for i := start; i < start+batch; i++ {
-						if err := c.Expect(e.Req(req(i)...), want(i)); err != nil {
-							return fmt.Errorf("%s, key %d: %v", what, i, err)
-						}
-					}
-				}
-				return nil
+				return c.batches(what+", key", n, req, want)
 			}
 			if err := pass("set", func(i int) []string { return []string{"set", key(i), fmt.Sprint(i)} },
 				func(int) []byte { return e.okSet() }); err != nil {
@@ -544,4 +493,46 @@ func resizeChecks(st *Stage, cfg *Config) []Check {
 				func(i int) []byte { return e.deleted(i%2 == 1) })
 		}),
 	}}
+}
+
+// batches sends requests 0..n-1 (req(i)), a thousand to a write, and
+// checks that request i is answered want(i); what names a request that is
+// not, by its number.
+func (c *Conn) batches(what string, n int, req func(i int) []string, want func(i int) []byte) error {
+	const batch = 1000
+	for start := 0; start < n; start += batch {
+		var all []byte
+		for i := start; i < start+batch; i++ {
+			all = append(all, c.e.Req(req(i)...)...)
+		}
+		if err := c.Send(all); err != nil {
+			return err
+		}
+		for i := start; i < start+batch; i++ {
+			if err := c.Expect(c.e.Req(req(i)...), want(i)); err != nil {
+				return fmt.Errorf("%s %d: %v", what, i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// awaitReply sends args until the reply is want, for up to 10 s: for a
+// change the server makes on its own (a TTL passing), not on a request.
+func (c *Conn) awaitReply(want []byte, args ...string) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		req := c.e.Req(args...)
+		got, err := c.RequestReply(req)
+		if err != nil {
+			return err
+		}
+		if string(got) == string(want) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return &Mismatch{Request: req, Want: want, Got: got, e: c.e}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

@@ -206,31 +206,6 @@ func (c *Conn) fresh(key string) string {
 	return key
 }
 
-// steps runs commands with their expected replies, in order.
-func (c *Conn) steps(ss ...[]string) error {
-	for _, s := range ss {
-		if err := c.CommandExpect(s[0], s[1:]...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// freshSteps is the Run of a check that is nothing but steps: it dials,
-// deletes keys (as fresh does, whatever the DEL answers) so that each
-// starts missing, then runs steps in order.
-func freshSteps(keys []string, steps ...[]string) func(e *Env) error {
-	return dialed(func(e *Env, c *Conn) error {
-		for _, k := range keys {
-			c.fresh(k)
-		}
-		return c.steps(steps...)
-	})
-}
-
-// ex is one command and its expected reply, for steps.
-func ex(want string, args ...string) []string { return append([]string{want}, args...) }
-
 // showRESPRequest shows a request as the words a user would type, when it
 // is an array of bulk strings, else quoted.
 func showRESPRequest(b []byte) string {
@@ -287,6 +262,8 @@ func respNotChecked17() []Check {
 // respStringChecks are the checks of PING, ECHO and inline commands, and of
 // SET, GET, DEL and EXISTS with SET's options.
 func respStringChecks() []Check {
+	// The key of the check below that is only steps.
+	k := "conform:setopt"
 	return []Check{
 		{
 			Name: "PING and ECHO, as arrays of bulk strings and as inline commands",
@@ -338,44 +315,26 @@ func respStringChecks() []Check {
 		{
 			Name: "SET's options NX, XX, EX, PX and KEEPTTL",
 			Hint: "SET with NX or XX answers the null bulk string when it does not set; the last EX or PX given counts",
-			Run: dialed(func(e *Env, c *Conn) error {
-				k := c.fresh("conform:setopt")
-				if err := c.steps(
-					ex(nullBulk, "SET", k, "v", "XX"),
-					ex(nullBulk, "GET", k),
-					ex(okReply, "SET", k, "v", "NX"),
-					ex(nullBulk, "SET", k, "w", "NX"),
-					ex(bulk("v"), "GET", k),
-					ex(okReply, "SET", k, "w", "XX"),
-					ex(bulk("w"), "GET", k),
-					ex(okReply, "SET", k, "v", "EX", "100"),
-				); err != nil {
-					return err
-				}
-				if err := c.CommandIntIn(98, 100, "TTL", k); err != nil {
-					return err
-				}
-				if err := c.steps(ex(okReply, "SET", k, "v", "KEEPTTL")); err != nil {
-					return err
-				}
-				if err := c.CommandIntIn(98, 100, "TTL", k); err != nil {
-					return err
-				}
-				if err := c.steps(ex(okReply, "SET", k, "v", "PX", "200000")); err != nil {
-					return err
-				}
-				if err := c.CommandIntIn(190000, 200000, "PTTL", k); err != nil {
-					return err
-				}
-				if err := c.steps(ex(okReply, "SET", k, "v"), ex(integer(-1), "TTL", k),
-					ex(okReply, "SET", k, "v", "EX", "1", "EX", "100")); err != nil {
-					return err
-				}
-				if err := c.CommandIntIn(98, 100, "TTL", k); err != nil {
-					return fmt.Errorf("the last EX counts: %v", err)
-				}
-				return c.steps(ex(integer(1), "DEL", k))
-			}),
+			Run: freshSteps([]string{k},
+				ex(nullBulk, "SET", k, "v", "XX"),
+				ex(nullBulk, "GET", k),
+				ex(okReply, "SET", k, "v", "NX"),
+				ex(nullBulk, "SET", k, "w", "NX"),
+				ex(bulk("v"), "GET", k),
+				ex(okReply, "SET", k, "w", "XX"),
+				ex(bulk("w"), "GET", k),
+				ex(okReply, "SET", k, "v", "EX", "100"),
+				intIn(98, 100, "TTL", k),
+				ex(okReply, "SET", k, "v", "KEEPTTL"),
+				intIn(98, 100, "TTL", k),
+				ex(okReply, "SET", k, "v", "PX", "200000"),
+				intIn(190000, 200000, "PTTL", k),
+				ex(okReply, "SET", k, "v"),
+				ex(integer(-1), "TTL", k),
+				ex(okReply, "SET", k, "v", "EX", "1", "EX", "100"),
+				because("the last EX counts", intIn(98, 100, "TTL", k)),
+				ex(integer(1), "DEL", k),
+			),
 		},
 	}
 }
@@ -383,42 +342,31 @@ func respStringChecks() []Check {
 // respExpiryChecks are the checks of EXPIRE and its kin, and of keys that
 // expire by themselves.
 func respExpiryChecks() []Check {
+	// The key of the check below that is only steps.
+	k := "conform:ttl"
 	return []Check{
 		{
 			Name: "EXPIRE, PEXPIRE, TTL, PTTL, PERSIST",
 			Hint: "TTL answers -2 for no key, -1 for no TTL; an expire time not in the future deletes the key",
-			Run: dialed(func(e *Env, c *Conn) error {
-				k := c.fresh("conform:ttl")
-				if err := c.steps(
-					ex(integer(-2), "TTL", k),
-					ex(integer(-2), "PTTL", k),
-					ex(integer(0), "EXPIRE", k, "10"),
-					ex(okReply, "SET", k, "v"),
-					ex(integer(-1), "TTL", k),
-					ex(integer(0), "PERSIST", k),
-					ex(integer(1), "EXPIRE", k, "100"),
-				); err != nil {
-					return err
-				}
-				if err := c.CommandIntIn(98, 100, "TTL", k); err != nil {
-					return err
-				}
-				if err := c.steps(ex(integer(1), "PEXPIRE", k, "50000")); err != nil {
-					return err
-				}
-				if err := c.CommandIntIn(45000, 50000, "PTTL", k); err != nil {
-					return err
-				}
-				return c.steps(
-					ex(integer(1), "PERSIST", k),
-					ex(integer(-1), "PTTL", k),
-					ex(integer(1), "EXPIRE", k, "-1"),
-					ex(integer(0), "EXISTS", k),
-					ex(okReply, "SET", k, "v"),
-					ex(integer(1), "PEXPIRE", k, "0"),
-					ex(integer(-2), "TTL", k),
-				)
-			}),
+			Run: freshSteps([]string{k},
+				ex(integer(-2), "TTL", k),
+				ex(integer(-2), "PTTL", k),
+				ex(integer(0), "EXPIRE", k, "10"),
+				ex(okReply, "SET", k, "v"),
+				ex(integer(-1), "TTL", k),
+				ex(integer(0), "PERSIST", k),
+				ex(integer(1), "EXPIRE", k, "100"),
+				intIn(98, 100, "TTL", k),
+				ex(integer(1), "PEXPIRE", k, "50000"),
+				intIn(45000, 50000, "PTTL", k),
+				ex(integer(1), "PERSIST", k),
+				ex(integer(-1), "PTTL", k),
+				ex(integer(1), "EXPIRE", k, "-1"),
+				ex(integer(0), "EXISTS", k),
+				ex(okReply, "SET", k, "v"),
+				ex(integer(1), "PEXPIRE", k, "0"),
+				ex(integer(-2), "TTL", k),
+			),
 		},
 		{
 			Name:    "a key expires by itself, with nobody touching it",

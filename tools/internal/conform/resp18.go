@@ -204,17 +204,12 @@ func (c *Conn) info(args ...string) (string, error) {
 
 // respChecks18 are the ch18 stage's checks.
 func respChecks18(st *Stage, cfg *Config) []Check {
-	return slices.Concat(scanChecks18(), txChecks18(), infoTypeChecks18(), []Check{{
+	return slices.Concat(scanCursorChecks18(), scanChurnChecks18(), multiChecks18(), watchChecks18(), infoTypeChecks18(), []Check{{
 		Name: "not checked: what chapter 18 does not claim",
 		Skip: "HSCAN, ZSCAN and SSCAN, SCAN's TYPE with a type Redis has and chapter 18 does not (list, set, stream), " +
 			"INFO's fields other than the keyspace's (their values differ between servers), commands that cannot be queued in MULTI (SUBSCRIBE), " +
 			"and Redis's other commands, the everyday ones (INCR, MGET, ZRANK, ...) among them, which chapter 19's stage checks (ch18_scan_multi/README.md)",
 	}})
-}
-
-// scanChecks18 are the checks of SCAN.
-func scanChecks18() []Check {
-	return slices.Concat(scanCursorChecks18(), scanChurnChecks18())
 }
 
 // scanCursorChecks18 are the checks of SCAN's cursor, its options and its
@@ -417,11 +412,6 @@ func scanChurnChecks18() []Check {
 			}),
 		},
 	}
-}
-
-// txChecks18 are the checks of MULTI, EXEC, DISCARD, WATCH and UNWATCH.
-func txChecks18() []Check {
-	return slices.Concat(multiChecks18(), watchChecks18())
 }
 
 // multiChecks18 are the checks of MULTI, EXEC and DISCARD, and of their

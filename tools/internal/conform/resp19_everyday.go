@@ -1,9 +1,6 @@
 package conform
 
-import (
-	"fmt"
-	"slices"
-)
+import "slices"
 
 // The everyday commands clients send besides SCAN, transactions and INFO:
 // the counters, MGET, MSET, STRLEN, HMGET and the sorted sets' ranks and
@@ -20,69 +17,55 @@ func everydayChecks19() []Check {
 // STRLEN and HMGET.
 func everydayStringChecks19() []Check {
 	// The keys of the checks below that are only steps.
+	n, ns, nz := "conform:n", "conform:ns", "conform:nz"
 	a, b, h, z := "conform:ma", "conform:mb", "conform:mh", "conform:mz"
 	return []Check{
 		{
 			Name:    "INCR, INCRBY, DECR, DECRBY: values, a missing key as 0, the TTL kept; not an integer, overflow",
 			Section: section19("", "INCR and DECR"),
 			Hint:    "the value must be a 64-bit decimal integer exactly as Redis prints one (no sign +, no spaces, no leading zeros); a result outside 64 bits is ERR increment or decrement would overflow (DECRBY of -2^63 is ERR decrement would overflow), and changes nothing; the key keeps its TTL",
-			Run: dialed(func(e *Env, c *Conn) error {
-				n, s, z := c.fresh("conform:n"), c.fresh("conform:ns"), c.fresh("conform:nz")
-				if err := c.steps(
-					ex(integer(1), "INCR", n),
-					ex(integer(11), "INCRBY", n, "10"),
-					ex(integer(6), "INCRBY", n, "-5"),
-					ex(integer(5), "DECR", n),
-					ex(integer(2), "DECRBY", n, "3"),
-					ex(integer(-1), "DECRBY", n, "3"),
-					ex(bulk("-1"), "GET", n),
-					ex(integer(1), "DEL", n),
-					ex(integer(-4), "DECRBY", n, "4"),
-					ex(okReply, "SET", n, "5", "EX", "1000"),
-					ex(integer(6), "INCR", n),
-				); err != nil {
-					return err
-				}
-				if err := c.CommandIntIn(990, 1000, "TTL", n); err != nil {
-					return fmt.Errorf("INCR keeps the key's TTL: %v", err)
-				}
-				if err := c.steps(ex(okReply, "SET", n, "9223372036854775806"), ex(integer(9223372036854775807), "INCR", n)); err != nil {
-					return err
-				}
-				steps := [][]string{
-					ex(overflow, "INCR", n),
-					ex(overflow, "INCRBY", n, "1"),
-					ex(integer(9223372036854775807), "INCRBY", n, "0"),
-					ex(okReply, "SET", n, "-9223372036854775808"),
-					ex(overflow, "DECR", n),
-					ex(overflow, "INCRBY", n, "-1"),
-					ex(okReply, "SET", n, "5"),
-					ex("-ERR decrement would overflow\r\n", "DECRBY", n, "-9223372036854775808"),
-					ex(overflow, "INCRBY", n, "9223372036854775807"),
-					ex(notInt, "INCRBY", n, "9223372036854775808"),
-					ex(notInt, "INCRBY", n, "x"),
-					ex(notInt, "INCRBY", n, "1.5"),
-					ex(notInt, "INCRBY", n, "+2"),
-					ex(notInt, "INCRBY", n, "02"),
-					ex(notInt, "DECRBY", n, "-0"),
-					ex(notInt, "DECRBY", n, ""),
-					ex(bulk("5"), "GET", n),
-				}
-				for _, bad := range []string{"abc", "1.5", " 5", "5 ", "+5", "05", "", "99999999999999999999"} {
-					steps = append(steps, ex(okReply, "SET", s, bad), ex(notInt, "INCR", s), ex(notInt, "DECRBY", s, "1"), ex(bulk(bad), "GET", s))
-				}
-				steps = append(steps,
-					ex(integer(1), "ZADD", z, "1", "m"),
-					ex(wrongType, "INCR", z),
-					ex(wrongType, "DECRBY", z, "1"),
-					ex(arity("incr"), "INCR"),
-					ex(arity("incrby"), "INCRBY", n),
-					ex(arity("decr"), "DECR", n, "1"),
-					ex(arity("decrby"), "DECRBY", n),
-					ex(integer(3), "DEL", n, s, z),
-				)
-				return c.steps(steps...)
-			}),
+			Run: freshSteps([]string{n, ns, nz}, slices.Concat([]respStep{
+				ex(integer(1), "INCR", n),
+				ex(integer(11), "INCRBY", n, "10"),
+				ex(integer(6), "INCRBY", n, "-5"),
+				ex(integer(5), "DECR", n),
+				ex(integer(2), "DECRBY", n, "3"),
+				ex(integer(-1), "DECRBY", n, "3"),
+				ex(bulk("-1"), "GET", n),
+				ex(integer(1), "DEL", n),
+				ex(integer(-4), "DECRBY", n, "4"),
+				ex(okReply, "SET", n, "5", "EX", "1000"),
+				ex(integer(6), "INCR", n),
+				because("INCR keeps the key's TTL", intIn(990, 1000, "TTL", n)),
+				ex(okReply, "SET", n, "9223372036854775806"),
+				ex(integer(9223372036854775807), "INCR", n),
+				ex(overflow, "INCR", n),
+				ex(overflow, "INCRBY", n, "1"),
+				ex(integer(9223372036854775807), "INCRBY", n, "0"),
+				ex(okReply, "SET", n, "-9223372036854775808"),
+				ex(overflow, "DECR", n),
+				ex(overflow, "INCRBY", n, "-1"),
+				ex(okReply, "SET", n, "5"),
+				ex("-ERR decrement would overflow\r\n", "DECRBY", n, "-9223372036854775808"),
+				ex(overflow, "INCRBY", n, "9223372036854775807"),
+				ex(notInt, "INCRBY", n, "9223372036854775808"),
+				ex(notInt, "INCRBY", n, "x"),
+				ex(notInt, "INCRBY", n, "1.5"),
+				ex(notInt, "INCRBY", n, "+2"),
+				ex(notInt, "INCRBY", n, "02"),
+				ex(notInt, "DECRBY", n, "-0"),
+				ex(notInt, "DECRBY", n, ""),
+				ex(bulk("5"), "GET", n),
+			}, notCounterSteps(ns), []respStep{
+				ex(integer(1), "ZADD", nz, "1", "m"),
+				ex(wrongType, "INCR", nz),
+				ex(wrongType, "DECRBY", nz, "1"),
+				ex(arity("incr"), "INCR"),
+				ex(arity("incrby"), "INCRBY", n),
+				ex(arity("decr"), "DECR", n, "1"),
+				ex(arity("decrby"), "DECRBY", n),
+				ex(integer(3), "DEL", n, ns, nz),
+			})...),
 		},
 		{
 			Name:    "MGET, MSET, STRLEN, HMGET",
@@ -110,6 +93,16 @@ func everydayStringChecks19() []Check {
 			),
 		},
 	}
+}
+
+// notCounterSteps sets s to values that are not integers as Redis reads
+// them, and checks that INCR and DECRBY refuse each and leave it as it was.
+func notCounterSteps(s string) []respStep {
+	var out []respStep
+	for _, bad := range []string{"abc", "1.5", " 5", "5 ", "+5", "05", "", "99999999999999999999"} {
+		out = append(out, ex(okReply, "SET", s, bad), ex(notInt, "INCR", s), ex(notInt, "DECRBY", s, "1"), ex(bulk(bad), "GET", s))
+	}
+	return out
 }
 
 // everydayZSetChecks19 are the checks of ZRANK, ZREVRANK, ZCOUNT, ZINCRBY,

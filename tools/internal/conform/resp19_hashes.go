@@ -72,45 +72,32 @@ func hashFieldChecks19() []Check {
 
 // hashRandomChecks19 are the checks of HRANDFIELD.
 func hashRandomChecks19() []Check {
+	// The key of the check below that is only steps, and what it holds.
+	h := "conform:hr19"
+	fields := map[string]string{"a": "1", "b": "2", "c": "3", "d": "4", "e": "5"}
 	return []Check{
 		{
 			Name:    "HRANDFIELD: one field, distinct fields for a positive count, repeats for a negative one, WITHVALUES; its errors",
 			Section: section19("Hashes", "HRANDFIELD"),
 			Hint:    "no count: a field, or null for no key; count n > 0: min(n, HLEN) distinct fields; n < 0: |n| fields, repeats allowed; WITHVALUES: field, value, ... (pairs in RESP3); a count that is not an integer is ERR value is not an integer or out of range, -2^63 is out of range, and with WITHVALUES so is any count past 2^62",
-			Run: dialed(func(e *Env, c *Conn) error {
-				h := c.fresh("conform:hr19")
-				fields := map[string]string{"a": "1", "b": "2", "c": "3", "d": "4", "e": "5"}
-				if err := c.steps(
-					ex(nullBulk, "HRANDFIELD", h),
-					ex(array(), "HRANDFIELD", h, "5"),
-					ex(integer(5), "HSET", h, "a", "1", "b", "2", "c", "3", "d", "4", "e", "5"),
-					ex(array(), "HRANDFIELD", h, "0"),
-					ex(notInt, "HRANDFIELD", h, "x"),
-					ex(syntaxErr, "HRANDFIELD", h, "1", "WITHVALUE"),
-					ex(syntaxErr, "HRANDFIELD", h, "1", "WITHVALUES", "x"),
-					ex("-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807\r\n", "HRANDFIELD", h, "-9223372036854775808"),
-					ex("-ERR value is out of range\r\n", "HRANDFIELD", h, "-9223372036854770000", "WITHVALUES"),
-				); err != nil {
-					return err
-				}
-				for _, tc := range []struct {
-					args     []string
-					n        int
-					distinct bool
-				}{
-					{[]string{"3"}, 3, true},
-					{[]string{"5"}, 5, true},
-					{[]string{"9"}, 5, true},
-					{[]string{"-12"}, 12, false},
-					{[]string{"2", "WITHVALUES"}, 2, true},
-					{[]string{"-7", "withvalues"}, 7, false},
-				} {
-					if err := c.expectRandFields(h, fields, tc.args, tc.n, tc.distinct); err != nil {
-						return err
-					}
-				}
-				return c.steps(ex(integer(1), "DEL", h))
-			}),
+			Run: freshSteps([]string{h},
+				ex(nullBulk, "HRANDFIELD", h),
+				ex(array(), "HRANDFIELD", h, "5"),
+				ex(integer(5), "HSET", h, "a", "1", "b", "2", "c", "3", "d", "4", "e", "5"),
+				ex(array(), "HRANDFIELD", h, "0"),
+				ex(notInt, "HRANDFIELD", h, "x"),
+				ex(syntaxErr, "HRANDFIELD", h, "1", "WITHVALUE"),
+				ex(syntaxErr, "HRANDFIELD", h, "1", "WITHVALUES", "x"),
+				ex("-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807\r\n", "HRANDFIELD", h, "-9223372036854775808"),
+				ex("-ERR value is out of range\r\n", "HRANDFIELD", h, "-9223372036854770000", "WITHVALUES"),
+				randFields(h, fields, 3, true, "3"),
+				randFields(h, fields, 5, true, "5"),
+				randFields(h, fields, 5, true, "9"),
+				randFields(h, fields, 12, false, "-12"),
+				randFields(h, fields, 2, true, "2", "WITHVALUES"),
+				randFields(h, fields, 7, false, "-7", "withvalues"),
+				ex(integer(1), "DEL", h),
+			),
 		},
 	}
 }
@@ -195,43 +182,45 @@ func hashScanChecks19() []Check {
 	}
 }
 
-// expectRandFields sends HRANDFIELD h with args, a count and maybe
-// WITHVALUES, and checks that it answers n fields of the hash, whose
-// fields and values are fields: no field twice if distinct, and each
-// followed by its value with WITHVALUES.
-func (c *Conn) expectRandFields(h string, fields map[string]string, args []string, n int, distinct bool) error {
-	req, got, err := c.CommandReply(append([]string{"HRANDFIELD", h}, args...)...)
-	if err != nil {
-		return err
-	}
-	fail := func(why string) error {
-		return fmt.Errorf("request:  %s\n%s\nreceived: %s", showRESPRequest(req), why, quoteClip(got))
-	}
-	items, ok := splitBulks(got)
-	withValues := len(args) == 2
-	if !ok {
-		return fail("expected an array of bulk strings")
-	}
-	names := items
-	if withValues {
-		names = nil
-		for i := 0; i+1 < len(items); i += 2 {
-			if fields[items[i]] != items[i+1] {
-				return fail(fmt.Sprintf("field %q came with %q", items[i], items[i+1]))
+// randFields sends HRANDFIELD h with args, a count and maybe WITHVALUES,
+// and checks that it answers n fields of the hash, whose fields and
+// values are fields: no field twice if distinct, and each followed by its
+// value with WITHVALUES.
+func randFields(h string, fields map[string]string, n int, distinct bool, args ...string) respStep {
+	return func(c *Conn) error {
+		req, got, err := c.CommandReply(append([]string{"HRANDFIELD", h}, args...)...)
+		if err != nil {
+			return err
+		}
+		fail := func(why string) error {
+			return fmt.Errorf("request:  %s\n%s\nreceived: %s", showRESPRequest(req), why, quoteClip(got))
+		}
+		items, ok := splitBulks(got)
+		withValues := len(args) == 2
+		if !ok {
+			return fail("expected an array of bulk strings")
+		}
+		names := items
+		if withValues {
+			names = nil
+			for i := 0; i+1 < len(items); i += 2 {
+				if fields[items[i]] != items[i+1] {
+					return fail(fmt.Sprintf("field %q came with %q", items[i], items[i+1]))
+				}
+				names = append(names, items[i])
 			}
-			names = append(names, items[i])
 		}
-	}
-	if len(names) != n {
-		return fail(fmt.Sprintf("expected %d fields", n))
-	}
-	for _, f := range names {
-		if _, ok := fields[f]; !ok {
-			return fail(fmt.Sprintf("%q is not a field of the hash", f))
+		if len(names) != n {
+			return fail(fmt.Sprintf("expected %d fields", n))
 		}
+		for _, f := range names {
+			if _, ok := fields[f]; !ok {
+				return fail(fmt.Sprintf("%q is not a field of the hash", f))
+			}
+		}
+		if distinct && len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names) {
+			return fail("expected distinct fields for a positive count")
+		}
+		return nil
 	}
-	if distinct && len(slices.Compact(slices.Sorted(slices.Values(names)))) != len(names) {
-		return fail("expected distinct fields for a positive count")
-	}
-	return nil
 }

@@ -109,64 +109,43 @@ func keyExpiryChecks19() []Check {
 // server rather than a value: TOUCH, RANDOMKEY, TIME, SWAPDB, MOVE,
 // OBJECT, MEMORY USAGE and INFO's command counters.
 func keyServerChecks19() []Check {
+	// The keys of the checks below that are only steps.
+	touch, obj := "conform:k19:touch", "conform:k19:obj"
 	return []Check{
 		{
 			Name:    "TOUCH, RANDOMKEY, TIME, and SWAPDB and MOVE out of range",
 			Section: section19("", "Keys"),
 			Hint:    "TOUCH counts the keys that exist; RANDOMKEY answers a key; TIME answers [seconds, microseconds] as bulk strings; an index past the server's databases is ERR DB index is out of range",
-			Run: dialed(func(e *Env, c *Conn) error {
-				k := c.fresh("conform:k19:touch")
-				if err := c.steps(
-					ex(okReply, "SET", k, "v"),
-					ex(integer(2), "TOUCH", k, k, "conform:k19:nosuch"),
-					ex("-ERR DB index is out of range\r\n", "SWAPDB", "0", "16"),
-					ex("-ERR invalid first DB index\r\n", "SWAPDB", "x", "0"),
-					ex("-ERR DB index is out of range\r\n", "MOVE", k, "16"),
-					ex("-ERR source and destination objects are the same\r\n", "MOVE", k, "0"),
-				); err != nil {
-					return err
-				}
-				if err := c.expectForm("$<len> <a key>", keysSomeBulk, "RANDOMKEY"); err != nil {
-					return err
-				}
-				if err := c.expectForm("*2 $<seconds> $<microseconds>", func(got []byte) bool {
-					parts, ok := splitBulks(got)
-					return ok && len(parts) == 2 && keysDigits(parts[0]) && keysDigits(parts[1]) && len(parts[1]) <= 6
-				}, "TIME"); err != nil {
-					return err
-				}
-				return c.steps(ex(integer(1), "DEL", k))
-			}),
+			Run: freshSteps([]string{touch},
+				ex(okReply, "SET", touch, "v"),
+				ex(integer(2), "TOUCH", touch, touch, "conform:k19:nosuch"),
+				ex("-ERR DB index is out of range\r\n", "SWAPDB", "0", "16"),
+				ex("-ERR invalid first DB index\r\n", "SWAPDB", "x", "0"),
+				ex("-ERR DB index is out of range\r\n", "MOVE", touch, "16"),
+				ex("-ERR source and destination objects are the same\r\n", "MOVE", touch, "0"),
+				form("$<len> <a key>", keysSomeBulk, "RANDOMKEY"),
+				form("*2 $<seconds> $<microseconds>", keysTime, "TIME"),
+				ex(integer(1), "DEL", touch),
+			),
 		},
 		{
 			Name:    "OBJECT and MEMORY USAGE",
 			Section: section19("", "Keys"),
 			Hint:    "null for a missing key; OBJECT FREQ is an error without an LFU policy; MEMORY USAGE is a positive estimate; a subcommand's arity error names it as object|encoding",
-			Run: dialed(func(e *Env, c *Conn) error {
-				k := c.fresh("conform:k19:obj")
-				if err := c.steps(
-					ex(nullBulk, "OBJECT", "ENCODING", k),
-					ex(nullBulk, "OBJECT", "FREQ", k),
-					ex(nullBulk, "MEMORY", "USAGE", k),
-					ex(okReply, "SET", k, "some value"),
-					ex(arity("object|encoding"), "OBJECT", "ENCODING"),
-					ex(syntaxErr, "MEMORY", "USAGE", k, "SAMPLES", "-1"),
-					ex("-ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.\r\n",
-						"OBJECT", "FREQ", k),
-				); err != nil {
-					return err
-				}
-				if err := c.CommandIntIn(1, 1<<20, "MEMORY", "USAGE", k); err != nil {
-					return err
-				}
-				if err := c.CommandIntIn(0, 1<<30, "OBJECT", "IDLETIME", k); err != nil {
-					return err
-				}
-				if err := c.expectForm("$<len> <an encoding's name>", keysSomeBulk, "OBJECT", "ENCODING", k); err != nil {
-					return err
-				}
-				return c.steps(ex(integer(1), "DEL", k))
-			}),
+			Run: freshSteps([]string{obj},
+				ex(nullBulk, "OBJECT", "ENCODING", obj),
+				ex(nullBulk, "OBJECT", "FREQ", obj),
+				ex(nullBulk, "MEMORY", "USAGE", obj),
+				ex(okReply, "SET", obj, "some value"),
+				ex(arity("object|encoding"), "OBJECT", "ENCODING"),
+				ex(syntaxErr, "MEMORY", "USAGE", obj, "SAMPLES", "-1"),
+				ex("-ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.\r\n",
+					"OBJECT", "FREQ", obj),
+				intIn(1, 1<<20, "MEMORY", "USAGE", obj),
+				intIn(0, 1<<30, "OBJECT", "IDLETIME", obj),
+				form("$<len> <an encoding's name>", keysSomeBulk, "OBJECT", "ENCODING", obj),
+				ex(integer(1), "DEL", obj),
+			),
 		},
 		{
 			Name:    "INFO: commandstats counts refused and failed calls; the replication offset",
@@ -201,23 +180,16 @@ func keyServerChecks19() []Check {
 	}
 }
 
-// expectForm sends args and checks that the reply has a form that ok
-// accepts, for replies whose bytes vary from run to run; want describes
-// that form in a mismatch.
-func (c *Conn) expectForm(want string, ok func(got []byte) bool, args ...string) error {
-	req, got, err := c.CommandReply(args...)
-	if err != nil {
-		return err
-	}
-	if !ok(got) {
-		return &Mismatch{Request: req, Want: []byte(want), Got: got, e: c.e}
-	}
-	return nil
-}
-
 // keysSomeBulk reports whether got is a bulk string that is not empty.
 func keysSomeBulk(got []byte) bool {
 	return len(got) >= 4 && got[0] == '$' && string(got) != nullBulk
+}
+
+// keysTime reports whether got is TIME's reply: seconds and microseconds,
+// as bulk strings of digits.
+func keysTime(got []byte) bool {
+	parts, ok := splitBulks(got)
+	return ok && len(parts) == 2 && keysDigits(parts[0]) && keysDigits(parts[1]) && len(parts[1]) <= 6
 }
 
 // keysDigits reports whether s is a non-empty run of decimal digits.

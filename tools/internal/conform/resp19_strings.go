@@ -167,21 +167,20 @@ func stringBitChecks19() []Check {
 // stringTypeChecks19 is the check that every string command refuses a
 // key of another type.
 func stringTypeChecks19() []Check {
+	// The key of the check below, which is only steps.
+	z := "conform:wrong19"
+	steps := []respStep{ex(integer(1), "ZADD", z, "1", "m")}
+	for _, cmd := range []string{"GETEX", "GETDEL", "GETRANGE 0 1", "SETRANGE 0 x", "INCRBYFLOAT 1",
+		"SETBIT 0 1", "GETBIT 0", "BITCOUNT", "BITPOS 1", "GETSET v", "SET v GET"} {
+		f := strings.Fields(cmd)
+		steps = append(steps, ex(wrongType, append([]string{f[0], z}, f[1:]...)...))
+	}
+	steps = append(steps, ex(integer(1), "ZCARD", z), ex(integer(1), "DEL", z))
 	return []Check{
 		{
 			Name:    "the string commands refuse a key of another type, and change nothing",
 			Section: section19("Strings", "SET and its kin"),
-			Run: dialed(func(e *Env, c *Conn) error {
-				z := c.fresh("conform:wrong19")
-				steps := [][]string{ex(integer(1), "ZADD", z, "1", "m")}
-				for _, cmd := range []string{"GETEX", "GETDEL", "GETRANGE 0 1", "SETRANGE 0 x", "INCRBYFLOAT 1",
-					"SETBIT 0 1", "GETBIT 0", "BITCOUNT", "BITPOS 1", "GETSET v", "SET v GET"} {
-					f := strings.Fields(cmd)
-					steps = append(steps, ex(wrongType, append([]string{f[0], z}, f[1:]...)...))
-				}
-				steps = append(steps, ex(integer(1), "ZCARD", z), ex(integer(1), "DEL", z))
-				return c.steps(steps...)
-			}),
+			Run:     freshSteps([]string{z}, steps...),
 		},
 	}
 }

@@ -5,15 +5,10 @@ import "slices"
 // respChecks20 are chapter 20's checks: every sorted-set command but the
 // blocking ones.
 func respChecks20(st *Stage, cfg *Config) []Check {
-	return slices.Concat(zsetChecks20(), []Check{{
+	return slices.Concat(rangeChecks20(), zsetAlgebraChecks20(), []Check{{
 		Name: "not checked: what chapter 20 does not claim",
 		Skip: "the blocking pops (BZPOPMIN, BZPOPMAX, BZMPOP), unions with plain sets, and Redis's other families (ch20_zsets/README.md)",
 	}})
-}
-
-// zsetChecks20 are the checks of the sorted-set commands chapter 20 adds.
-func zsetChecks20() []Check {
-	return slices.Concat(rangeChecks20(), zsetAlgebraChecks20())
 }
 
 // section20 points a check at the part of chapter 20's README on topic.

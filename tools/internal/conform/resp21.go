@@ -85,7 +85,7 @@ func dialAppendOnly(e *Env) (*Conn, error) {
 // restartExpect kills and restarts the server, dials it once it has
 // loaded its data, and runs steps there; when names the moment in a
 // mismatch. It returns the new connection.
-func restartExpect(e *Env, when string, steps ...[]string) (*Conn, error) {
+func restartExpect(e *Env, when string, steps ...respStep) (*Conn, error) {
 	if err := e.Restart(); err != nil {
 		return nil, err
 	}
