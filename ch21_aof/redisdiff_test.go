@@ -20,7 +20,7 @@ import (
 	rawresp "example.com/byor/testkit/resp"
 )
 
-var diffCommands = flag.Int("redisdiff.n", 10000, "random commands TestRedisDifferential sends, per protocol version (CI: 50,000)")
+var diffCommands = flag.Int("redisdiff.n", 4000, "random commands TestRedisDifferential sends, per protocol version (CI: 50,000)")
 
 // TestRedisDifferential sends the same random commands, of those this
 // chapter lists, to a real redis-server and to the server, and compares
