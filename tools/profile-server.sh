@@ -2,14 +2,17 @@
 # profile-server.sh: where a server's CPU time per request goes, under the
 # load tools/bench-redis.sh measures.
 #
-# usage: tools/profile-server.sh [-t set|get] [-c CONNS] [-P DEPTH] [-n N] SERVER_DIR[:resp]
+# usage: tools/profile-server.sh [-t set|get] [-c CONNS] [-P DEPTH] [-n N] [-o FILE] SERVER_DIR[:resp]
 #
 #   SERVER_DIR  a chapter module (ch16_performance, ch22_snapshot, ...) or
 #               tools/floor; SERVER_DIR:resp drives a chapter's RESP listener
 #               (chapter 17 or later) instead of its book listener.
 #   -t, -c, -P  loadgen's workload, connections and pipeline depth
 #               (default: get, 50, 1); -n the requests of the timed run
-#               (default 200000 at depth 1, 1000000 deeper).
+#               (default 200000 at depth 1, 1000000 deeper); -o FILE keeps
+#               the CPU profile there, for go tool pprof (for instance
+#               `go tool pprof -top -focus=keytable FILE`: the share of the
+#               samples that passed through the key table).
 #
 # The server runs with -cpuprofile (persistence off, files in a scratch
 # directory). For get, the key space (100000 keys, 3-byte values) is filled
@@ -28,13 +31,14 @@
 # Nothing is asserted: this is for reading, beside bench-redis.sh's figures.
 set -euo pipefail
 
-WORK=get CONNS=50 DEPTH=1 N=
+WORK=get CONNS=50 DEPTH=1 N= KEEP=
 while (($#)); do
 	case $1 in
 	-t) WORK=$2 && shift 2 ;;
 	-c) CONNS=$2 && shift 2 ;;
 	-P) DEPTH=$2 && shift 2 ;;
 	-n) N=$2 && shift 2 ;;
+	-o) KEEP=$2 && shift 2 ;;
 	-h | --help)
 		sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0
@@ -47,7 +51,7 @@ while (($#)); do
 	esac
 done
 (($# == 1)) || {
-	echo "usage: tools/profile-server.sh [-t set|get] [-c CONNS] [-P DEPTH] [-n N] SERVER_DIR[:resp]" >&2
+	echo "usage: tools/profile-server.sh [-t set|get] [-c CONNS] [-P DEPTH] [-n N] [-o FILE] SERVER_DIR[:resp]" >&2
 	exit 2
 }
 TARGET=${1%/}
@@ -117,6 +121,7 @@ read -r u1 s1 < <(ticks)
 kill -TERM "$SRV_PID"
 wait "$SRV_PID" || true
 SRV_PID=
+[[ -z $KEEP ]] || cp "$TMP/cpu.pprof" "$KEEP"
 
 hz=$(getconf CLK_TCK)
 requests=$(sed -n 's/.* n=\([0-9]*\) .*/\1/p' <<<"$line")
