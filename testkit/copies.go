@@ -29,7 +29,7 @@ const AllCopiesEnv = "BYOR_ALL_COPIES"
 // workshop exercise cut from it), and every copy when AllCopiesEnv is 1.
 func RunUnlessCopy(m *testing.M) {
 	if os.Getenv(AllCopiesEnv) != "1" {
-		if prev, err := earlierCopy("."); err != nil {
+		if prev, err := EarlierCopy("."); err != nil {
 			fmt.Fprintf(os.Stderr, "testkit: comparing with the earlier chapter: %v\n", err)
 			os.Exit(1)
 		} else if prev != "" {
@@ -44,10 +44,13 @@ func RunUnlessCopy(m *testing.M) {
 // chapterDirName matches a chapter's directory name and captures its number.
 var chapterDirName = regexp.MustCompile(`^ch([0-9]{2})_[A-Za-z0-9_]+$`)
 
-// earlierCopy returns the path (from the repository root) of the package
+// EarlierCopy returns the path (from the repository root) of the package
 // that the package in dir copies unchanged from the nearest earlier
-// chapter, or "" if it has no earlier copy or differs from it.
-func earlierCopy(dir string) (string, error) {
+// chapter, or "" if it has no earlier copy or differs from it. It is
+// RunUnlessCopy's test, and tools/testall's, which leaves such copies out
+// of the test command rather than link them only to skip. A chapter's root
+// package is an error: no later chapter copies it.
+func EarlierCopy(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err

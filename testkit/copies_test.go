@@ -38,20 +38,20 @@ func TestEarlierCopy(t *testing.T) {
 		{"ch08_eight/pkg/sub", ""},         // ch05's and ch07's pkg have no sub
 		{"ch10_ten/pkg/sub", ""},           // a file fewer
 	} {
-		got, err := earlierCopy(filepath.Join(root, tt.dir))
+		got, err := EarlierCopy(filepath.Join(root, tt.dir))
 		if err != nil {
 			t.Fatalf("%s: %v", tt.dir, err)
 		}
 		if got != filepath.FromSlash(tt.want) {
-			t.Errorf("earlierCopy(%s) = %q, want %q", tt.dir, got, tt.want)
+			t.Errorf("EarlierCopy(%s) = %q, want %q", tt.dir, got, tt.want)
 		}
 	}
-	if _, err := earlierCopy(filepath.Join(root, "ch01_one")); err == nil {
+	if _, err := EarlierCopy(filepath.Join(root, "ch01_one")); err == nil {
 		t.Errorf("a chapter's root package: no error")
 	}
 	// A package outside any chapter's directory (a workshop's copy) has no
 	// earlier copy: its tests run.
-	if got, err := earlierCopy(t.TempDir()); got != "" || err != nil {
+	if got, err := EarlierCopy(t.TempDir()); got != "" || err != nil {
 		t.Errorf("a package in no chapter's directory: %q, %v; want its tests run", got, err)
 	}
 }

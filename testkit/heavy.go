@@ -11,8 +11,9 @@ import (
 // tests that build and run every chapter's server many times over
 // (hostile clients, the cross-chapter suites, the conformance runner
 // against every chapter, the workshop's exercise matrix). They take
-// minutes on two cores, so the README's go test example.com/byor/...
-// skips them; HeavyCommand runs them, and CI runs it on every push.
+// minutes on two cores, so the README's test command (go run
+// ./tools/testall, or go test example.com/byor/...) skips them;
+// HeavyCommand runs them, and CI runs it on every push.
 const HeavyEnv = "BYOR_HEAVY"
 
 // HeavyCommand is the command that runs the heavy suites.
