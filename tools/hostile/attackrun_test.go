@@ -106,9 +106,7 @@ func (c *respConn) fillBatches(n int, want string, head []string, args func(j in
 		for j := i; j < min(i+1000, n); j++ {
 			req = append(req, args(j)...)
 		}
-		if got := c.do(time.Minute, req...); got != want {
-			c.t.Fatalf("%s: %q", head[0], got)
-		}
+		c.expectReply(time.Minute, want, req...)
 	}
 }
 
