@@ -91,21 +91,9 @@ func testRandomKeySparseTable(t *testing.T, ch string) {
 	twin := pick("the twin: a table made for 3 keys")
 
 	const made = 500_000
-	for i := 0; i < made; i += 1000 {
-		mset := []string{"MSET"}
-		for j := i; j < i+1000; j++ {
-			k := fmt.Sprintf("gone:%07d", j)
-			mset = append(mset, k, "v")
-		}
-		c.expectReply(time.Minute, "+OK", mset...)
-	}
-	for i := 0; i < made; i += 1000 {
-		del := []string{"DEL"}
-		for j := i; j < i+1000; j++ {
-			del = append(del, fmt.Sprintf("gone:%07d", j))
-		}
-		c.expectReply(time.Minute, ":1000", del...)
-	}
+	gone := func(j int) string { return fmt.Sprintf("gone:%07d", j) }
+	c.fillBatches(made, "+OK", []string{"MSET"}, func(j int) []string { return []string{gone(j), "v"} })
+	c.fillBatches(made, ":1000", []string{"DEL"}, func(j int) []string { return []string{gone(j)} })
 	if got := c.do(time.Minute, "DBSIZE"); got != ":3" {
 		t.Fatalf("DBSIZE after the deletes: %q", got)
 	}
