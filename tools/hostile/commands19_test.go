@@ -34,9 +34,7 @@ func testRandomKeySparseTable(t *testing.T, ch string) {
 	p, addr, c := startWithClient(t, ch)
 	kept := []string{"kept:a", "kept:b", "kept:c"}
 	for _, k := range kept {
-		if got := c.do(time.Minute, "SET", k, "v"); got != "+OK" {
-			t.Fatalf("SET %s: %q", k, got)
-		}
+		c.expectReply(time.Minute, "+OK", "SET", k, "v")
 	}
 	const asks, inTx = 2000, 400
 	// pick sends the RANDOMKEYs, then the transaction, and counts the
@@ -93,25 +91,9 @@ func testRandomKeySparseTable(t *testing.T, ch string) {
 	twin := pick("the twin: a table made for 3 keys")
 
 	const made = 500_000
-	for i := 0; i < made; i += 1000 {
-		mset := []string{"MSET"}
-		for j := i; j < i+1000; j++ {
-			k := fmt.Sprintf("gone:%07d", j)
-			mset = append(mset, k, "v")
-		}
-		if got := c.do(time.Minute, mset...); got != "+OK" {
-			t.Fatalf("MSET: %q", got)
-		}
-	}
-	for i := 0; i < made; i += 1000 {
-		del := []string{"DEL"}
-		for j := i; j < i+1000; j++ {
-			del = append(del, fmt.Sprintf("gone:%07d", j))
-		}
-		if got := c.do(time.Minute, del...); got != ":1000" {
-			t.Fatalf("DEL: %q", got)
-		}
-	}
+	gone := func(j int) string { return fmt.Sprintf("gone:%07d", j) }
+	c.fillBatches(made, "+OK", []string{"MSET"}, func(j int) []string { return []string{gone(j), "v"} })
+	c.fillBatches(made, ":1000", []string{"DEL"}, func(j int) []string { return []string{gone(j)} })
 	if got := c.do(time.Minute, "DBSIZE"); got != ":3" {
 		t.Fatalf("DBSIZE after the deletes: %q", got)
 	}
@@ -141,9 +123,7 @@ func testHRandFieldMassExpiry(t *testing.T, ch string) {
 	// together once set, runs attack (if any) as soon as they have, and
 	// waits for them to be reclaimed.
 	expire := func(what, key string, attack func()) figures {
-		if got := c.do(time.Minute, "HSET", key, "live", "v"); got != ":1" {
-			t.Fatalf("HSET: %q", got)
-		}
+		c.expectReply(time.Minute, ":1", "HSET", key, "live", "v")
 		// The fields are made first, then given their time, which is
 		// chosen after the time making them took: giving them their time
 		// takes about as long, and must end before it.
@@ -155,17 +135,13 @@ func testHRandFieldMassExpiry(t *testing.T, ch string) {
 				names = append(names, fmt.Sprintf("field:%07d", j))
 				args = append(args, names[j], "v")
 			}
-			if got := c.do(time.Minute, args...); got != ":1000" {
-				t.Fatalf("HSET: %q", got)
-			}
+			c.expectReply(time.Minute, ":1000", args...)
 		}
 		at := time.Now().Add(2*time.Since(start) + time.Second)
 		pxat := fmt.Sprint(at.UnixMilli())
 		for i := 0; i < fields; i += 1000 {
 			args := append([]string{"HPEXPIREAT", key, pxat, "FIELDS", "1000"}, names[i:i+1000]...)
-			if got := c.do(time.Minute, args...); got != "*1000" {
-				t.Fatalf("HPEXPIREAT: %q", got)
-			}
+			c.expectReply(time.Minute, "*1000", args...)
 			for range 1000 {
 				if got := c.line(); got != ":1" {
 					t.Fatalf("HPEXPIREAT of a field: %q", got)
@@ -359,9 +335,7 @@ func TestHRandFieldHugeCount(t *testing.T) {
 	p, addr := startRESP(t, hashes19)
 	c := dialRESP(t, addr)
 	const n = 500_000
-	if got := c.do(time.Minute, "HSET", "one", "f", "v"); got != ":1" {
-		t.Fatalf("HSET: %q", got)
-	}
+	c.expectReply(time.Minute, ":1", "HSET", "one", "f", "v")
 	fillHash(t, c, "many", "f", n)
 	var items int
 	attack := measure(t, p.Pid(), addr, "HRANDFIELD one -N", func() {
@@ -411,9 +385,7 @@ func TestHScanHugeCount(t *testing.T) {
 		calls := 0
 		for cursor := "0"; ; {
 			calls++
-			if got := c.do(time.Minute, "HSCAN", "h", cursor, "COUNT", count); got != "*2" {
-				t.Fatalf("HSCAN: %.60q", got)
-			}
+			c.expectReply(time.Minute, "*2", "HSCAN", "h", cursor, "COUNT", count)
 			c.line()
 			cursor = c.line()
 			kv := readBulks(t, c.r, c.line())
@@ -512,9 +484,7 @@ func testStringAttacks19(t *testing.T, ch string) {
 	p, addr, setup := startWithClient(t, ch)
 	set := func(k, v string) {
 		t.Helper()
-		if got := setup.do(time.Minute, "SET", k, v); got != "+OK" {
-			t.Fatalf("SET %s: %.60q", k, got)
-		}
+		setup.expectReply(time.Minute, "+OK", "SET", k, v)
 	}
 	// run sends reqs in one write and returns the first line of each of
 	// count replies, with the work's figures.

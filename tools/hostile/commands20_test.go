@@ -318,9 +318,7 @@ func testZRangeLexLongMembers(t *testing.T, ch string) {
 		for j := i; j < i+100; j++ {
 			args = append(args, "0", fmt.Sprintf("%s%04d", prefix, j))
 		}
-		if got := c.do(time.Minute, args...); got != ":100" {
-			t.Fatalf("ZADD: %q", got)
-		}
+		c.expectReply(time.Minute, ":100", args...)
 	}
 	// pipeline sends the ranges, and returns the first line of the last
 	// reply with the figures.
@@ -346,9 +344,7 @@ func testZRangeLexLongMembers(t *testing.T, ch string) {
 	pipeline("ZLEXCOUNT by - and + (the twin)", "ZLEXCOUNT", "lex", "-", "+")
 	// Both kinds of ends answer the same members, in the same order.
 	members10 := func(args ...string) []string {
-		if got := c.do(time.Minute, args...); got != "*10" {
-			t.Fatalf("%.40q: %q, want *10", args, got)
-		}
+		c.expectReply(time.Minute, "*10", args...)
 		var names []string
 		for range 10 {
 			c.line() // $length

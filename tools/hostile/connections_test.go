@@ -214,9 +214,7 @@ func testRESPClientsMemoryBounded(t *testing.T, ch string) {
 	clients := envInt("HOSTILE_RESP_CLIENTS", 2000)
 	p, addr, setup := startWithClient(t, ch, "-max-output-mb", "64")
 	for i := range 20_000 {
-		if got := setup.do(time.Minute, "SET", fmt.Sprintf("key-with-a-long-name:%030d", i), "v"); got != "+OK" {
-			t.Fatalf("SET: %q", got)
-		}
+		setup.expectReply(time.Minute, "+OK", "SET", fmt.Sprintf("key-with-a-long-name:%030d", i), "v")
 	}
 	const limit = 256 << 20
 	rssBefore := procStatus(t, p.Pid(), "VmRSS")
@@ -340,9 +338,7 @@ func testHogClosed(t *testing.T, ch string) {
 		var hog *respConn
 		if withHog {
 			hog = dialRESP(t, addr)
-			if got := hog.do(time.Minute, "MULTI"); got != "+OK" {
-				t.Fatalf("MULTI: %q", got)
-			}
+			hog.expectReply(time.Minute, "+OK", "MULTI")
 			val := strings.Repeat("h", 1<<20)
 			queued := 0
 			for ; queued < 2*budgetMB; queued++ {

@@ -83,6 +83,39 @@ func (c *respConn) do(timeout time.Duration, args ...string) string {
 	return c.line()
 }
 
+// expectReply sends a command and fails the test, naming the command, the
+// reply and want, unless the reply's first line is want; the reply's other
+// lines (of an array or a bulk string) are left to read with line.
+func (c *respConn) expectReply(timeout time.Duration, want string, args ...string) {
+	c.t.Helper()
+	if got := c.do(timeout, args...); got != want {
+		c.t.Fatalf("%s: %q, want %q", commandText(args), got, want)
+	}
+}
+
+// commandText quotes a command's arguments for a failure message, cut
+// short: the requests that build a test's data carry thousands of
+// arguments and values of megabytes.
+func commandText(args []string) string {
+	const maxArgs, maxBytes = 6, 32
+	var sb strings.Builder
+	for i, a := range args {
+		if i == maxArgs {
+			fmt.Fprintf(&sb, " and %d more", len(args)-i)
+			break
+		}
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		if len(a) > maxBytes {
+			fmt.Fprintf(&sb, "%q... (%d bytes)", a[:maxBytes], len(a))
+		} else {
+			fmt.Fprintf(&sb, "%q", a)
+		}
+	}
+	return sb.String()
+}
+
 // line reads one line of a reply, without its CRLF.
 func (c *respConn) line() string {
 	c.t.Helper()

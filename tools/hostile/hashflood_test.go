@@ -250,9 +250,7 @@ func respNameWork(t *testing.T, pid int, addr, kind string, names []string) (cpu
 	if kind == "hash" {
 		count, lookup, value = []string{"HLEN", "h"}, []string{"HGET", "h", last}, "v"
 	}
-	if got, want := c.do(time.Minute, count...), fmt.Sprintf(":%d", len(names)); got != want {
-		t.Fatalf("%s: %q, want %q", count[0], got, want)
-	}
+	c.expectReply(time.Minute, fmt.Sprintf(":%d", len(names)), count...)
 	if got := c.do(time.Minute, lookup...); got != fmt.Sprintf("$%d", len(value)) || c.line() != value {
 		t.Fatalf("%s of the last name: %q, want %q", lookup[0], got, value)
 	}
@@ -450,9 +448,7 @@ func testFlushAllCost(t *testing.T, ch string, keys, randomOrder []string) {
 	c.pipeline(reqs)
 	r := dialRESP(t, respAddr(t, p))
 	cpu0, start := cpuTime(t, p.Pid()), time.Now()
-	if got := r.do(2*time.Minute, "FLUSHALL"); got != "+OK" {
-		t.Fatalf("FLUSHALL: %q", got)
-	}
+	r.expectReply(2*time.Minute, "+OK", "FLUSHALL")
 	flush, wall := cpuTime(t, p.Pid())-cpu0, time.Since(start)
 	if got := r.do(time.Minute, "DBSIZE"); got != ":0" {
 		t.Fatalf("DBSIZE after FLUSHALL: %q", got)
@@ -598,9 +594,7 @@ func TestResizeNotPaidByLookups(t *testing.T) {
 // than one key.
 func scanEpoch(t *testing.T, c *respConn) uint32 {
 	t.Helper()
-	if got := c.do(time.Minute, "SCAN", "0", "COUNT", "1"); got != "*2" {
-		t.Fatalf("SCAN: %q", got)
-	}
+	c.expectReply(time.Minute, "*2", "SCAN", "0", "COUNT", "1")
 	c.line() // the cursor's length
 	cursor, err := strconv.ParseUint(c.line(), 10, 64)
 	if err != nil {
@@ -617,9 +611,7 @@ func scanEpoch(t *testing.T, c *respConn) uint32 {
 func bandKeys(t *testing.T, c *respConn, place uint64) []string {
 	var keys []string
 	for cursor := uint64(0); ; {
-		if got := c.do(time.Minute, "SCAN", strconv.FormatUint(cursor, 10), "COUNT", "1000"); got != "*2" {
-			t.Fatalf("SCAN: %q", got)
-		}
+		c.expectReply(time.Minute, "*2", "SCAN", strconv.FormatUint(cursor, 10), "COUNT", "1000")
 		c.line()
 		next, err := strconv.ParseUint(c.line(), 10, 64)
 		if err != nil {
@@ -706,9 +698,7 @@ func TestResaltNoStall(t *testing.T) {
 			if worst < 0 {
 				t.Fatal("the bystander's PING failed")
 			}
-			if got, want := c.do(time.Minute, "DBSIZE"), fmt.Sprintf(":%d", n+kept); got != want {
-				t.Fatalf("DBSIZE: %s, want %s", got, want)
-			}
+			c.expectReply(time.Minute, fmt.Sprintf(":%d", n+kept), "DBSIZE")
 			salts := scanEpoch(t, c) - epoch
 			t.Logf("%d keys, then %d rounds keeping %s of %d new keys (%d kept): server CPU %v, the slowest batch of requests %v, bystander's worst PING %v; %d new salts",
 				n, rounds, kind, batch, kept, cpu, slowest.Round(time.Millisecond), worst.Round(time.Millisecond), salts)

@@ -44,9 +44,7 @@ func testAOFLogAmplification(t *testing.T, ch string) {
 		for _, n := range names {
 			args = append(args, n, h.val)
 		}
-		if got := srv.c.do(time.Minute, args...); got != fmt.Sprintf(":%d", fields) {
-			t.Fatalf("HSET %s: %q", h.key, got)
-		}
+		srv.c.expectReply(time.Minute, fmt.Sprintf(":%d", fields), args...)
 	}
 	// grow runs rounds HPEXPIREs of every field of key.
 	grow := func(key string) growth {
@@ -299,9 +297,7 @@ func testSnapshotBigValue(t *testing.T, ch string) {
 			return []string{"f:" + strconv.Itoa(j), strconv.Itoa(j)}
 		})
 		// One field with a TTL: such hashes were once written whole.
-		if got := c.do(time.Minute, "HEXPIRE", "big", "3600", "FIELDS", "1", "f:0"); got != "*1" {
-			t.Fatalf("HEXPIRE: %q", got)
-		}
+		c.expectReply(time.Minute, "*1", "HEXPIRE", "big", "3600", "FIELDS", "1", "f:0")
 		c.line()
 	})
 	t.Logf("BGSAVE of one hash of %d fields, one with a TTL: %d bytes, server CPU %v, bystander's worst PING %v",
@@ -330,13 +326,9 @@ func testSnapshotCopyBigValue(t *testing.T, ch string) {
 	write := func(what string, save bool) figures {
 		return measure(t, p.Pid(), addr, what, func() {
 			if save {
-				if got := c.do(time.Minute, "BGSAVE"); got != "+Background saving started" {
-					t.Fatalf("BGSAVE: %q", got)
-				}
+				c.expectReply(time.Minute, "+Background saving started", "BGSAVE")
 			}
-			if got := w.do(time.Minute, "ZADD", "big", "-1", what); got != ":1" {
-				t.Fatalf("ZADD: %q", got)
-			}
+			w.expectReply(time.Minute, ":1", "ZADD", "big", "-1", what)
 			if save {
 				untilDone(t, c, p.Pid(), "rdb_bgsave_in_progress", nil)
 			}
@@ -347,9 +339,7 @@ func testSnapshotCopyBigValue(t *testing.T, ch string) {
 	if got := persistenceField(t, c, "rdb_last_bgsave_status"); got != "ok" {
 		t.Fatalf("rdb_last_bgsave_status: %s", got)
 	}
-	if got := c.do(time.Minute, "ZCARD", "big"); got != ":"+strconv.Itoa(kBigValueMembers+2) {
-		t.Fatalf("ZCARD: %s", got)
-	}
+	c.expectReply(time.Minute, ":"+strconv.Itoa(kBigValueMembers+2), "ZCARD", "big")
 	t.Logf("one ZADD to a sorted set of %d members as a BGSAVE begins (the save included): server CPU %v, bystander's worst PING %v; with no save: %v, %v",
 		kBigValueMembers, af.cpu.Round(time.Millisecond), af.worst.Round(time.Millisecond), tf.cpu.Round(time.Millisecond), tf.worst.Round(time.Millisecond))
 }
@@ -372,14 +362,10 @@ func testRewriteTail(t *testing.T, ch string) {
 	val := strings.Repeat("x", 256<<10)
 	writes := 0
 	attack := measure(t, p.Pid(), addr, "writes during BGREWRITEAOF", func() {
-		if got := c.do(time.Minute, "BGREWRITEAOF"); got != "+Background append only file rewriting started" {
-			t.Fatalf("BGREWRITEAOF: %q", got)
-		}
+		c.expectReply(time.Minute, "+Background append only file rewriting started", "BGREWRITEAOF")
 		untilDone(t, c, p.Pid(), "aof_rewrite_in_progress", func(int) bool {
 			for range 16 {
-				if got := w.do(time.Minute, "SET", "big:"+strconv.Itoa(writes%64), val); got != "+OK" {
-					t.Fatalf("SET: %q", got)
-				}
+				w.expectReply(time.Minute, "+OK", "SET", "big:"+strconv.Itoa(writes%64), val)
 				writes++
 			}
 			return true
@@ -390,16 +376,12 @@ func testRewriteTail(t *testing.T, ch string) {
 	}
 	twin := measure(t, p.Pid(), addr, "the same writes with no rewrite", func() {
 		for i := range writes {
-			if got := w.do(time.Minute, "SET", "big:"+strconv.Itoa(i%64), val); got != "+OK" {
-				t.Fatalf("SET: %q", got)
-			}
+			w.expectReply(time.Minute, "+OK", "SET", "big:"+strconv.Itoa(i%64), val)
 		}
 	})
 	t.Logf("%d writes of 256 KiB (%d MB) during a rewrite of %d keys: server CPU %v, bystander's worst PING %v; with no rewrite: %v, %v",
 		writes, writes>>2, kSnapshotKeys, attack.cpu.Round(time.Millisecond), attack.worst.Round(time.Millisecond), twin.cpu.Round(time.Millisecond), twin.worst.Round(time.Millisecond))
-	if got := c.do(time.Minute, "STRLEN", "big:0"); got != ":"+strconv.Itoa(len(val)) {
-		t.Fatalf("STRLEN: %s", got)
-	}
+	c.expectReply(time.Minute, ":"+strconv.Itoa(len(val)), "STRLEN", "big:0")
 }
 
 // TestBgsaveLoop: a client that asks for BGSAVE again and again keeps a
@@ -422,9 +404,7 @@ func testBgsaveLoop(t *testing.T, ch string) {
 	}
 	base := saves()
 	twin := measure(t, p.Pid(), addr, "one BGSAVE", func() {
-		if got := c.do(time.Minute, "BGSAVE"); got != "+Background saving started" {
-			t.Fatalf("BGSAVE: %q", got)
-		}
+		c.expectReply(time.Minute, "+Background saving started", "BGSAVE")
 		untilDone(t, c, p.Pid(), "rdb_bgsave_in_progress", nil)
 	})
 	refused := 0
@@ -557,9 +537,7 @@ func testSnapshotCopyOnWrite(t *testing.T, ch string) {
 		w := dialRESP(t, addr)
 		sent := 0
 		f := measure(t, p.Pid(), addr, what, func() {
-			if got := c.do(time.Minute, "BGSAVE"); got != "+Background saving started" {
-				t.Fatalf("BGSAVE: %q", got)
-			}
+			c.expectReply(time.Minute, "+Background saving started", "BGSAVE")
 			untilDone(t, c, p.Pid(), "rdb_bgsave_in_progress", func(i int) bool {
 				if sent >= kSnapshotKeys {
 					return false

@@ -41,9 +41,7 @@ func testExecReplyCost(t *testing.T, ch string) {
 	for i := range 100 {
 		args = append(args, fmt.Sprint(i), fmt.Sprintf("member-%03d", i))
 	}
-	if got := setup.do(time.Minute, args...); got != ":100" {
-		t.Fatalf("ZADD: %q", got)
-	}
+	setup.expectReply(time.Minute, ":100", args...)
 	for _, tc := range []struct {
 		cmd []string
 		n   int
@@ -122,15 +120,9 @@ func TestExecLooseWeights(t *testing.T) {
 func testExecLooseWeights(t *testing.T, ch string) {
 	p, addr, setup := startWithClient(t, ch)
 	half := strings.Repeat("v", 500_000)
-	if got := setup.do(time.Minute, "SET", "big", half); got != "+OK" {
-		t.Fatalf("SET big: %q", got)
-	}
-	if got := setup.do(time.Minute, "APPEND", "big", half); got != ":1000000" {
-		t.Fatalf("APPEND big: %q", got)
-	}
-	if got := setup.do(time.Minute, "SET", "small", "v"); got != "+OK" {
-		t.Fatalf("SET small: %q", got)
-	}
+	setup.expectReply(time.Minute, "+OK", "SET", "big", half)
+	setup.expectReply(time.Minute, ":1000000", "APPEND", "big", half)
+	setup.expectReply(time.Minute, "+OK", "SET", "small", "v")
 
 	// run sends reqs in one write, reads count replies and returns the
 	// first line of each, the server's CPU time for them and the
@@ -329,12 +321,8 @@ func testWatchClose(t *testing.T, ch string) {
 
 	// Live clients watching keys the closing ones watch too.
 	touched, untouched := dialRESP(t, addr), dialRESP(t, addr)
-	if got := touched.do(time.Minute, "WATCH", watchedKey(0, 5)); got != "+OK" {
-		t.Fatalf("WATCH: %q", got)
-	}
-	if got := untouched.do(time.Minute, "WATCH", watchedKey(1, 7)); got != "+OK" {
-		t.Fatalf("WATCH: %q", got)
-	}
+	touched.expectReply(time.Minute, "+OK", "WATCH", watchedKey(0, 5))
+	untouched.expectReply(time.Minute, "+OK", "WATCH", watchedKey(1, 7))
 	writer := dialRESP(t, addr)
 	before := connectedClients(t, writer)
 	cpu, worst = closeTogether(t, p.Pid(), addr, conns, func(i int, c *respConn) {
@@ -362,9 +350,7 @@ func testWatchClose(t *testing.T, ch string) {
 	if after := connectedClients(t, writer); after != before+1 {
 		t.Fatalf("%d clients connected after %d hung up, want %d", after, conns, before+1)
 	}
-	if got := writer.do(time.Minute, "SET", watchedKey(0, 5), "v"); got != "+OK" {
-		t.Fatalf("SET: %q", got)
-	}
+	writer.expectReply(time.Minute, "+OK", "SET", watchedKey(0, 5), "v")
 	expectReplies(t, "the touched watcher", touched, []string{"+OK", "+QUEUED", "*-1"}, "MULTI", "SET ran 1", "EXEC")
 	expectReplies(t, "the untouched watcher", untouched, []string{"+OK", "+QUEUED", "*1"}, "MULTI", "GET "+watchedKey(1, 7), "EXEC")
 	if got := untouched.line(); got != "$-1" {
@@ -383,9 +369,7 @@ func testWatchClose(t *testing.T, ch string) {
 	if got := again.do(time.Minute, args...); got != "+OK" {
 		t.Fatalf("a new client's WATCH of %d keys: %q", len(args)-1, got)
 	}
-	if got := writer.do(time.Minute, "SET", watchedKey(2, 3), "v"); got != "+OK" {
-		t.Fatalf("SET: %q", got)
-	}
+	writer.expectReply(time.Minute, "+OK", "SET", watchedKey(2, 3), "v")
 	expectReplies(t, "the new watcher", again, []string{"+OK", "+QUEUED", "*-1"}, "MULTI", "SET ran 1", "EXEC")
 }
 
@@ -529,9 +513,7 @@ func watchOneWrite(t *testing.T, pid int, addr string, clients, keys int) string
 	}
 	writer := dialRESP(t, addr)
 	f := measure(t, pid, addr, "the SET", func() {
-		if got := writer.do(time.Minute, "SET", names[keys/2], "v"); got != "+OK" {
-			t.Fatalf("SET: %q", got)
-		}
+		writer.expectReply(time.Minute, "+OK", "SET", names[keys/2], "v")
 	})
 	cpu0 := cpuTime(t, pid)
 	execStart := time.Now()
