@@ -1,9 +1,6 @@
 package server
 
-import (
-	"sort"
-	"time"
-)
+import "sort"
 
 // The command table: one row per command, for both listeners. A command's
 // facts (its name, its arity, what it does to the key space, where its
@@ -351,7 +348,7 @@ var running *command
 // meter its arguments and its reply's bytes (see work.go).
 func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 	running = c
-	at, start := len(w.buf), time.Now()
+	at, start := len(w.buf), getMonotonicUsec()
 	c.resp(st, w, args)
 	cmdRan(c, w, at, start) // for INFO's commandstats
 }

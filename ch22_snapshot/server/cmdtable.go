@@ -1,9 +1,6 @@
 package server
 
-import (
-	"sort"
-	"time"
-)
+import "sort"
 
 // The command table: one row per command, for both listeners. A command's
 // facts (its name, its arity, what it does to the key space, where its
@@ -356,7 +353,7 @@ func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 	}
 	snapshotBeforeWrite(c, args) // the snapshot keeps what the command changes
 	mark := aofBegin(c, args)
-	at, start := len(w.buf), time.Now()
+	at, start := len(w.buf), getMonotonicUsec()
 	c.resp(st, w, args)
 	cmdRan(c, w, at, start)      // for INFO's commandstats
 	aofEnd(c, args, mark, false) // the change, to the log (aof.go)

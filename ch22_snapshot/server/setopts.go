@@ -133,7 +133,14 @@ func applyExpiry(ent *entry, atMs, nowMs int64) bool {
 // (a sorted set's or a hash's is torn down), and returns its entry. The
 // key's TTL goes, unless keepTTL.
 func storeString(key, val []byte, keepTTL bool) *entry {
-	ent := lookupEntry(key)
+	return replaceString(lookupEntry(key), key, val, keepTTL)
+}
+
+// replaceString is storeString for a caller that has already looked the
+// key up: ent is what lookupEntry(key) returned, nil for a missing key.
+// SET looks first for its options (NX, XX, GET), and a second lookup of
+// the same key would cost another walk of the key table's cache misses.
+func replaceString(ent *entry, key, val []byte, keepTTL bool) *entry {
 	switch {
 	case ent != nil && ent.typ() == tStr:
 		ent.setVal(val)
@@ -171,9 +178,10 @@ var (
 // time is checked first, then GET's old value (a key of another type is
 // an error, and nothing changes), then NX and XX.
 func setString(w *respWriter, key, val []byte, o *stringOpts, r setReplies) {
-	nowMs := int64(getUnixMs())
-	atMs := int64(-1)
+	// The clock is read only for an expiry: most SETs have none.
+	nowMs, atMs := int64(0), int64(-1)
 	if o.form.timed() {
+		nowMs = int64(getUnixMs())
 		var msg string
 		if atMs, msg = o.expireAtMs(nowMs); msg != "" {
 			w.err(msg)
@@ -203,7 +211,7 @@ func setString(w *respWriter, key, val []byte, o *stringOpts, r setReplies) {
 		}
 		return
 	}
-	ent = storeString(key, val, o.form == expKeepTTL)
+	ent = replaceString(ent, key, val, o.form == expKeepTTL)
 	if atMs != -1 {
 		applyExpiry(ent, atMs, nowMs)
 	}

@@ -56,12 +56,18 @@ func statsOf(c *command) *cmdStat {
 	return s
 }
 
-// cmdRan counts a run of c that took from start to now and wrote its
-// reply from w.buf[at]: a reply that is an error counts as failed.
-func cmdRan(c *command, w *respWriter, at int, start time.Time) {
+// cmdRan counts a run of c that started at startUs (getMonotonicUsec) and
+// wrote its reply from w.buf[at]: a reply that is an error counts as
+// failed. The duration is the difference of two whole-microsecond
+// readings, as Redis takes it: a command of 0.3 µs counts 1 µs three
+// times in ten and 0 otherwise, so the sum stays right on average, where
+// truncating each duration would count every such command as 0. One
+// monotonic reading on each side is also the cheapest: time.Now reads
+// the wall clock as well.
+func cmdRan(c *command, w *respWriter, at int, startUs uint64) {
 	s := statsOf(c)
 	s.calls++
-	s.usec += time.Since(start).Microseconds()
+	s.usec += int64(getMonotonicUsec() - startUs)
 	if at < len(w.buf) && w.buf[at] == '-' {
 		s.failed++
 		countError(w.buf[at+1:])
