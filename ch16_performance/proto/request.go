@@ -76,3 +76,28 @@ func SplitReq(data []byte, args [][]byte) ([][]byte, error) {
 	}
 	return args, nil
 }
+
+// Arg returns the string at index i of the request data, or false if the
+// request has fewer strings or is cut short before it. It checks nothing
+// past that string: it is for a quick look ahead at requests that SplitReq
+// will parse (and may still refuse) when their turn comes.
+func Arg(data []byte, i int) ([]byte, bool) {
+	if len(data) < 4 || binary.LittleEndian.Uint32(data) <= uint32(i) {
+		return nil, false
+	}
+	pos := 4
+	for {
+		if pos+4 > len(data) {
+			return nil, false
+		}
+		sz := int(binary.LittleEndian.Uint32(data[pos:]))
+		if sz > len(data)-pos-4 {
+			return nil, false
+		}
+		if i == 0 {
+			return data[pos+4 : pos+4+sz], true
+		}
+		pos += 4 + sz
+		i--
+	}
+}

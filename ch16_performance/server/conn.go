@@ -224,6 +224,7 @@ func requestReady(conn *conn) bool {
 // replies with one write. A client may send many requests without waiting
 // for replies (pipelining), so one read can bring many requests.
 func serveRequests(conn *conn) {
+	warmKeys(conn) // warm.go
 	// exercise: ch16-batched-replies
 	made, handled := 0, 0 // reply bytes made, requests answered this turn
 	for sent := true; ; {

@@ -136,6 +136,9 @@ type framing interface {
 	// frees what of it holds nothing (see clientmem.go).
 	held() int
 	giveBack()
+	// warm brings the keys of the whole requests waiting into the cache
+	// together, before the first of them runs (see warm.go).
+	warm(conn *conn)
 }
 
 // bookFraming is the book's protocol: the functions below.
@@ -148,6 +151,7 @@ func (bookFraming) inputEmpty(conn *conn) bool   { return conn.rbufStart == conn
 func (bookFraming) wbufNeed(conn *conn) int      { return wbufNeed(conn) }
 func (bookFraming) held() int                    { return 0 }
 func (bookFraming) giveBack()                    {}
+func (bookFraming) warm(conn *conn)              { warmKeys(conn) }
 
 // newConn makes the state of a new connection on fd, ready to read.
 func newConn(fd int) *conn {
@@ -279,6 +283,7 @@ func requestReady(conn *conn) bool {
 // replies with one write. A client may send many requests without waiting
 // for replies (pipelining), so one read can bring many requests.
 func serveRequests(conn *conn) {
+	conn.framing.warm(conn) // warm.go
 	// exercise: ch16-batched-replies
 	made, handled := 0, 0 // reply bytes made, requests answered this turn
 	work := workDone      // workDone - work is this turn's work

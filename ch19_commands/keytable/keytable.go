@@ -327,6 +327,8 @@ type Table[T any] struct {
 	// filled is the array a resize's new array lists its filled slots in
 	// (tab.filled), kept for the next resize.
 	filled []int32
+	// warmed is what Warm read, kept so that its reads are kept.
+	warmed byte
 }
 
 // New returns an empty table whose entries hash with hash. weight, if not
@@ -938,3 +940,72 @@ func (h *Table[T]) scanTab(t *tab[T], lo, hi uint64, budget int) (end uint64, wo
 	}
 	return hi, work + k
 }
+
+// Warm asks the processor for the memory that lookups of the given hash
+// codes will read, all of it at once. It changes nothing but a byte made
+// of what it read, which the table keeps so that the compiler keeps the
+// reads.
+//
+// Why: in a large key space each lookup misses the cache three or four
+// times in a row (the slot's tag, its pointer, the entry, the key's
+// bytes), and each miss waits for the one before it, since it needs the
+// address the previous read brought. A pipelined batch of requests does
+// those lookups one after another, so the misses of a batch of 16 are 64
+// waits end to end. But misses of different keys do not depend on each
+// other: read every key's slot first, then every entry, and the processor
+// keeps them all in flight together; the batch's lookups then find their
+// lines in the cache.
+//
+// Four rounds, each of reads that do not wait for one another: every
+// code's first slot (its tag and its pointer, which sit in different
+// arrays); then, in tags and pointers now in the cache, each key's walk to
+// its own tag, as find walks; then the entries there, for their keys (key
+// returns an entry's key); then each key's first byte. Only the current
+// table is looked at: a key still in the old table of a resize is simply
+// not warmed.
+func (h *Table[T]) Warm(hcodes []uint64, key func(*T) string) {
+	t := &h.cur
+	if len(t.tags) == 0 {
+		return
+	}
+	var slots [kMaxWarm]int
+	var ents [kMaxWarm]*T
+	var keys [kMaxWarm]string
+	var sum byte
+	hcodes = hcodes[:min(len(hcodes), kMaxWarm)]
+	for k, hc := range hcodes {
+		i := t.home(t.mix(hc))
+		slots[k] = i
+		sum ^= t.tags[i]
+		ents[k] = t.ents[i]
+	}
+	// The tags and pointers are in the cache now: find each key's slot
+	// as find does, without comparing keys.
+	for k, hc := range hcodes {
+		m := t.mix(hc)
+		tag := tagOf(m)
+		i := slots[k]
+		for t.tags[i] != tag && t.tags[i] != tagEmpty {
+			i = t.after(i)
+		}
+		ents[k] = nil
+		if t.tags[i] == tag {
+			ents[k] = t.ents[i]
+		}
+	}
+	for k, ent := range ents[:len(hcodes)] {
+		if ent != nil {
+			keys[k] = key(ent)
+		}
+	}
+	for _, s := range keys[:len(hcodes)] {
+		if len(s) > 0 {
+			sum ^= s[0]
+		}
+	}
+	h.warmed ^= sum
+}
+
+// kMaxWarm is the most hash codes one Warm looks at: a batch of pipelined
+// requests, as clients send them.
+const kMaxWarm = 32

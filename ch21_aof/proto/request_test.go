@@ -116,3 +116,50 @@ func TestSplitReqAliasesAndReuses(t *testing.T) {
 		t.Errorf("SplitReq reusing its args: %v allocations, err %v; want 0, nil", allocs, err)
 	}
 }
+
+// TestArg: Arg finds the string at an index of a well-formed request, and
+// reports false past the last string or where the data ends too soon.
+func TestArg(t *testing.T) {
+	req := EncodeReq([]string{"set", "key", ""})
+	tests := []struct {
+		name string
+		data []byte
+		i    int
+		want string
+		ok   bool
+	}{
+		{"first", req, 0, "set", true},
+		{"second", req, 1, "key", true},
+		{"empty last", req, 2, "", true},
+		{"past the count", req, 3, "", false},
+		{"cut inside the string", req[:14], 1, "", false},
+		{"cut inside a length", req[:10], 1, "", false},
+		{"no count", req[:3], 0, "", false},
+		{"count above the strings", append(le32(5), req[4:]...), 3, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := Arg(tt.data, tt.i)
+			if ok != tt.ok || string(got) != tt.want {
+				t.Fatalf("Arg(%q, %d) = %q, %v; want %q, %v", tt.data, tt.i, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+// FuzzArg: whatever the bytes, Arg must not panic, and on a request that
+// SplitReq accepts it must find the same strings, and nothing past them.
+func FuzzArg(f *testing.F) {
+	f.Add(EncodeReq([]string{"get", "k"}), 1)
+	f.Fuzz(func(t *testing.T, data []byte, i int) {
+		i = max(0, i%8)
+		got, ok := Arg(data, i)
+		args, err := SplitReq(data, nil)
+		if err != nil {
+			return
+		}
+		if i < len(args) != ok || ok && !bytes.Equal(got, args[i]) {
+			t.Fatalf("Arg(%q, %d) = %q, %v; SplitReq gives %q", data, i, got, ok, args)
+		}
+	})
+}

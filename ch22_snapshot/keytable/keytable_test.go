@@ -356,3 +356,42 @@ func TestLookupDoesNotAllocate(t *testing.T) {
 		t.Errorf("Lookup allocates %v times", allocs)
 	}
 }
+
+// TestWarmReadsEachKeysSlot: for each of the first kMaxWarm codes, Warm
+// reads the key of the entry a lookup would try first (the first slot of
+// the code's walk with its tag: the key's own, unless another key's tag
+// is alike), none for a code whose walk finds no such slot, and changes
+// nothing: the same entries, and no probes counted.
+func TestWarmReadsEachKeysSlot(t *testing.T) {
+	h := newItems(strHash)
+	h.Warm([]uint64{1, 2}, func(*item) string { t.Fatal("key on an empty table"); return "" })
+	want := map[string]int{}
+	var codes []uint64
+	for i := range 100 {
+		k := fmt.Sprint("key:", i)
+		want[k] = i
+		h.Insert(strHash(k), &item{key: k, val: i})
+		codes = append(codes, strHash(k))
+	}
+	finish(h)
+	codes = append(codes[:kMaxWarm-2], strHash("absent:1"), strHash("absent:2"), codes[kMaxWarm])
+	var first []*item // what a lookup tries first, for each code
+	for _, c := range codes[:kMaxWarm] {
+		if i := h.cur.find(c, func(*item) bool { return true }); i >= 0 {
+			first = append(first, h.cur.ents[i])
+		}
+	}
+	probes := h.probes()
+	var touched []*item
+	h.Warm(codes, func(it *item) string {
+		touched = append(touched, it)
+		return it.key
+	})
+	if len(touched) < kMaxWarm-2 || !slices.Equal(touched, first) {
+		t.Errorf("touched %d entries, want the %d that the first %d codes' lookups try first", len(touched), len(first), kMaxWarm)
+	}
+	if h.probes() != probes {
+		t.Errorf("Warm counted %d probes", h.probes()-probes)
+	}
+	check(t, h, strHash, want)
+}
