@@ -22,8 +22,8 @@ func warmKeys(conn *conn) {
 	n := 0
 	avail := conn.rbuf[conn.rbufStart:conn.rbufEnd]
 	for seen := 0; seen < kWarmRequests && len(avail) >= 4; seen++ {
-		size := int(binary.LittleEndian.Uint32(avail))
-		if size > proto.KMaxMsg || 4+size > len(avail) {
+		size := binary.LittleEndian.Uint32(avail)
+		if size > proto.KMaxMsg || 4+int(size) > len(avail) {
 			break
 		}
 		if key, ok := proto.Arg(avail[4:4+size], 1); ok {

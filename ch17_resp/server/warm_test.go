@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"example.com/byor/ch17_resp/resp"
 )
 
@@ -86,5 +88,43 @@ func TestRESPWarmChangesNothing(t *testing.T) {
 	want := serve(false)
 	if got := serve(true); !bytes.Equal(got, want) {
 		t.Errorf("replies after warm differ:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestRESPWarmWaitsForWholeRequest: a request that arrives a few bytes at
+// a time, its arguments "*" so that its bytes look like the start of more
+// requests, is not looked ahead at until it is whole: the look-ahead parses
+// from the buffer's start, and would parse the request's first 4 KiB again
+// on every read, where its own parse goes on from where it stopped.
+func TestRESPWarmWaitsForWholeRequest(t *testing.T) {
+	resetData(t)
+	srv, cli := testPair(t, unix.SOCK_STREAM)
+	conn := newTestRESPConn(t, srv)
+	const argc = 600
+	req := []byte(fmt.Sprintf("*%d\r\n", argc))
+	for range argc {
+		req = append(req, "$1\r\n*\r\n"...)
+	}
+	req = resp.AppendRequest(req, "get", "k") // a second request, so a look-ahead is worth it
+	before := warmParses
+	for sent := 0; sent < len(req); {
+		piece := req[sent:min(sent+7, len(req))]
+		if w, err := unix.Write(cli, piece); err != nil || w != len(piece) {
+			t.Fatalf("write: %d, %v", w, err)
+		}
+		sent += len(piece)
+		for loopOnce(t, conn) {
+		}
+	}
+	// Only the turn that finds both requests whole looks ahead: at most
+	// one parse for each of them.
+	if parses := warmParses - before; parses > 2 {
+		t.Errorf("a request read in %d pieces was looked ahead at %d times", (len(req)+6)/7, parses)
+	}
+	// The first is an unknown command, the second a miss: both answered.
+	buf := make([]byte, 4096)
+	n, err := unix.Read(cli, buf)
+	if err != nil || !bytes.HasSuffix(buf[:n], []byte("$-1\r\n")) {
+		t.Fatalf("replies %q, %v", buf[:max(n, 0)], err)
 	}
 }

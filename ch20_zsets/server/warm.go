@@ -24,8 +24,8 @@ func warmKeys(conn *conn) {
 	n := 0
 	avail := conn.rbuf[conn.rbufStart:conn.rbufEnd]
 	for seen := 0; seen < kWarmRequests && len(avail) >= 4; seen++ {
-		size := int(binary.LittleEndian.Uint32(avail))
-		if size > proto.KMaxMsg || 4+size > len(avail) {
+		size := binary.LittleEndian.Uint32(avail)
+		if size > proto.KMaxMsg || 4+int(size) > len(avail) {
 			break
 		}
 		if key, ok := proto.Arg(avail[4:4+size], 1); ok {
@@ -47,12 +47,22 @@ func warmKeys(conn *conn) {
 // ahead again on every turn). It holds 16 ordinary requests.
 const kWarmBytes = 4 << 10
 
+// warmParses counts the look-ahead's parses (for the tests).
+var warmParses int
+
 // warm is warmKeys for a RESP connection: its requests are parsed, within
 // kWarmBytes, with the parser that will run them, into an array too short
 // for more than a short command's arguments; a request of more is only
 // checked, for its length. An inline request ends the look-ahead
 // (unescaping one may allocate).
 func (st *respState) warm(conn *conn) {
+	// Only once the front request is whole: requestReady checks it from
+	// where its last check stopped, while a look-ahead over a request that
+	// arrives a few bytes at a time would parse its start again on every
+	// read. (And it then runs in this turn, which is charged for it.)
+	if !st.requestReady(conn) || st.ready == 0 {
+		return
+	}
 	var hcodes [kWarmRequests]uint64
 	var args [8][]byte
 	n := 0
@@ -65,6 +75,7 @@ func (st *respState) warm(conn *conn) {
 		return
 	}
 	for seen := 0; seen < kWarmRequests && len(data) > 0 && data[0] == '*'; seen++ {
+		warmParses++
 		cmd, size, _, err := resp.ParseRequestFrom(data, args[:0], nil)
 		if err != nil {
 			break

@@ -985,7 +985,7 @@ func (h *Table[T]) Warm(hcodes []uint64, key func(*T) string) {
 		m := t.mix(hc)
 		tag := tagOf(m)
 		i := slots[k]
-		for t.tags[i] != tag && t.tags[i] != tagEmpty {
+		for n := 0; t.tags[i] != tag && t.tags[i] != tagEmpty && n < kMaxWarmWalk; n++ {
 			i = t.after(i)
 		}
 		ents[k] = nil
@@ -1009,3 +1009,10 @@ func (h *Table[T]) Warm(hcodes []uint64, key func(*T) string) {
 // kMaxWarm is the most hash codes one Warm looks at: a batch of pipelined
 // requests, as clients send them.
 const kMaxWarm = 32
+
+// kMaxWarmWalk bounds each of Warm's walks: a cache line of tags. Warm's
+// walks are not counted with the lookups' (they only read), so a key whose
+// walk is long, in a run of slots crowded by the keys someone chose, must
+// not make every look-ahead pay for that run; its lookup still does, and
+// is counted.
+const kMaxWarmWalk = 64

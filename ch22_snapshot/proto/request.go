@@ -90,14 +90,17 @@ func Arg(data []byte, i int) ([]byte, bool) {
 		if pos+4 > len(data) {
 			return nil, false
 		}
-		sz := int(binary.LittleEndian.Uint32(data[pos:]))
-		if sz > len(data)-pos-4 {
+		// Compared before it becomes an int, which on a 32-bit machine
+		// would turn a length of 2^31 or more negative.
+		sz := binary.LittleEndian.Uint32(data[pos:])
+		if uint64(sz) > uint64(len(data)-pos-4) {
 			return nil, false
 		}
+		end := pos + 4 + int(sz)
 		if i == 0 {
-			return data[pos+4 : pos+4+sz], true
+			return data[pos+4 : end], true
 		}
-		pos += 4 + sz
+		pos = end
 		i--
 	}
 }
