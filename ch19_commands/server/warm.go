@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/binary"
 
 	"example.com/byor/ch19_commands/keytable"
@@ -68,10 +67,10 @@ func (st *respState) warm(conn *conn) {
 	n := 0
 	data := st.buf[st.start:]
 	data = data[:min(len(data), kWarmBytes)]
-	if !bytes.Contains(data, []byte("\r\n*")) {
-		// No second array request (one would start after a line's end):
-		// a lone request has nothing to overlap with, and at depth 1
-		// parsing it ahead would only be parsing it twice.
+	if len(data) <= st.ready {
+		// Nothing after the front request: a lone request has nothing to
+		// overlap with, and at depth 1 parsing it ahead would only be
+		// parsing it twice.
 		return
 	}
 	for seen := 0; seen < kWarmRequests && len(data) > 0 && data[0] == '*'; seen++ {
