@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -304,7 +305,10 @@ func (g *cmdGen) ttl() string {
 }
 
 // bigValue is where the values of up to 4 MB come from: a slice of it.
-var bigValue = strings.Repeat("0123456789abcdef", (4<<20)/16)
+// It is made on first use, not as the package starts: the scripts run
+// this test binary as the server and the client hundreds of times, and
+// none of those runs needs it.
+var bigValue = sync.OnceValue(func() string { return strings.Repeat("0123456789abcdef", (4<<20)/16) })
 
 func (g *cmdGen) next() []string {
 	r := g.rng
@@ -313,7 +317,8 @@ func (g *cmdGen) next() []string {
 		// bulk strings of up to 512 MB, and so does this server.
 		switch r.IntN(3) {
 		case 0:
-			return []string{"SET", "big", bigValue[:r.IntN(len(bigValue)+1)]}
+			big := bigValue()
+			return []string{"SET", "big", big[:r.IntN(len(big)+1)]}
 		case 1:
 			return []string{"GET", "big"}
 		default:
