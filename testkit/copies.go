@@ -2,12 +2,16 @@ package testkit
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -19,15 +23,23 @@ import (
 const AllCopiesEnv = "BYOR_ALL_COPIES"
 
 // RunUnlessCopy is the TestMain of a package that chapters carry forward
-// unchanged (the AVL tree, the hashtable, the heap...). It runs the tests
-// (m.Run) unless every file of the package, tests and testdata included,
-// is the same as in the nearest earlier chapter that has the package, with
-// the module path folded: those bytes were tested there, so the test
-// command tests each version of a package once, in the chapter that wrote
-// it. A package with no earlier copy, or one that differs in any file,
-// runs its tests; so does one outside the chapters' directories (a
-// workshop exercise cut from it), and every copy when AllCopiesEnv is 1.
+// unchanged (the AVL tree, the hashtable, the request parser...). It runs
+// the tests (m.Run) unless every file of the package, tests and testdata
+// included, is the same as in the nearest earlier chapter that has the
+// package, with the module path folded, and so is every package of its
+// chapter that it imports: those bytes were tested there, on the same code
+// beneath them, so the test command tests each version of a package once,
+// in the chapter that wrote it. A package with no earlier copy, or one that
+// differs in any file or imports one that does, runs its tests; so does one
+// outside the chapters' directories (a workshop exercise cut from it), one
+// being fuzzed (go test -fuzz), and every copy when AllCopiesEnv is 1.
 func RunUnlessCopy(m *testing.M) {
+	// Fuzzing runs too: go test -fuzz names one package to explore, which
+	// a copy's earlier run did not do.
+	flag.Parse()
+	if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
+		os.Exit(m.Run())
+	}
 	if os.Getenv(AllCopiesEnv) != "1" {
 		if prev, err := EarlierCopy("."); err != nil {
 			fmt.Fprintf(os.Stderr, "testkit: comparing with the earlier chapter: %v\n", err)
@@ -55,6 +67,14 @@ func EarlierCopy(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return earlierCopy(abs, map[string]bool{})
+}
+
+// earlierCopy is EarlierCopy for the absolute directory abs; seen holds the
+// packages whose comparison is under way, so that a test's import of a
+// package that imports this one does not loop.
+func earlierCopy(abs string, seen map[string]bool) (string, error) {
+	seen[abs] = true
 	// Walk up to the chapter's directory: the package is rel inside it.
 	chDir, rel := abs, ""
 	for !chapterDirName.MatchString(filepath.Base(chDir)) {
@@ -110,8 +130,55 @@ func EarlierCopy(dir string) (string, error) {
 			return "", nil
 		}
 	}
+	// The same files run other code when a package they import has
+	// changed: each of the chapter's packages they import must be a copy
+	// of the one in the same earlier chapter.
+	for _, dep := range chapterImports(mine) {
+		depDir := filepath.Join(chDir, filepath.FromSlash(dep))
+		if seen[depDir] {
+			continue
+		}
+		depPrev, err := earlierCopy(depDir, seen)
+		if err != nil || depPrev != filepath.Join(prev, filepath.FromSlash(dep)) {
+			return "", err
+		}
+	}
 	return filepath.Join(prev, rel), nil
 }
+
+// chapterImports returns the packages of their own chapter that the Go
+// files among files import, tests included, as paths inside the chapter
+// (files are foldedFiles', so the chapter's import paths start with
+// foldedModule). A file that does not parse imports nothing here: the
+// files are the same as the earlier chapter's, so the compiler says the
+// same of it in both.
+func chapterImports(files map[string][]byte) []string {
+	var deps []string
+	have := map[string]bool{}
+	fset := token.NewFileSet()
+	for name, data := range files {
+		if !strings.HasSuffix(name, ".go") || strings.Contains(name, "testdata") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, data, parser.ImportsOnly)
+		if err != nil {
+			continue
+		}
+		for _, imp := range f.Imports {
+			path, err := strconv.Unquote(imp.Path.Value)
+			dep, ok := strings.CutPrefix(path, foldedModule+"/")
+			if err == nil && ok && !have[dep] {
+				have[dep] = true
+				deps = append(deps, dep)
+			}
+		}
+	}
+	return deps
+}
+
+// foldedModule is the module path that foldedFiles puts in place of a
+// chapter's.
+const foldedModule = "example.com/byor/CHAPTER"
 
 // foldedFiles reads every file below dir, by path relative to dir, with the
 // chapter's module path (example.com/byor/<chapter>) replaced by one that
@@ -128,7 +195,7 @@ func foldedFiles(dir, chapter string) (map[string][]byte, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, path)
-		files[rel] = bytes.ReplaceAll(data, module, []byte("example.com/byor/CHAPTER"))
+		files[rel] = bytes.ReplaceAll(data, module, []byte(foldedModule))
 		return nil
 	})
 	return files, err

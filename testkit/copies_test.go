@@ -26,6 +26,17 @@ func TestEarlierCopy(t *testing.T) {
 		"ch09_nine/pkg/sub/a.go":     "package sub\n",
 		"ch09_nine/pkg/sub/extra.go": "package sub\n",
 		"ch10_ten/pkg/sub/a.go":      "package sub\n",
+		// pkg is the same in all three, dep changes in ch12: ch12's pkg runs
+		// other code than ch11's. dep's test imports pkg, a loop.
+		"ch11_a/pkg/a.go":      "package pkg\nimport _ \"example.com/byor/ch11_a/dep\"\n",
+		"ch11_a/dep/d.go":      "package dep\n",
+		"ch11_a/dep/d_test.go": "package dep_test\nimport _ \"example.com/byor/ch11_a/pkg\"\n",
+		"ch12_b/pkg/a.go":      "package pkg\nimport _ \"example.com/byor/ch12_b/dep\"\n",
+		"ch12_b/dep/d.go":      "package dep // changed\n",
+		"ch12_b/dep/d_test.go": "package dep_test\nimport _ \"example.com/byor/ch12_b/pkg\"\n",
+		"ch13_c/pkg/a.go":      "package pkg\nimport _ \"example.com/byor/ch13_c/dep\"\n",
+		"ch13_c/dep/d.go":      "package dep // changed\n",
+		"ch13_c/dep/d_test.go": "package dep_test\nimport _ \"example.com/byor/ch13_c/pkg\"\n",
 	})
 	for _, tt := range []struct{ dir, want string }{
 		{"ch01_one/pkg", ""},               // the first
@@ -37,6 +48,9 @@ func TestEarlierCopy(t *testing.T) {
 		{"ch09_nine/pkg/sub", ""},          // a file more, in a nested package
 		{"ch08_eight/pkg/sub", ""},         // ch05's and ch07's pkg have no sub
 		{"ch10_ten/pkg/sub", ""},           // a file fewer
+		{"ch12_b/pkg", ""},                 // the same files, a package it imports changed
+		{"ch13_c/pkg", "ch12_b/pkg"},       // the same files on the same packages
+		{"ch13_c/dep", "ch12_b/dep"},       // the same, through the loop
 	} {
 		got, err := EarlierCopy(filepath.Join(root, tt.dir))
 		if err != nil {
