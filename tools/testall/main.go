@@ -4,14 +4,17 @@
 //
 // runs go test on every package of example.com/byor/... but the shared
 // packages' unchanged copies in later chapters (the AVL tree, the
-// hashtable, the heap, ...). Their TestMain, testkit.RunUnlessCopy, would
+// hashtable, the request parser, ...). Their TestMain, testkit.RunUnlessCopy, would
 // only say that the same files were tested in an earlier chapter and stop,
 // so go test would link and start each of them for nothing. With
 // BYOR_ALL_COPIES=1 nothing is left out and the copies run their tests.
 //
 // Its arguments go to go test after the package list, so flags such as
 // -count=1, -run, -v and -args pass through; its output is go test's, and
-// so is its exit status.
+// so is its exit status. Many packages' tests spend part of their time
+// waiting, on the servers they start and on clocks, so it runs one package
+// more at a time than the machine has CPUs (go test -p); a -p among its
+// arguments wins.
 package main
 
 import (
@@ -23,6 +26,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 
 	"example.com/byor/testkit"
@@ -55,7 +60,21 @@ func main() {
 	for i, p := range keep {
 		paths[i] = p.importPath
 	}
-	os.Exit(goTest(paths, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(goTest(paths, withPackagesAtOnce(os.Args[1:], runtime.NumCPU()+1), os.Stdout, os.Stderr))
+}
+
+// withPackagesAtOnce returns args with -p n in front, unless they set -p
+// themselves (before -args, after which they are the tests' own).
+func withPackagesAtOnce(args []string, n int) []string {
+	for _, a := range args {
+		if a == "-args" || a == "--args" {
+			break
+		}
+		if a == "-p" || a == "--p" || strings.HasPrefix(a, "-p=") || strings.HasPrefix(a, "--p=") {
+			return args
+		}
+	}
+	return append([]string{"-p", strconv.Itoa(n)}, args...)
 }
 
 // listPackages lists the packages that match pattern. With -e, a package

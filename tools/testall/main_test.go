@@ -103,3 +103,20 @@ func TestGoTestStatus(t *testing.T) {
 		t.Errorf("go test %s -run: status %d, want 2; stderr:\n%s", pkg, code, &errOut)
 	}
 }
+
+// TestPackagesAtOnce: -p n goes in front of the arguments unless they set
+// -p before -args; after -args a -p is the tests' own.
+func TestPackagesAtOnce(t *testing.T) {
+	for _, tt := range []struct{ args, want []string }{
+		{nil, []string{"-p", "3"}},
+		{[]string{"-count=1", "-run", "X"}, []string{"-p", "3", "-count=1", "-run", "X"}},
+		{[]string{"-p", "1"}, []string{"-p", "1"}},
+		{[]string{"-v", "-p=4"}, []string{"-v", "-p=4"}},
+		{[]string{"-parallel", "8"}, []string{"-p", "3", "-parallel", "8"}},
+		{[]string{"-args", "-p", "1"}, []string{"-p", "3", "-args", "-p", "1"}},
+	} {
+		if got := withPackagesAtOnce(tt.args, 3); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("withPackagesAtOnce(%q, 3) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
