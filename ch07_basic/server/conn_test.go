@@ -104,3 +104,20 @@ func TestLeftoverRequestsAfterBlockedReply(t *testing.T) {
 		t.Fatal("the replies never blocked with requests still buffered; the test did not exercise the case")
 	}
 }
+
+// TestHugeLengthEndsConnection: a length header of 2^31 or more is above
+// k_max_msg like any other and ends the connection. On a 32-bit build
+// (GOARCH=386, arm) such a length read as an int turns negative, and
+// unless it is compared before that, it passes the check and the slice
+// of the body panics. On a 64-bit machine this test passes either way;
+// run it with GOARCH=386 to see the difference.
+func TestHugeLengthEndsConnection(t *testing.T) {
+	for _, size := range []uint32{1 << 31, 1<<32 - 1} {
+		conn := newTestConn(-1) // never read or written: the header is all it gets
+		binary.LittleEndian.PutUint32(conn.rbuf[:], size)
+		conn.rbufSize = 4
+		if tryOneRequest(conn) || conn.state != stateEnd {
+			t.Errorf("length %#x: the connection is in state %d, want it ended", size, conn.state)
+		}
+	}
+}

@@ -108,12 +108,15 @@ func tryOneRequest(conn *conn) bool {
 	if conn.rbufSize < 4 {
 		return false // wait for the rest of the header
 	}
-	n := int(binary.LittleEndian.Uint32(conn.rbuf[:4]))
-	if n > proto.KMaxMsg {
+	// Compared before it becomes an int, which on a 32-bit machine
+	// would turn a length of 2^31 or more negative.
+	size := binary.LittleEndian.Uint32(conn.rbuf[:4])
+	if size > proto.KMaxMsg {
 		msg("too long")
 		conn.state = stateEnd
 		return false
 	}
+	n := int(size)
 	if 4+n > conn.rbufSize {
 		return false // wait for the rest of the body
 	}

@@ -44,12 +44,15 @@ func ParseReq(data []byte) ([]string, error) {
 		if pos+4 > len(data) {
 			return nil, ErrTruncated
 		}
-		sz := int(binary.LittleEndian.Uint32(data[pos:]))
-		if sz > len(data)-pos-4 {
+		// Compared before it becomes an int, which on a 32-bit machine
+		// would turn a length of 2^31 or more negative.
+		sz := binary.LittleEndian.Uint32(data[pos:])
+		if uint64(sz) > uint64(len(data)-pos-4) {
 			return nil, ErrTruncated
 		}
-		out = append(out, string(data[pos+4:pos+4+sz]))
-		pos += 4 + sz
+		end := pos + 4 + int(sz)
+		out = append(out, string(data[pos+4:end]))
+		pos = end
 	}
 	if pos != len(data) {
 		return nil, ErrTrailing

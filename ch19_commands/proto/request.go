@@ -62,14 +62,17 @@ func SplitReq(data []byte, args [][]byte) ([][]byte, error) {
 		if pos+4 > len(data) {
 			return nil, ErrTruncated
 		}
-		sz := int(binary.LittleEndian.Uint32(data[pos:]))
-		if sz > len(data)-pos-4 {
+		// Compared before it becomes an int, which on a 32-bit machine
+		// would turn a length of 2^31 or more negative.
+		sz := binary.LittleEndian.Uint32(data[pos:])
+		if uint64(sz) > uint64(len(data)-pos-4) {
 			return nil, ErrTruncated
 		}
+		end := pos + 4 + int(sz)
 		// The full slice expression caps each string at its own end, so an
 		// append to one cannot overwrite the next.
-		args = append(args, data[pos+4:pos+4+sz:pos+4+sz])
-		pos += 4 + sz
+		args = append(args, data[pos+4:end:end])
+		pos = end
 	}
 	if pos != len(data) {
 		return nil, ErrTrailing

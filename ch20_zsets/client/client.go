@@ -84,7 +84,9 @@ func readRes(fd int, w io.Writer) error {
 
 // onResponse prints the serialized value at the front of data, one line
 // per value, and returns the number of bytes it took up. It checks every
-// length against what is left, so no input can make it read out of bounds.
+// length against what is left, so no input can make it read out of bounds;
+// a length is compared before it becomes an int, which on a 32-bit machine
+// would turn one of 2^31 or more negative.
 func onResponse(data []byte, w io.Writer) (int, error) {
 	if len(data) < 1 {
 		return 0, errBadResponse
@@ -98,22 +100,24 @@ func onResponse(data []byte, w io.Writer) (int, error) {
 			return 0, errBadResponse
 		}
 		code := int32(binary.LittleEndian.Uint32(data[1:]))
-		n := int(binary.LittleEndian.Uint32(data[1+4:]))
-		if len(data)-(1+8) < n {
+		n := binary.LittleEndian.Uint32(data[1+4:])
+		if uint64(n) > uint64(len(data)-(1+8)) {
 			return 0, errBadResponse
 		}
-		fmt.Fprintf(w, "(err) %d %s\n", code, data[1+8:1+8+n])
-		return 1 + 8 + n, nil
+		end := 1 + 8 + int(n)
+		fmt.Fprintf(w, "(err) %d %s\n", code, data[1+8:end])
+		return end, nil
 	case proto.SerStr:
 		if len(data) < 1+4 {
 			return 0, errBadResponse
 		}
-		n := int(binary.LittleEndian.Uint32(data[1:]))
-		if len(data)-(1+4) < n {
+		n := binary.LittleEndian.Uint32(data[1:])
+		if uint64(n) > uint64(len(data)-(1+4)) {
 			return 0, errBadResponse
 		}
-		fmt.Fprintf(w, "(str) %s\n", data[1+4:1+4+n])
-		return 1 + 4 + n, nil
+		end := 1 + 4 + int(n)
+		fmt.Fprintf(w, "(str) %s\n", data[1+4:end])
+		return end, nil
 	case proto.SerInt:
 		if len(data) < 1+8 {
 			return 0, errBadResponse

@@ -70,6 +70,11 @@ func TestFormatG(t *testing.T) {
 	}
 }
 
+// Lengths of 2^31 or more are here for 32-bit builds (GOARCH=386, arm),
+// where such a length read as an int turns negative: it must still be
+// refused, not passed on to a slice expression that panics. On a 64-bit
+// machine these cases pass with or without that care; run them with
+// GOARCH=386 to see it.
 func TestOnResponseRejectsMalformed(t *testing.T) {
 	tests := []struct {
 		name string
@@ -79,8 +84,11 @@ func TestOnResponseRejectsMalformed(t *testing.T) {
 		{"unknown tag", []byte{9}},
 		{"short err header", []byte{proto.SerErr, 1, 0, 0, 0, 3}},
 		{"err message cut", []byte{proto.SerErr, 1, 0, 0, 0, 3, 0, 0, 0, 'a'}},
+		{"err message length 2^31", []byte{proto.SerErr, 1, 0, 0, 0, 0, 0, 0, 0x80, 'a'}},
+		{"err message length 2^32-1", []byte{proto.SerErr, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 'a'}},
 		{"short str length", []byte{proto.SerStr, 1, 0}},
 		{"str cut", []byte{proto.SerStr, 5, 0, 0, 0, 'a'}},
+		{"str length 2^31", []byte{proto.SerStr, 0, 0, 0, 0x80, 'a'}},
 		{"str length near 2^32", []byte{proto.SerStr, 0xff, 0xff, 0xff, 0xff, 'a'}},
 		{"short int", []byte{proto.SerInt, 1, 2, 3}},
 		{"short dbl", []byte{proto.SerDbl, 1, 2, 3}},

@@ -40,6 +40,11 @@ func TestParseReqRoundTrip(t *testing.T) {
 
 func le32(n uint32) []byte { return binary.LittleEndian.AppendUint32(nil, n) }
 
+// Lengths of 2^31 or more are here for 32-bit builds (GOARCH=386, arm),
+// where such a length read as an int turns negative: it must still be
+// refused, not passed on to a slice expression that panics. On a 64-bit
+// machine these cases pass with or without that care; run them with
+// GOARCH=386 to see it.
 func TestParseReqErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -49,11 +54,14 @@ func TestParseReqErrors(t *testing.T) {
 		{"empty body", nil, ErrTruncated},
 		{"short nstr", []byte{1, 0}, ErrTruncated},
 		{"nstr above k_max_args", le32(KMaxArgs + 1), ErrTooManyArgs},
+		{"nstr 2^31", le32(1 << 31), ErrTooManyArgs},
 		{"nstr huge", le32(0xffffffff), ErrTooManyArgs},
 		{"missing string", le32(1), ErrTruncated},
 		{"short length", append(le32(1), 3, 0), ErrTruncated},
 		{"length past the end", bytes.Join([][]byte{le32(1), le32(4), []byte("abc")}, nil), ErrTruncated},
+		{"length 2^31", bytes.Join([][]byte{le32(1), le32(1 << 31), []byte("abc")}, nil), ErrTruncated},
 		{"length near 2^32", bytes.Join([][]byte{le32(1), le32(0xfffffffc), []byte("abc")}, nil), ErrTruncated},
+		{"length 2^32-1", bytes.Join([][]byte{le32(1), le32(0xffffffff), []byte("abc")}, nil), ErrTruncated},
 		{"trailing bytes", bytes.Join([][]byte{le32(1), le32(1), []byte("ab")}, nil), ErrTrailing},
 		{"trailing after zero strings", append(le32(0), 'x'), ErrTrailing},
 	}
@@ -136,6 +144,9 @@ func TestArg(t *testing.T) {
 		{"cut inside a length", req[:10], 1, "", false},
 		{"no count", req[:3], 0, "", false},
 		{"count above the strings", append(le32(5), req[4:]...), 3, "", false},
+		// A 32-bit build must refuse these too (see TestParseReqErrors).
+		{"length 2^31", append(le32(1), le32(1<<31)...), 0, "", false},
+		{"length 2^32-1", append(le32(1), le32(0xffffffff)...), 0, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -275,8 +275,10 @@ func requestReady(conn *conn) bool {
 	if len(avail) < 4 {
 		return false
 	}
-	n := int(binary.LittleEndian.Uint32(avail[:4]))
-	return n > proto.KMaxMsg || 4+n <= len(avail)
+	// The length is compared while unsigned, and becomes an int only once
+	// it is known to be small (see tryOneRequest).
+	n := binary.LittleEndian.Uint32(avail[:4])
+	return n > proto.KMaxMsg || 4+int(n) <= len(avail)
 }
 
 // serveRequests answers the complete requests in rbuf and sends the
@@ -329,12 +331,15 @@ func tryOneRequest(conn *conn) bool {
 	if len(avail) < 4 {
 		return false // wait for the rest of the header
 	}
-	n := int(binary.LittleEndian.Uint32(avail[:4]))
-	if n > proto.KMaxMsg {
+	// Compared before it becomes an int, which on a 32-bit machine
+	// would turn a length of 2^31 or more negative.
+	size := binary.LittleEndian.Uint32(avail[:4])
+	if size > proto.KMaxMsg {
 		connMsg(os.Stderr, "too long")
 		stopReading(conn)
 		return false
 	}
+	n := int(size)
 	if 4+n > len(avail) {
 		return false // wait for the rest of the body
 	}

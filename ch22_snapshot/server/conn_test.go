@@ -436,3 +436,24 @@ func checkTurns(t *testing.T, conn *conn, cli int, reply []byte, n int, waiting 
 		t.Errorf("%d replies of %d bytes came in %d turns; the turn does not bound them", n, len(reply), turns)
 	}
 }
+
+// TestHugeLengthStopsReading: a length header of 2^31 or more is above
+// k_max_msg like any other: it is ready to be handled as soon as it is
+// read, and handling it ends the connection. On a 32-bit build
+// (GOARCH=386, arm) such a length read as an int turns negative, and
+// unless it is compared before that, it passes the check and the slice
+// of the body panics. On a 64-bit machine this test passes either way;
+// run it with GOARCH=386 to see the difference.
+func TestHugeLengthStopsReading(t *testing.T) {
+	for _, size := range []uint32{1 << 31, 1<<32 - 1} {
+		conn := newConn(-1) // never read or written: the header is all it gets
+		conn.rbuf = binary.LittleEndian.AppendUint32(nil, size)
+		conn.rbufEnd = len(conn.rbuf)
+		if !requestReady(conn) {
+			t.Errorf("length %#x: the header is not ready to be handled", size)
+		}
+		if tryOneRequest(conn) || conn.state != stateEnd {
+			t.Errorf("length %#x: the connection is in state %d, want it ended", size, conn.state)
+		}
+	}
+}
