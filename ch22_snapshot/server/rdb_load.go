@@ -193,7 +193,9 @@ func (r *rdbReader) str() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if ulen/kMaxLZFRatio > clen {
+		// The second test matters on 32-bit builds, where int(ulen) could
+		// turn negative.
+		if ulen/kMaxLZFRatio > clen || ulen > math.MaxInt32 {
 			return "", fmt.Errorf("an LZF string of %d bytes claims to expand to %d", clen, ulen)
 		}
 		out, err := lzfDecompress(p, int(ulen))
@@ -576,7 +578,13 @@ func listpackItems(lp string) ([]string, error) {
 			if rest < 5 {
 				return nil, bad("cut short")
 			}
-			head, dlen, isInt = 5, int(binary.LittleEndian.Uint32([]byte(lp[i+1:i+5]))), false
+			// Compared before it becomes an int, which is 32 bits on
+			// some builds.
+			size := binary.LittleEndian.Uint32([]byte(lp[i+1 : i+5]))
+			if uint64(size) > uint64(rest-5) {
+				return nil, bad("a string past its end")
+			}
+			head, dlen, isInt = 5, int(size), false
 		case c >= 0xf1 && c <= 0xf4: // 16, 24, 32, 64-bit signed
 			size := [...]int{2, 3, 4, 8}[c-0xf1]
 			if rest < 1+size {

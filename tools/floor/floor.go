@@ -106,10 +106,12 @@ func (c *conn) serve(fd int, buf []byte) bool {
 	}
 	c.out = c.out[:0]
 	for len(data) >= 4 {
-		size := int(binary.LittleEndian.Uint32(data))
-		if size > maxMsg {
+		// Compared before it becomes an int, which is 32 bits on some builds.
+		size32 := binary.LittleEndian.Uint32(data)
+		if size32 > maxMsg {
 			return false
 		}
+		size := int(size32)
 		if len(data) < 4+size {
 			break
 		}
