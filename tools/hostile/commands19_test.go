@@ -9,13 +9,10 @@ import (
 )
 
 // The commands chapter 19 added (keys, strings, hashes), attacked where
-// their work is not in their request's size. Each group below says what
-// its tests share.
-
-// Attacks on chapter 19's commands by a client who has read the code,
-// each beside its honest twin of the same size on one server. The log
-// reports the server's CPU time for each and a bystander's worst PING;
-// the verdicts are replies and counts.
+// their work is not in their request's size, each attack beside its
+// honest twin of the same size on one server. The log reports the
+// server's CPU time for each and a bystander's worst PING; the verdicts
+// are replies and counts. Each group below says what its tests share.
 
 // TestRandomKeySparseTable: RANDOMKEY picks a random place in the key
 // table's order and takes a key near it. After 500,000 keys are made and
