@@ -10,11 +10,9 @@ import (
 
 // The sorted-set commands chapter 20 added (the set algebra, random
 // members, pops and ranges), attacked where their work is not in their
-// request's size. Each group below says what its tests share.
+// request's size, each attack beside its honest twin of the same size.
+// Each group below says what its tests share.
 
-// Chapter 20's sorted-set commands against attackers who have read the
-// code, each against its honest twin of the same size.
-//
 // ZUNION, ZINTER and ZDIFF that reply: the result is listed, not kept, so
 // it should cost about what listing as many members does, plus the
 // lookups an intersection or a difference needs (its twin there is a
