@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -152,6 +154,29 @@ func TestHashtableMovesAtMostRehashPerOperation(t *testing.T) {
 		}
 		if total == 0 {
 			t.Errorf("rehash=%d: nothing moved", rehash)
+		}
+	}
+}
+
+// TestRehashSettersOncePerPackage checks that setRehash reaches every
+// hashtable package the views use, the key space's (which two views share)
+// included, and each package once.
+func TestRehashSettersOncePerPackage(t *testing.T) {
+	seen := map[string]bool{}
+	for _, set := range rehashSetters {
+		name := runtime.FuncForPC(reflect.ValueOf(set).Pointer()).Name()
+		if seen[name] {
+			t.Errorf("rehashSetters lists %s twice", name)
+		}
+		seen[name] = true
+	}
+	// One key per operation leaves the key space's resize half done, where
+	// the book's 128 finish it at once.
+	cmds := numbered("set k%d v", 1, 41)
+	for rehash, want := range map[int][]string{1: {"older", "newer"}, bookRehash: {"newer"}} {
+		_, pic := replayView(t, "keyspace", rehash, cmds, -1)
+		if diff := cmp.Diff(want, attrs(tableAttr, pic)); diff != "" {
+			t.Errorf("keyspace tables with rehash=%d (-want +got):\n%s", rehash, diff)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"example.com/byor/ch13_heap_ttl/hashtable"
-	"example.com/byor/ch13_heap_ttl/heap"
 )
 
 // The heap view: chapter 13's TTL timers, a heap.HeapItem slice whose items
@@ -27,66 +26,35 @@ func heapView() *view {
 	}
 }
 
-func init() {
-	rehashSetters = append(rehashSetters, hashtable.SetResizingWork)
-}
-
-type heapEnt struct {
-	node     hashtable.HNode[heapEnt]
-	key, val string
-	heapIdx  int // the position of the key's timer in the heap, or -1
-}
-
-func heapEq(a, b *hashtable.HNode[heapEnt]) bool {
-	return a.HCode == b.HCode && a.Owner.key == b.Owner.key
-}
-
-func heapKey(key string) *heapEnt {
-	e := &heapEnt{key: key, heapIdx: -1}
-	e.node.Owner = e
-	e.node.HCode = hashtable.StrHash(key)
-	return e
-}
-
+// heapWorld is the timed key space of strings, with the heap view's
+// explanations of what each change does to the heap.
 type heapWorld struct {
-	db      hashtable.HMap[heapEnt]
-	heap    []heap.HeapItem[heapEnt]
-	nowMs   uint64
-	touched string
-	slots   map[string]int // each key's slot before the last command
-	expired []string
+	timedKeys
 }
 
-// setTTL is chapter 13's entry_set_ttl, on the view's clock (Val in ms).
-func (w *heapWorld) setTTL(e *heapEnt, ttlMs int64) string {
-	if ttlMs < 0 {
-		if e.heapIdx == -1 {
-			return "server.entrySetTTL: no timer to remove"
-		}
-		heap.Delete(&w.heap, e.heapIdx)
+// entrySetTTL is chapter 13's entry_set_ttl (Val in ms), saying where the
+// timer went.
+func (w *heapWorld) entrySetTTL(e *timedEnt, ttlMs int64) string {
+	from := e.heapIdx
+	switch {
+	case !w.setTTL(e, ttlMs):
+		return noTimer
+	case ttlMs < 0:
 		return "heap.Delete: the last item fills the hole, then heap.Update sifts it"
+	case from == -1:
+		return "heap.Upsert: a new leaf; heap.Update: " + sift(len(w.heap)-1, e.heapIdx)
 	}
-	fn, from := "heap.Upsert: a new leaf", len(w.heap)
-	if e.heapIdx != -1 {
-		fn, from = fmt.Sprintf("heap.Upsert: slot %d gets the new time", e.heapIdx), e.heapIdx
-	}
-	heap.Upsert(&w.heap, e.heapIdx, heap.HeapItem[heapEnt]{Val: w.nowMs + uint64(ttlMs), Ref: &e.heapIdx, Owner: e})
-	return fn + "; heap.Update: " + sift(from, e.heapIdx)
+	return fmt.Sprintf("heap.Upsert: slot %d gets the new time; heap.Update: %s", from, sift(from, e.heapIdx))
 }
 
-func (w *heapWorld) lookup(key string) *heapEnt {
-	if n := w.db.Lookup(&heapKey(key).node, heapEq); n != nil {
-		return n.Owner
-	}
-	return nil
+// expire is entryDel for a key whose timer is due, which is the heap's root.
+func (w *heapWorld) expire(e *timedEnt) []string {
+	w.setTTL(e, -1)
+	return []string{fmt.Sprintf("%s expires: hashtable.(*HMap).Pop, server.entryDel, heap.Delete(0)", e.key)}
 }
 
 func (w *heapWorld) do(args []string) (string, []string) {
-	w.touched, w.expired = "", nil
-	w.slots = map[string]int{}
-	for i, it := range w.heap {
-		w.slots[it.Owner.key] = i
-	}
+	w.begin()
 	switch {
 	case is(args, "get", 2):
 		e := w.lookup(args[1])
@@ -101,36 +69,22 @@ func (w *heapWorld) do(args []string) (string, []string) {
 			e.val = args[2]
 			return replyNil(), []string{"server.doSet", "hashtable.(*HMap).Lookup: found, value replaced; its timer stays"}
 		}
-		e := heapKey(args[1])
-		e.val = args[2]
-		w.db.Insert(&e.node)
+		w.insert(args[1]).val = args[2]
 		return replyNil(), []string{"server.doSet", "hashtable.(*HMap).Insert: a new key, no timer"}
 	case is(args, "del", 2):
-		n := w.db.Pop(&heapKey(args[1]).node, heapEq)
-		if n == nil {
+		e := w.pop(args[1])
+		if e == nil {
 			return replyInt(0), []string{"server.doDel", "hashtable.(*HMap).Pop: absent"}
 		}
-		return replyInt(1), []string{"server.doDel", "hashtable.(*HMap).Pop", "server.entryDel: entrySetTTL(-1)", w.setTTL(n.Owner, -1)}
+		return replyInt(1), []string{"server.doDel", "hashtable.(*HMap).Pop", "server.entryDel: entrySetTTL(-1)", w.entrySetTTL(e, -1)}
 	case is(args, "pexpire", 3):
-		return pexpireCmd(args, w.lookup, w.setTTL, &w.touched)
+		return w.pexpire(args, w.entrySetTTL)
 	case is(args, "pttl", 2):
-		return pttlCmd(args, w.lookup, func(i int) int64 { return int64(w.heap[i].Val - w.nowMs) },
-			func(i int) string {
-				return fmt.Sprintf("server.doTTL: the entry's heapIdx %d finds its timer in O(1)", i)
-			}, &w.touched)
+		return w.pttl(args, func(i int) string {
+			return fmt.Sprintf("server.doTTL: the entry's heapIdx %d finds its timer in O(1)", i)
+		})
 	case is(args, "wait", 2):
-		if !advanceClock(&w.nowMs, args[1]) {
-			return replyErr("expect milliseconds"), nil
-		}
-		ran := []string{fmt.Sprintf("poll() sleeps; the clock is now %d ms", w.nowMs), "server.processTimers: expire while the root is due"}
-		for len(w.heap) > 0 && w.heap[0].Val <= w.nowMs {
-			e := w.heap[0].Owner
-			w.db.Pop(&e.node, func(a, b *hashtable.HNode[heapEnt]) bool { return a == b })
-			heap.Delete(&w.heap, e.heapIdx)
-			w.expired = append(w.expired, e.key)
-			ran = append(ran, fmt.Sprintf("%s expires: hashtable.(*HMap).Pop, server.entryDel, heap.Delete(0)", e.key))
-		}
-		return "ok", ran
+		return w.wait(args, "server.processTimers: expire while the root is due", w.expire)
 	default:
 		return unknown()
 	}
@@ -149,22 +103,22 @@ func sift(from, to int) string {
 
 // heapCells draws the heap's items, each with its slot, its time and the
 // index its owner holds, which must be the same slot.
-func heapCells(n int, key func(i int) string, val func(i int) uint64, ownerIdx func(i int) int, nowMs uint64, touched string, slots map[string]int) []cell {
+func (k *timedKeys) heapCells() []cell {
 	var cells []cell
-	for i := 0; i < n; i++ {
-		k := key(i)
-		cl := cell{label: fmt.Sprintf("[%d] %s", i, k), sub: fmt.Sprintf("at %d idx=%d", val(i), ownerIdx(i)),
+	for i, it := range k.heap {
+		key := it.Owner.key
+		cl := cell{label: fmt.Sprintf("[%d] %s", i, key), sub: fmt.Sprintf("at %d idx=%d", it.Val, it.Owner.heapIdx),
 			attrs: fmt.Sprintf(` data-slot="%d"`, i)}
-		old, had := slots[k]
+		old, had := k.slots[key]
 		switch {
-		case k == touched && !had:
+		case key == k.touched && !had:
 			cl.hl = hlNew
-		case k == touched:
+		case key == k.touched:
 			cl.hl = hlHit
 		case had && old != i:
 			cl.hl = hlMoved
 		}
-		if val(i) <= nowMs {
+		if it.Val <= k.nowMs {
 			cl.hl = hlDue
 		}
 		cells = append(cells, cl)
@@ -174,39 +128,38 @@ func heapCells(n int, key func(i int) string, val func(i int) uint64, ownerIdx f
 
 // heapTree is the same items as a tree: the children of slot i are at 2i+1
 // and 2i+2.
-func heapTree(cells []cell, i int, key func(i int) string) *tnode {
+func (k *timedKeys) heapTree(cells []cell, i int) *tnode {
 	if i >= len(cells) {
 		return nil
 	}
-	return &tnode{id: key(i), label: cells[i].label, sub: cells[i].sub, hl: cells[i].hl,
-		left: heapTree(cells, 2*i+1, key), right: heapTree(cells, 2*i+2, key)}
+	return &tnode{id: k.heap[i].Owner.key, label: cells[i].label, sub: cells[i].sub, hl: cells[i].hl,
+		left: k.heapTree(cells, 2*i+1), right: k.heapTree(cells, 2*i+2)}
 }
 
-// drawHeap draws the array, and the tree under it, at y.
-func (c *canvas) drawHeap(y int, cells []cell, key func(i int) string, nowMs uint64, expired []string) {
-	c.text(0, y+12, "title", fmt.Sprintf("now %d ms; the heap as an array (slot, key, expiry, the owner's heapIdx)", nowMs))
+// drawHeap draws k's heap as an array, and as a tree under it, at y; the
+// keyspace view draws its heap with it too.
+func (c *canvas) drawHeap(y int, k *timedKeys) {
+	cells := k.heapCells()
+	c.text(0, y+12, "title", fmt.Sprintf("now %d ms; the heap as an array (slot, key, expiry, the owner's heapIdx)", k.nowMs))
 	if len(cells) == 0 {
 		c.text(0, y+30, "sub", "no timers")
 	}
 	c.drawRow(0, y+20, cells, false)
-	if len(expired) > 0 {
-		c.text(0, y+cellH+36, "sub", fmt.Sprintf("expired: %v", expired))
+	if len(k.expired) > 0 {
+		c.text(0, y+cellH+36, "sub", fmt.Sprintf("expired: %v", k.expired))
 	}
 	if len(cells) > 0 {
 		c.text(0, y+cellH+56, "title", "the same heap as a tree: slot i's children are 2i+1 and 2i+2")
-		c.drawTree(0, y+cellH+66, heapTree(cells, 0, key))
+		c.drawTree(0, y+cellH+66, k.heapTree(cells, 0))
 	}
 }
 
 func (w *heapWorld) draw() string {
 	var c canvas
-	key := func(i int) string { return w.heap[i].Owner.key }
-	cells := heapCells(len(w.heap), key, func(i int) uint64 { return w.heap[i].Val },
-		func(i int) int { return w.heap[i].Owner.heapIdx }, w.nowMs, w.touched, w.slots)
-	c.drawHeap(0, cells, key, w.nowMs, w.expired)
+	c.drawHeap(0, &w.timedKeys)
 	// The keys without a timer, for completeness.
 	var plain []string
-	w.db.Scan(func(n *hashtable.HNode[heapEnt]) {
+	w.db.Scan(func(n *hashtable.HNode[timedEnt]) {
 		if n.Owner.heapIdx == -1 {
 			plain = append(plain, n.Owner.key)
 		}

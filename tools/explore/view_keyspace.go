@@ -5,8 +5,10 @@ import (
 	"strconv"
 	"strings"
 
-	"example.com/byor/ch14_threadpool/hashtable"
-	"example.com/byor/ch14_threadpool/heap"
+	// Chapter 14's hashtable and heap are chapter 13's files unchanged (go
+	// run ./tools/chdiff -lineage proves it), so this view shares chapter
+	// 13's, and its timed key space, with the heap view.
+	"example.com/byor/ch13_heap_ttl/hashtable"
 	"example.com/byor/ch14_threadpool/zset"
 )
 
@@ -30,68 +32,33 @@ func keyspaceView() *view {
 	}
 }
 
-func init() {
-	rehashSetters = append(rehashSetters, hashtable.SetResizingWork)
-}
-
 // kLargeContainerSize is chapter 14's threshold: a sorted set with more
 // members is torn down on the thread pool.
 const kLargeContainerSize = 10000
 
-type ksEnt struct {
-	node    hashtable.HNode[ksEnt]
-	key     string
-	zset    *zset.ZSet // nil for a string
-	val     string
-	heapIdx int
-}
-
-func ksEq(a, b *hashtable.HNode[ksEnt]) bool {
-	return a.HCode == b.HCode && a.Owner.key == b.Owner.key
-}
-
-func ksKey(key string) *ksEnt {
-	e := &ksEnt{key: key, heapIdx: -1}
-	e.node.Owner = e
-	e.node.HCode = hashtable.StrHash(key)
-	return e
-}
-
+// ksWorld is the timed key space of strings and sorted sets, and what the
+// last command did to the hashtable's resizing, for the drawing.
 type ksWorld struct {
-	db      hashtable.HMap[ksEnt]
-	heap    []heap.HeapItem[ksEnt]
-	nowMs   uint64
-	touched string
-	added   bool
-	slots   map[string]int
-	moved   map[string]bool
-	expired []string
+	timedKeys
+	added bool            // the last command inserted w.touched
+	moved map[string]bool // the keys the last command moved to the newer table
 }
 
-func (w *ksWorld) lookup(key string) *ksEnt {
-	if n := w.db.Lookup(&ksKey(key).node, ksEq); n != nil {
-		return n.Owner
-	}
-	return nil
-}
-
-// setTTL is chapter 14's entrySetTTL, on the view's clock.
-func (w *ksWorld) setTTL(e *ksEnt, ttlMs int64) string {
-	if ttlMs < 0 {
-		if e.heapIdx == -1 {
-			return "server.entrySetTTL: no timer to remove"
-		}
-		heap.Delete(&w.heap, e.heapIdx)
+// entrySetTTL is chapter 14's, naming the heap function that ran.
+func (w *ksWorld) entrySetTTL(e *timedEnt, ttlMs int64) string {
+	switch {
+	case !w.setTTL(e, ttlMs):
+		return noTimer
+	case ttlMs < 0:
 		return "heap.Delete"
 	}
-	heap.Upsert(&w.heap, e.heapIdx, heap.HeapItem[ksEnt]{Val: w.nowMs + uint64(ttlMs), Ref: &e.heapIdx, Owner: e})
 	return "heap.Upsert"
 }
 
 // entryDel is chapter 14's: the timer goes, and a large sorted set is torn
 // down by the thread pool rather than the event loop.
-func (w *ksWorld) entryDel(e *ksEnt) []string {
-	ran := []string{"server.entryDel: entrySetTTL(-1)", w.setTTL(e, -1)}
+func (w *ksWorld) entryDel(e *timedEnt) []string {
+	ran := []string{"server.entryDel: entrySetTTL(-1)", w.entrySetTTL(e, -1)}
 	if e.zset != nil && e.zset.Len() > kLargeContainerSize {
 		return append(ran, fmt.Sprintf("%s members > kLargeContainerSize: threadpool.(*ThreadPool).Queue(entryDestroy), off the event loop", strconv.Itoa(e.zset.Len())))
 	}
@@ -105,11 +72,8 @@ func (w *ksWorld) entryDel(e *ksEnt) []string {
 
 func (w *ksWorld) do(args []string) (string, []string) {
 	before := w.db.View()
-	w.touched, w.added, w.expired = "", false, nil
-	w.slots = map[string]int{}
-	for i, it := range w.heap {
-		w.slots[it.Owner.key] = i
-	}
+	w.begin()
+	w.added = false
 	reply, ran := w.run(args)
 	after := w.db.View()
 	w.moved = ksMoved(before, after)
@@ -123,8 +87,8 @@ func (w *ksWorld) do(args []string) (string, []string) {
 	return reply, ran
 }
 
-func ksMoved(before, after hashtable.View[ksEnt]) map[string]bool {
-	where := func(v hashtable.View[ksEnt]) map[string]string {
+func ksMoved(before, after hashtable.View[timedEnt]) map[string]bool {
+	where := func(v hashtable.View[timedEnt]) map[string]string {
 		m := map[string]string{}
 		for _, chain := range v.Older.Chains {
 			for _, n := range chain {
@@ -170,26 +134,23 @@ func (w *ksWorld) run(args []string) (string, []string) {
 			w.touched = e.key
 			return replyNil(), []string{"server.doSet", "hashtable.(*HMap).Lookup: found, value replaced"}
 		}
-		e := ksKey(args[1])
-		e.val = args[2]
-		w.db.Insert(&e.node)
-		w.touched, w.added = e.key, true
+		w.insert(args[1]).val = args[2]
+		w.touched, w.added = args[1], true
 		return replyNil(), []string{"server.doSet", "hashtable.(*HMap).Insert"}
 	case is(args, "del", 2):
-		n := w.db.Pop(&ksKey(args[1]).node, ksEq)
-		if n == nil {
+		e := w.pop(args[1])
+		if e == nil {
 			return replyInt(0), []string{"server.doDel", "hashtable.(*HMap).Pop: absent"}
 		}
-		return replyInt(1), append([]string{"server.doDel", "hashtable.(*HMap).Pop"}, w.entryDel(n.Owner)...)
+		return replyInt(1), append([]string{"server.doDel", "hashtable.(*HMap).Pop"}, w.entryDel(e)...)
 	case is(args, "keys", 1):
 		var keys []string
-		w.db.Scan(func(n *hashtable.HNode[ksEnt]) { keys = append(keys, n.Owner.key) })
+		w.db.Scan(func(n *hashtable.HNode[timedEnt]) { keys = append(keys, n.Owner.key) })
 		return fmt.Sprintf("(arr) len=%d %s", len(keys), strings.Join(keys, " ")), []string{"server.doKeys", "hashtable.(*HMap).Scan"}
 	case is(args, "pexpire", 3):
-		return pexpireCmd(args, w.lookup, w.setTTL, &w.touched)
+		return w.pexpire(args, w.entrySetTTL)
 	case is(args, "pttl", 2):
-		return pttlCmd(args, w.lookup, func(i int) int64 { return int64(w.heap[i].Val - w.nowMs) },
-			func(int) string { return "server.doTTL" }, &w.touched)
+		return w.pttl(args, func(int) string { return "server.doTTL" })
 	case is(args, "zadd", 4):
 		score, ok := parseScore(args[2])
 		if !ok {
@@ -199,9 +160,8 @@ func (w *ksWorld) run(args []string) (string, []string) {
 		e := w.lookup(args[1])
 		switch {
 		case e == nil:
-			e = ksKey(args[1])
+			e = w.insert(args[1])
 			e.zset = &zset.ZSet{}
-			w.db.Insert(&e.node)
 			w.added = true
 			ran = append(ran, "hashtable.(*HMap).Insert: a new key with an empty ZSet")
 		case e.zset == nil:
@@ -226,21 +186,15 @@ func (w *ksWorld) run(args []string) (string, []string) {
 		w.touched = e.key
 		return w.zcmd(e.zset, args)
 	case is(args, "wait", 2):
-		if !advanceClock(&w.nowMs, args[1]) {
-			return replyErr("expect milliseconds"), nil
-		}
-		ran := []string{fmt.Sprintf("poll() sleeps; the clock is now %d ms", w.nowMs), "server.processTimers"}
-		for len(w.heap) > 0 && w.heap[0].Val <= w.nowMs {
-			e := w.heap[0].Owner
-			w.db.Pop(&e.node, func(a, b *hashtable.HNode[ksEnt]) bool { return a == b })
-			ran = append(ran, fmt.Sprintf("%s expires: hashtable.(*HMap).Pop", e.key))
-			ran = append(ran, w.entryDel(e)...)
-			w.expired = append(w.expired, e.key)
-		}
-		return "ok", ran
+		return w.wait(args, "server.processTimers", w.expire)
 	default:
 		return unknown()
 	}
+}
+
+// expire is entryDel for a key whose timer is due.
+func (w *ksWorld) expire(e *timedEnt) []string {
+	return append([]string{fmt.Sprintf("%s expires: hashtable.(*HMap).Pop", e.key)}, w.entryDel(e)...)
 }
 
 // zcmd runs zrem, zscore and zquery on a sorted set.
@@ -284,7 +238,7 @@ func (w *ksWorld) zcmd(z *zset.ZSet, args []string) (string, []string) {
 func (w *ksWorld) draw() string {
 	var c canvas
 	v := w.db.View()
-	label := func(n *hashtable.HNode[ksEnt]) cell {
+	label := func(n *hashtable.HNode[timedEnt]) cell {
 		e := n.Owner
 		cl := cell{label: e.key, sub: "str " + e.val}
 		if e.zset != nil {
@@ -303,7 +257,7 @@ func (w *ksWorld) draw() string {
 		}
 		return cl
 	}
-	tab := func(role string, t hashtable.TabView[ksEnt], drained int, title string) table {
+	tab := func(role string, t hashtable.TabView[timedEnt], drained int, title string) table {
 		tb := table{role: role, title: title, drained: drained}
 		for _, chain := range t.Chains {
 			var cells []cell
@@ -328,9 +282,6 @@ func (w *ksWorld) draw() string {
 	} else {
 		c.text(0, 14, "title", "no keys yet")
 	}
-	key := func(i int) string { return w.heap[i].Owner.key }
-	cells := heapCells(len(w.heap), key, func(i int) uint64 { return w.heap[i].Val },
-		func(i int) int { return w.heap[i].Owner.heapIdx }, w.nowMs, w.touched, w.slots)
-	c.drawHeap(th+30, cells, key, w.nowMs, w.expired)
+	c.drawHeap(th+30, &w.timedKeys)
 	return c.svg("keyspace")
 }
