@@ -16,7 +16,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -71,10 +70,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	lineage := fs.Bool("lineage", false, "check each chapter against the previous one")
 	docs := fs.String("docs", "", "regenerate the guides' generated blocks and diffs in `dir`")
 	checkDocs := fs.String("check-docs", "", "check the guides' generated blocks and diffs in `dir` are up to date")
-	if err := fs.Parse(args); err == flag.ErrHelp {
-		return 0
-	} else if err != nil {
-		return 2
+	if status, stop := cmdflag.Parse(fs, args); stop {
+		return status
 	}
 	modes := 0
 	for _, on := range []bool{*write != "", *check != "", *lineage, *docs != "", *checkDocs != "", fs.NArg() > 0} {
@@ -82,9 +79,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			modes++
 		}
 	}
-	if modes != 1 || (fs.NArg() > 0 && fs.NArg() != 2) || ((*stat || *code) && fs.NArg() == 0) {
-		fs.Usage()
-		return 2
+	if err := cmdflag.First(
+		cmdflag.Check(modes == 1, "give exactly one of: two chapters A B, -write, -check-diffs, -lineage, -docs, -check-docs"),
+		cmdflag.Check(fs.NArg() == 0 || fs.NArg() == 2, "give two chapters to diff, not %d", fs.NArg()),
+		cmdflag.Check(fs.NArg() > 0 || !*stat && !*code, "-stat and -code go only with two chapters to diff"),
+	); err != nil {
+		return cmdflag.Fail(fs, err)
 	}
 
 	var err error

@@ -46,68 +46,58 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"example.com/byor/tools/internal/cmdflag"
 	"example.com/byor/tools/internal/conform"
 )
+
+// usage is the first line of the usage text; the stages and the flags
+// follow it.
+const usage = "usage: conform [-addr host:port | -server 'COMMAND'] [-upto chNN] [-strict] [-edition 2023|newer] [-v] chNN...\n"
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cmdflag.NewFlagSet("conform", usage+"stages: "+strings.Join(conform.StageIDs(), " ")+"\n", stderr)
 	addr := fs.String("addr", "127.0.0.1:1234", "`host:port` where the server listens")
 	server := fs.String("server", "", "`command` that starts the server ({addr}/{port} replaced by a free loopback address)")
 	upto := fs.String("upto", "", "run every stage a `chNN` server can pass (from the first of its wire format), stopping at the first failing one")
 	strict := fs.Bool("strict", false, "report known bugs of the book's code (warnings) as failures")
 	edition := fs.String("edition", "2023", "`edition` whose wire values to expect: 2023 or newer")
 	verbose := fs.Bool("v", false, "show raw hex in failure reports")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: conform [-addr host:port | -server 'COMMAND'] [-upto chNN] [-strict] [-edition 2023|newer] [-v] chNN...\n")
-		fmt.Fprintf(stderr, "stages: %s\n", strings.Join(conform.StageIDs(), " "))
-		fs.PrintDefaults()
-	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "conform: "+format+"\n", a...)
-		fs.Usage()
-		return 2
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if status, stop := cmdflag.Parse(fs, args); stop {
+		return status
 	}
 	ids := fs.Args()
 	stop := false
 	switch {
 	case *upto != "" && len(ids) > 0:
-		return usage("give either -upto or stage names, not both")
+		return cmdflag.Failf(fs, "give either -upto or stage names, not both")
 	case *upto != "":
 		plan, err := conform.UpTo(*upto)
 		if err != nil {
-			return usage("%v", err)
+			return cmdflag.Fail(fs, err)
 		}
 		ids, stop = plan.IDs, true
 		if len(plan.Skipped) > 0 {
 			fmt.Fprintf(stdout, "skipping %s: %s\n", strings.Join(plan.Skipped, " "), plan.Why)
 		}
 	case len(ids) == 0:
-		return usage("no stage named")
+		return cmdflag.Failf(fs, "no stage named")
 	}
 	for _, id := range ids {
 		if conform.StageByID(id) == nil {
-			return usage("unknown stage %q", id)
+			return cmdflag.Failf(fs, "unknown stage %q", id)
 		}
 	}
 	if *edition != "2023" && *edition != "newer" {
-		return usage("unknown edition %q", *edition)
+		return cmdflag.Failf(fs, "unknown edition %q", *edition)
 	}
 	cfg := conform.Config{
 		Addr:    *addr,
@@ -119,7 +109,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *server != "" {
 		words, err := splitCommand(*server)
 		if err != nil || len(words) == 0 {
-			return usage("bad -server command %q", *server)
+			return cmdflag.Failf(fs, "bad -server command %q", *server)
 		}
 		cfg.Server = words
 	}

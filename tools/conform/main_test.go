@@ -20,6 +20,7 @@ func TestUsageErrors(t *testing.T) {
 		{"-edition", "1999", "ch07"},
 		{"-server", "'unterminated", "ch07"},
 	})
+	cmdflagtest.Help(t, run, "usage: conform")
 }
 
 // TestNoServer: nothing listening on -addr is a clear error, not a list

@@ -19,47 +19,45 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"time"
+
+	"example.com/byor/tools/internal/cmdflag"
 )
 
+const usage = "usage: explore [-addr host:port]\n"
+
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stderr))
 }
 
-func run(args []string) int {
-	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
+// run is main with its error stream passed in, for the tests; it returns
+// the exit status.
+func run(args []string, stderr io.Writer) int {
+	fs := cmdflag.NewFlagSet("explore", usage, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`host:port` to serve the page on")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: explore [-addr host:port]")
-		fs.PrintDefaults()
+	if status, stop := cmdflag.Parse(fs, args); stop {
+		return status
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "explore: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return 2
+	if err := cmdflag.NoArgs(fs); err != nil {
+		return cmdflag.Fail(fs, err)
 	}
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
-		fmt.Fprintf(os.Stderr, "explore: -addr: %v\n", err)
-		fs.Usage()
-		return 2
+		return cmdflag.Failf(fs, "-addr: %v", err)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "explore: %v\n", err)
+		fmt.Fprintf(stderr, "explore: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(os.Stderr, "explore: open http://%s/\n", ln.Addr())
+	fmt.Fprintf(stderr, "explore: open http://%s/\n", ln.Addr())
 	srv := &http.Server{Handler: handler(), ReadHeaderTimeout: 10 * time.Second}
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(os.Stderr, "explore: %v\n", err)
+		fmt.Fprintf(stderr, "explore: %v\n", err)
 		return 1
 	}
 	return 0

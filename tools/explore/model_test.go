@@ -366,14 +366,3 @@ func TestBigTreesAreCut(t *testing.T) {
 		t.Errorf("%d nodes drawn of a 400-node tree, want the top %d levels", got, maxTreeDepth)
 	}
 }
-
-func TestFlags(t *testing.T) {
-	for _, args := range [][]string{{"extra"}, {"-nosuch"}, {"-addr"}, {"-addr", "no-port"}} {
-		if got := run(args); got != 2 {
-			t.Errorf("explore %q exits %d, want 2", args, got)
-		}
-	}
-	if got := run([]string{"-addr", "256.0.0.1:x"}); got != 1 {
-		t.Errorf("explore with a bad address exits %d, want 1", got)
-	}
-}

@@ -10,9 +10,6 @@
 package main
 
 import (
-	"errors"
-	"example.com/byor/tools/internal/cmdflag"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -20,6 +17,8 @@ import (
 	"os/signal"
 	"strings"
 	"time"
+
+	"example.com/byor/tools/internal/cmdflag"
 )
 
 const usage = `usage: holdconn [-addr host:port] [-send N] [-for duration]
@@ -46,15 +45,15 @@ func run(args []string, stdout, stderr io.Writer, interrupt <-chan os.Signal) in
 	addr := fs.String("addr", "127.0.0.1:1234", "server address")
 	send := fs.Int("send", 0, "zero bytes to send after connecting (0 to 1024)")
 	hold := fs.Duration("for", time.Hour, "give up waiting after this long")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if status, stop := cmdflag.Parse(fs, args); stop {
+		return status
 	}
-	if fs.NArg() > 0 || *send < 0 || *send > 1024 || *hold <= 0 {
-		fs.Usage()
-		return 2
+	if err := cmdflag.First(
+		cmdflag.NoArgs(fs),
+		cmdflag.Between("send", *send, 0, 1024),
+		cmdflag.Check(*hold > 0, "-for must be above 0"),
+	); err != nil {
+		return cmdflag.Fail(fs, err)
 	}
 	conn, err := net.DialTimeout("tcp", *addr, 5*time.Second)
 	if err != nil {

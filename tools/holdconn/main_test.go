@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"example.com/byor/tools/internal/cmdflag/cmdflagtest"
 )
 
 // listen returns a loopback listener whose accepted connections are handed
@@ -74,12 +76,9 @@ func TestGivesUpAndInterrupt(t *testing.T) {
 }
 
 func TestUsageAndDialErrors(t *testing.T) {
-	for _, args := range [][]string{{"-send", "-1"}, {"-send", "2000"}, {"-for", "0s"}, {"extra"}, {"-nosuch"}} {
-		var errb bytes.Buffer
-		if code := run(args, io.Discard, &errb, nil); code != 2 || !strings.Contains(errb.String(), "usage: holdconn") {
-			t.Errorf("run(%q) = %d, stderr %q; want 2 and the usage", args, code, errb.String())
-		}
-	}
+	noInterrupt := func(args []string, stdout, stderr io.Writer) int { return run(args, stdout, stderr, nil) }
+	cmdflagtest.UsageErrors(t, noInterrupt, "usage: holdconn", [][]string{{"-send", "-1"}, {"-send", "2000"}, {"-for", "0s"}, {"extra"}, {"-nosuch"}})
+	cmdflagtest.Help(t, noInterrupt, "usage: holdconn")
 	// A port nothing listens on: take one and close it.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -13,11 +13,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -83,8 +83,7 @@ func main() {
 
 // config is a validated set of flags.
 type config struct {
-	addr     string        // -addr as given
-	target   string        // the checked loopback ip:port that is dialed
+	target   string        // -addr, checked and resolved to the loopback ip:port that is dialed
 	conns    int           // -c
 	pipeline int           // -P
 	total    int64         // -n; 0 means no request limit
@@ -98,12 +97,9 @@ type config struct {
 	pid      int           // -pid: the server process whose CPU time is read
 }
 
-// usageError is a bad flag value: reported with the usage text, exit 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
+// parseFlags reads args into a checked config. When it returns nil, the
+// command stops with the exit status it returns, having said why on stderr.
+func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs := cmdflag.NewFlagSet("loadgen", usage, stderr)
 	addr := fs.String("addr", "127.0.0.1:1234", "server `host:port`; must resolve to loopback addresses only")
 	conns := fs.Int("c", 50, "number of connections")
@@ -117,20 +113,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	preload := fs.Bool("preload", false, "set every key before the run (default true for get, mixed, pexpire)")
 	protocol := fs.String("proto", "book", "wire protocol: book (the chapters') or resp (Redis's)")
 	pid := fs.Int("pid", 0, "`PID` of the server, to report its CPU time per request (0: not reported)")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil, err
-		}
-		return nil, usageError{""} // flag has already printed the problem and usage
+	if status, stop := cmdflag.Parse(fs, args); stop {
+		return nil, status
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
-	fail := func(format string, a ...any) (*config, error) {
-		return nil, usageError{fmt.Sprintf(format, a...)}
-	}
 	if err := cmdflag.First(
-		cmdflag.Check(fs.NArg() == 0, "unexpected argument %q", fs.Arg(0)),
+		cmdflag.NoArgs(fs),
 		cmdflag.Between("c", *conns, 1, maxConns),
 		cmdflag.Between("P", *pipeline, 1, maxPipeline),
 		cmdflag.Check(*total >= 1, "-n must be at least 1"),
@@ -139,16 +129,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		cmdflag.Between("v", *valSize, 0, maxValSize),
 		cmdflag.Check(*protocol == "book" || *protocol == "resp", "-proto must be book or resp, not %q", *protocol),
 		cmdflag.Check(*pid >= 0, "-pid must be a process id"),
+		cmdflag.Check(slices.Contains(workloads, *workload), "unknown workload -t %q", *workload),
 	); err != nil {
-		return fail("%v", err)
+		return nil, cmdflag.Fail(fs, err)
 	}
 	if *pid > 0 {
 		if _, err := procCPU(*pid); err != nil {
-			return fail("%v", err)
+			return nil, cmdflag.Fail(fs, err)
 		}
 	}
 	cfg := &config{
-		addr:     *addr,
 		conns:    *conns,
 		pipeline: *pipeline,
 		total:    *total,
@@ -170,46 +160,30 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			cfg.total = 0 // -d alone: run for the duration
 		}
 	}
-	known := false
-	for _, w := range workloads {
-		known = known || w == *workload
-	}
-	if !known {
-		return fail("unknown workload -t %q", *workload)
-	}
 	if !set["preload"] {
 		cfg.preload = *workload == "get" || *workload == "mixed" || *workload == "pexpire"
 	}
 	// The widest key with the full value must still make a valid request.
 	if _, err := wire.AppendRequest(nil, []byte("set"), appendKey(nil, cfg.keys-1), cfg.value); err != nil {
-		return fail("-v %d with -r %d makes a set request too large for the protocol", *valSize, *keys)
+		return nil, cmdflag.Failf(fs, "-v %d with -r %d makes a set request too large for the protocol", *valSize, *keys)
 	}
-	return cfg, nil
+	// Last, as it may ask a resolver: every other check is cheaper.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	target, err := loadkit.ResolveLoopback(ctx, *addr, loadkit.LookupHost)
+	cancel()
+	if err != nil {
+		return nil, cmdflag.Fail(fs, err)
+	}
+	cfg.target = target
+	return cfg, 0
 }
 
 // run executes the command and returns its exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseFlags(args, stderr)
-	if err == flag.ErrHelp {
-		return 0
+	cfg, status := parseFlags(args, stderr)
+	if cfg == nil {
+		return status
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		if ue.msg != "" {
-			fmt.Fprintln(stderr, "loadgen:", ue.msg)
-			fmt.Fprint(stderr, "run loadgen -h for usage\n")
-		}
-		return 2
-	}
-
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	cfg.target, err = loadkit.ResolveLoopback(ctx, cfg.addr, loadkit.LookupHost)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(stderr, "loadgen:", err)
-		return 2
-	}
-
 	res, err := execute(cfg, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "loadgen:", err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"example.com/byor/tools/internal/cmdflag/cmdflagtest"
 	"example.com/byor/tools/internal/fakeserver"
 	"example.com/byor/tools/internal/wire"
 	"github.com/google/go-cmp/cmp"
@@ -194,7 +195,7 @@ func TestNoServerIsRuntimeError(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
+	cmdflagtest.UsageErrors(t, run, "usage: loadgen", [][]string{
 		{"-c", "0"},
 		{"-P", "0"},
 		{"-n", "0"},
@@ -212,14 +213,11 @@ func TestUsageErrors(t *testing.T) {
 		{"-proto", "http"},
 		{"-pid", "-1"},
 		{"-pid", "999999999"}, // no such process
-	} {
-		code, out, errs := loadgen(t, args...)
-		if code != 2 || out != "" || errs == "" {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 with a message", args, code, out, errs)
-		}
-	}
-	if code, _, _ := loadgen(t, "-h"); code != 0 {
-		t.Errorf("-h: exit %d, want 0", code)
+	})
+	cmdflagtest.Help(t, run, "usage: loadgen")
+	// A failed check names the problem first, before the usage.
+	if _, _, errs := loadgen(t, "-c", "0"); !strings.HasPrefix(errs, "loadgen: -c must be between 1 and 10000\nusage: loadgen") {
+		t.Errorf("-c 0: stderr %q; want the problem, then the usage", errs)
 	}
 }
 

@@ -17,8 +17,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -75,10 +73,9 @@ type config struct {
 	resp    bool
 }
 
-// errUsage reports bad flags; the message has already been printed.
-var errUsage = errors.New("usage")
-
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
+// parseFlags reads args into a checked config. When it returns nil, the
+// command stops with the exit status it returns, having said why on stderr.
+func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs := cmdflag.NewFlagSet("ttlfill", usage, stderr)
 	addr := fs.String("addr", "127.0.0.1:1234", "server `ip:port`; the ip must be a loopback address")
 	keys := fs.Int("n", 100000, "number of keys")
@@ -94,18 +91,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	pad := fs.Int("pad", 6, "zero-pad key numbers to this many `digits` (redis-benchmark uses 12)")
 	timeout := fs.Duration("timeout", 5*time.Minute, "give up after this `long`; at most 10m")
 	resp := fs.Bool("resp", false, "write Redis protocol to stdout instead of connecting")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return nil, err
-		}
-		return nil, errUsage
-	}
-	bad := func(format string, a ...any) (*config, error) {
-		fmt.Fprintf(stderr, "ttlfill: "+format+"\n", a...)
-		return nil, errUsage
+	if status, stop := cmdflag.Parse(fs, args); stop {
+		return nil, status
 	}
 	if err := cmdflag.First(
-		cmdflag.Check(fs.NArg() == 0, "unexpected argument %q", fs.Arg(0)),
+		cmdflag.NoArgs(fs),
 		cmdflag.Between("n", *keys, 1, maxKeys),
 		cmdflag.Check(*ttl >= 0, "-ttl must not be negative"),
 		cmdflag.Between("c", *conns, 1, maxConns),
@@ -114,7 +104,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		cmdflag.Between("pad", *pad, 0, 20),
 		cmdflag.Check(*timeout > 0 && *timeout <= maxTimeout, "-timeout must be above 0 and at most %v", maxTimeout),
 	); err != nil {
-		return bad("%v", err)
+		return nil, cmdflag.Fail(fs, err)
 	}
 	cfg := &config{
 		keys: *keys, ttl: *ttl, conns: *conns, batch: *batch,
@@ -126,11 +116,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if !cfg.resp {
 		target, err := loadkit.ResolveLoopback(context.Background(), *addr, nil)
 		if err != nil {
-			return bad("%v", err)
+			return nil, cmdflag.Fail(fs, err)
 		}
 		cfg.addr = target
 	}
-	return cfg, nil
+	return cfg, 0
 }
 
 // writeRESP writes the whole load as Redis commands to w.
@@ -306,12 +296,9 @@ func fill(cfg *config) (int64, error) {
 
 // run executes the command and returns its exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseFlags(args, stderr)
-	if err == flag.ErrHelp {
-		return 0
-	}
-	if err != nil {
-		return 2
+	cfg, status := parseFlags(args, stderr)
+	if cfg == nil {
+		return status
 	}
 	if cfg.resp {
 		if err := writeRESP(cfg, stdout); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"example.com/byor/tools/internal/cmdflag/cmdflagtest"
 	"example.com/byor/tools/internal/fakeserver"
 	"example.com/byor/tools/internal/loadkit"
 	"example.com/byor/tools/internal/wire"
@@ -135,14 +136,12 @@ func TestFillBadReply(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{
+	cmdflagtest.UsageErrors(t, run, "usage: ttlfill", [][]string{
 		{"-n", "0"},
 		{"-addr", "192.168.1.1:1234"},
 		{"-c", "0"},
 		{"extra"},
-	} {
-		if code := run(args, io.Discard, io.Discard); code != 2 {
-			t.Errorf("run(%q) = %d, want 2", args, code)
-		}
-	}
+		{"-nosuchflag"},
+	})
+	cmdflagtest.Help(t, run, "usage: ttlfill")
 }

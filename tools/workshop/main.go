@@ -17,7 +17,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +25,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"example.com/byor/tools/internal/cmdflag"
 	"example.com/byor/tools/internal/workshop"
 )
 
@@ -41,22 +41,13 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("workshop", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	fs := cmdflag.NewFlagSet("workshop", usage, stderr)
+	if status, stop := cmdflag.Parse(fs, args); stop {
+		return status
 	}
 	args = fs.Args()
-	bad := func(msg string) int {
-		fmt.Fprintf(stderr, "workshop: %s\n%s", msg, usage)
-		return 2
-	}
 	if len(args) == 0 {
-		return bad("missing command")
+		return cmdflag.Failf(fs, "missing command")
 	}
 	switch cmd := args[0]; {
 	case cmd == "list" && len(args) == 1:
@@ -67,9 +58,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case cmd == "check" && len(args) == 2:
 		return check(args[1], stdout, stderr)
 	case cmd == "list" || cmd == "start" || cmd == "check":
-		return bad("wrong number of arguments for " + cmd)
+		return cmdflag.Failf(fs, "wrong number of arguments for %s", cmd)
 	default:
-		return bad(fmt.Sprintf("unknown command %q", cmd))
+		return cmdflag.Failf(fs, "unknown command %q", cmd)
 	}
 }
 

@@ -20,6 +20,7 @@ func TestUsageErrors(t *testing.T) {
 		{"check"},
 		{"-nosuchflag", "list"},
 	})
+	cmdflagtest.Help(t, run, "usage:\n  workshop list")
 }
 
 func TestListShowsEveryExercise(t *testing.T) {

@@ -1,13 +1,19 @@
 // Package cmdflag holds what the tools' commands share in reading their
-// flags.
+// flags, and how they stop when the flags are wrong: after -h with exit
+// status 0, and after a bad flag or a failed check of the values with 2,
+// the problem and then the usage on stderr.
 package cmdflag
 
 import (
 	"cmp"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 )
+
+// usageStatus is the exit status of every command given bad usage.
+const usageStatus = 2
 
 // NewFlagSet returns the flag set of command name: it returns errors rather
 // than exiting, so that a command's run function can be tested, and on -h
@@ -20,6 +26,44 @@ func NewFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// Parse parses args with fs, a flag set from NewFlagSet, and reports
+// whether the command must stop, and with which exit status: 0 after -h,
+// 2 after a bad flag. Either way flag has printed what there is
+// to say (the usage, or the problem and the usage).
+func Parse(fs *flag.FlagSet, args []string) (status int, stop bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, flag.ErrHelp):
+		return 0, true
+	default:
+		return usageStatus, true
+	}
+}
+
+// Fail reports err, a failed check of the flags' values or the arguments,
+// as flag reports a bad flag: "NAME: err" and then the usage, on fs's
+// output. It returns 2, the exit status of bad usage, for the command to
+// stop with.
+func Fail(fs *flag.FlagSet, err error) int {
+	fmt.Fprintf(fs.Output(), "%s: %v\n", fs.Name(), err)
+	fs.Usage()
+	return usageStatus
+}
+
+// Failf is Fail with the error of format and a.
+func Failf(fs *flag.FlagSet, format string, a ...any) int {
+	return Fail(fs, fmt.Errorf(format, a...))
+}
+
+// NoArgs returns nil if no arguments are left in fs after its flags, and
+// otherwise an error naming the first: the check of a command that takes
+// flags only.
+func NoArgs(fs *flag.FlagSet) error {
+	return Check(fs.NArg() == 0, "unexpected argument %q", fs.Arg(0))
 }
 
 // Between returns nil if the value v of flag -name lies in lo..hi, and

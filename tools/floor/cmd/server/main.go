@@ -11,6 +11,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -30,31 +31,37 @@ flags:
 `
 
 func main() {
-	fs := cmdflag.NewFlagSet("server", usage, os.Stderr)
-	addr := fs.String("addr", "127.0.0.1:1234", "the IPv4 `host:port` to listen on (port 0 picks one)")
-	if err := fs.Parse(os.Args[1:]); err != nil || fs.NArg() > 0 {
-		if err == nil {
-			fmt.Fprintf(os.Stderr, "server: unexpected argument %q\n", fs.Arg(0))
-		}
-		os.Exit(2)
-	}
-	ap, err := netip.ParseAddrPort(*addr)
-	if err != nil || !ap.Addr().Is4() {
-		fmt.Fprintf(os.Stderr, "server: bad -addr %q: want an IPv4 host:port\n", *addr)
-		os.Exit(2)
-	}
-	lfd, port, err := floor.Listen(ap.Addr().As4(), int(ap.Port()))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "server:", err)
-		os.Exit(1)
-	}
 	stop := make(chan struct{})
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() { <-sig; close(stop) }()
-	fmt.Fprintf(os.Stderr, "listening on %s\n", netip.AddrPortFrom(ap.Addr(), uint16(port)))
-	if err := floor.Serve(lfd, stop); err != nil {
-		fmt.Fprintln(os.Stderr, "server:", err)
-		os.Exit(1)
+	os.Exit(run(os.Args[1:], os.Stderr, stop))
+}
+
+// run is main with its error stream and the signal to stop passed in, for the
+// tests; it serves until quit is closed and returns the exit status.
+func run(args []string, stderr io.Writer, quit <-chan struct{}) int {
+	fs := cmdflag.NewFlagSet("server", usage, stderr)
+	addr := fs.String("addr", "127.0.0.1:1234", "the IPv4 `host:port` to listen on (port 0 picks one)")
+	if status, stop := cmdflag.Parse(fs, args); stop {
+		return status
 	}
+	if err := cmdflag.NoArgs(fs); err != nil {
+		return cmdflag.Fail(fs, err)
+	}
+	ap, err := netip.ParseAddrPort(*addr)
+	if err != nil || !ap.Addr().Is4() {
+		return cmdflag.Failf(fs, "bad -addr %q: want an IPv4 host:port", *addr)
+	}
+	lfd, port, err := floor.Listen(ap.Addr().As4(), int(ap.Port()))
+	if err != nil {
+		fmt.Fprintln(stderr, "server:", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "listening on %s\n", netip.AddrPortFrom(ap.Addr(), uint16(port)))
+	if err := floor.Serve(lfd, quit); err != nil {
+		fmt.Fprintln(stderr, "server:", err)
+		return 1
+	}
+	return 0
 }
