@@ -70,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	lineage := fs.Bool("lineage", false, "check each chapter against the previous one")
 	docs := fs.String("docs", "", "regenerate the guides' generated blocks and diffs in `dir`")
 	checkDocs := fs.String("check-docs", "", "check the guides' generated blocks and diffs in `dir` are up to date")
-	if status, stop := cmdflag.Parse(fs, args); stop {
+	if status, stop := cmdflag.ParseArgs(fs, args); stop {
 		return status
 	}
 	modes := 0

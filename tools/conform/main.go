@@ -71,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "report known bugs of the book's code (warnings) as failures")
 	edition := fs.String("edition", "2023", "`edition` whose wire values to expect: 2023 or newer")
 	verbose := fs.Bool("v", false, "show raw hex in failure reports")
-	if status, stop := cmdflag.Parse(fs, args); stop {
+	if status, stop := cmdflag.ParseArgs(fs, args); stop {
 		return status
 	}
 	ids := fs.Args()

@@ -43,9 +43,6 @@ func run(args []string, stderr io.Writer) int {
 	if status, stop := cmdflag.Parse(fs, args); stop {
 		return status
 	}
-	if err := cmdflag.NoArgs(fs); err != nil {
-		return cmdflag.Fail(fs, err)
-	}
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		return cmdflag.Failf(fs, "-addr: %v", err)
 	}

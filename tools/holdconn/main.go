@@ -49,7 +49,6 @@ func run(args []string, stdout, stderr io.Writer, interrupt <-chan os.Signal) in
 		return status
 	}
 	if err := cmdflag.First(
-		cmdflag.NoArgs(fs),
 		cmdflag.Between("send", *send, 0, 1024),
 		cmdflag.Check(*hold > 0, "-for must be above 0"),
 	); err != nil {

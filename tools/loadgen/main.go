@@ -120,7 +120,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
 	if err := cmdflag.First(
-		cmdflag.NoArgs(fs),
 		cmdflag.Between("c", *conns, 1, maxConns),
 		cmdflag.Between("P", *pipeline, 1, maxPipeline),
 		cmdflag.Check(*total >= 1, "-n must be at least 1"),

@@ -95,7 +95,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, int) {
 		return nil, status
 	}
 	if err := cmdflag.First(
-		cmdflag.NoArgs(fs),
 		cmdflag.Between("n", *keys, 1, maxKeys),
 		cmdflag.Check(*ttl >= 0, "-ttl must not be negative"),
 		cmdflag.Between("c", *conns, 1, maxConns),

@@ -42,7 +42,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := cmdflag.NewFlagSet("workshop", usage, stderr)
-	if status, stop := cmdflag.Parse(fs, args); stop {
+	if status, stop := cmdflag.ParseArgs(fs, args); stop {
 		return status
 	}
 	args = fs.Args()

@@ -28,11 +28,23 @@ func NewFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// Parse parses args with fs, a flag set from NewFlagSet, and reports
-// whether the command must stop, and with which exit status: 0 after -h,
-// 2 after a bad flag. Either way flag has printed what there is
-// to say (the usage, or the problem and the usage).
+// Parse parses args with fs, a flag set from NewFlagSet, for a command
+// that takes flags only, and reports whether the command must stop, and
+// with which exit status: 0 after -h, 2 after a bad flag or an argument
+// left over. Either way the problem (if any) and the usage are on stderr.
 func Parse(fs *flag.FlagSet, args []string) (status int, stop bool) {
+	if status, stop := ParseArgs(fs, args); stop {
+		return status, stop
+	}
+	if fs.NArg() > 0 {
+		return Failf(fs, "unexpected argument %q", fs.Arg(0)), true
+	}
+	return 0, false
+}
+
+// ParseArgs is Parse for a command that reads arguments after its flags
+// (fs.Args()) and checks them itself.
+func ParseArgs(fs *flag.FlagSet, args []string) (status int, stop bool) {
 	err := fs.Parse(args)
 	switch {
 	case err == nil:
@@ -57,13 +69,6 @@ func Fail(fs *flag.FlagSet, err error) int {
 // Failf is Fail with the error of format and a.
 func Failf(fs *flag.FlagSet, format string, a ...any) int {
 	return Fail(fs, fmt.Errorf(format, a...))
-}
-
-// NoArgs returns nil if no arguments are left in fs after its flags, and
-// otherwise an error naming the first: the check of a command that takes
-// flags only.
-func NoArgs(fs *flag.FlagSet) error {
-	return Check(fs.NArg() == 0, "unexpected argument %q", fs.Arg(0))
 }
 
 // Between returns nil if the value v of flag -name lies in lo..hi, and

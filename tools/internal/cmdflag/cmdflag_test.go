@@ -8,8 +8,9 @@ import (
 
 const testUsage = "usage: demo [-n N]\n"
 
-// TestParse: Parse goes on after good flags, and stops with 0 after -h and
-// with 2 after a bad flag, the usage printed in both cases.
+// TestParse: ParseArgs goes on after good flags, and stops with 0 after -h
+// and with 2 after a bad flag, the usage printed in both cases; Parse, for
+// flags only, stops with 2 at an argument left over, naming it.
 func TestParse(t *testing.T) {
 	for _, c := range []struct {
 		args       []string
@@ -28,20 +29,20 @@ func TestParse(t *testing.T) {
 		var stderr strings.Builder
 		fs := NewFlagSet("demo", testUsage, &stderr)
 		n := fs.Int("n", 1, "a number")
-		status, stop := Parse(fs, c.args)
+		status, stop := ParseArgs(fs, c.args)
 		if status != c.status || stop != c.stop {
-			t.Errorf("Parse(%q) = %d, %v; want %d, %v", c.args, status, stop, c.status, c.stop)
+			t.Errorf("ParseArgs(%q) = %d, %v; want %d, %v", c.args, status, stop, c.status, c.stop)
 		}
 		if c.wantStderr == nil && stderr.Len() > 0 {
-			t.Errorf("Parse(%q) printed %q; want nothing", c.args, stderr.String())
+			t.Errorf("ParseArgs(%q) printed %q; want nothing", c.args, stderr.String())
 		}
 		for _, want := range c.wantStderr {
 			if !strings.Contains(stderr.String(), want) {
-				t.Errorf("Parse(%q) printed %q; want %q in it", c.args, stderr.String(), want)
+				t.Errorf("ParseArgs(%q) printed %q; want %q in it", c.args, stderr.String(), want)
 			}
 		}
 		if !stop && len(c.args) > 0 && (*n != 3 || fs.Arg(0) != "rest") {
-			t.Errorf("Parse(%q): -n %d, first argument %q; want 3, rest", c.args, *n, fs.Arg(0))
+			t.Errorf("ParseArgs(%q): -n %d, first argument %q; want 3, rest", c.args, *n, fs.Arg(0))
 		}
 	}
 }
@@ -72,21 +73,30 @@ func TestFail(t *testing.T) {
 	}
 }
 
-// TestNoArgs: an argument left after the flags is named in the error.
-func TestNoArgs(t *testing.T) {
-	fs := NewFlagSet("demo", testUsage, &strings.Builder{})
-	fs.Bool("v", false, "verbose")
-	if err := fs.Parse([]string{"-v"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := NoArgs(fs); err != nil {
-		t.Errorf("NoArgs after flags only = %v, want nil", err)
-	}
-	if err := fs.Parse([]string{"-v", "extra", "more"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := NoArgs(fs); err == nil || err.Error() != `unexpected argument "extra"` {
-		t.Errorf("NoArgs with arguments = %v, want unexpected argument \"extra\"", err)
+// TestParseFlagsOnly: Parse takes flags, and stops with 2 at the first
+// argument left after them, naming it before the usage.
+func TestParseFlagsOnly(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		status int
+		stop   bool
+		stderr string
+	}{
+		{[]string{"-v"}, 0, false, ""},
+		{nil, 0, false, ""},
+		{[]string{"-v", "extra", "more"}, 2, true, "demo: unexpected argument \"extra\"\n" + testUsage},
+		{[]string{"-h"}, 0, true, testUsage},
+	} {
+		var stderr strings.Builder
+		fs := NewFlagSet("demo", testUsage, &stderr)
+		fs.Bool("v", false, "verbose")
+		status, stop := Parse(fs, c.args)
+		if status != c.status || stop != c.stop {
+			t.Errorf("Parse(%q) = %d, %v; want %d, %v", c.args, status, stop, c.status, c.stop)
+		}
+		if !strings.HasPrefix(stderr.String(), c.stderr) || (c.stderr == "") != (stderr.Len() == 0) {
+			t.Errorf("Parse(%q) printed %q; want it to start with %q", c.args, stderr.String(), c.stderr)
+		}
 	}
 }
 

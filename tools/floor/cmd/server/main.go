@@ -46,9 +46,6 @@ func run(args []string, stderr io.Writer, quit <-chan struct{}) int {
 	if status, stop := cmdflag.Parse(fs, args); stop {
 		return status
 	}
-	if err := cmdflag.NoArgs(fs); err != nil {
-		return cmdflag.Fail(fs, err)
-	}
 	ap, err := netip.ParseAddrPort(*addr)
 	if err != nil || !ap.Addr().Is4() {
 		return cmdflag.Failf(fs, "bad -addr %q: want an IPv4 host:port", *addr)

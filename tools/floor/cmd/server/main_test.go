@@ -10,7 +10,11 @@ import (
 // TestUsageErrors: bad flags and arguments exit 2 with the usage, before
 // anything listens, and -h exits 0.
 func TestUsageErrors(t *testing.T) {
-	server := func(args []string, _, stderr io.Writer) int { return run(args, stderr, nil) }
+	// quit is closed already: a usage error not caught would serve and
+	// return at once, failing the test rather than hanging it.
+	quit := make(chan struct{})
+	close(quit)
+	server := func(args []string, _, stderr io.Writer) int { return run(args, stderr, quit) }
 	cmdflagtest.UsageErrors(t, server, "usage: server", [][]string{
 		{"extra"},
 		{"-nosuch"},
