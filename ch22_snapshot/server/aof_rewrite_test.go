@@ -207,8 +207,9 @@ func TestRewriteTailSyncedAsItGoes(t *testing.T) {
 // in progress, as during its walk: BGSAVE is refused (or with SCHEDULE
 // queued for after it), BGREWRITEAOF refused; SAVE and SHUTDOWN SAVE
 // finish it first, in their turn; FLUSHALL is logged and copied like any
-// write. A log that cannot be written at the switch (MISCONF) fails it:
-// the temporary file is removed and the old log, whole, stays the log.
+// write. A log that cannot be written at the switch (MISCONF) fails it,
+// and so does a temporary file that cannot be written: the temporary file
+// is removed and the old log, whole, stays the log.
 func TestRewriteTailInterrupted(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -240,6 +241,9 @@ func TestRewriteTailInterrupted(t *testing.T) {
 			aofWriteErr = unix.ENOSPC // the log's last write failed
 			t.Cleanup(func() { aofWriteErr = nil })
 			tc.expect("-MISCONF Errors writing to the AOF file: No space left on device\r\n", "SET", "k", "v")
+		}, false},
+		{"the temporary file fails", func(t *testing.T, tc *txClient) {
+			gSnap.tail.(*aofTail).f.Close() // its next write or fsync fails
 		}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
