@@ -137,8 +137,9 @@ type aofTail struct {
 
 // stretch is how much the next turn copies at most: kTailStretch, or
 // twice what the log gained since the last stretch if that is more, so
-// that the copy outruns the writes however fast they come (each stretch
-// leaves at least half of kTailStretch less to copy).
+// that the copy outruns the writes however fast they come: each stretch
+// copies at least half of kTailStretch more than was written since the
+// one before.
 func (t *aofTail) stretch() int64 { return max(kTailStretch, 2*(aofWritten-t.mark)) }
 
 // last reports whether what is left fits in one stretch.
