@@ -5,10 +5,12 @@ package server
 // snapshot (snapshot.go) writes each key as the commands that make it,
 // to a temporary file, while the loop goes on logging every write to the
 // old file as before. When the walk is done and the temporary file
-// synced, the loop (no write can run meanwhile) appends to it what the
-// old file gained since the snapshot's instant, syncs it, renames it over
-// the old one, syncs the directory, and points the log's descriptor at
-// the new file (dup2: the fsync worker keeps its number). Until the
+// synced, the loop appends to it what the old file gained since the
+// snapshot's instant, a stretch per turn (aofTail), while clients go on
+// writing; once what is left fits in one stretch it copies that, syncs
+// it, renames the file over the old one, syncs the directory, and points
+// the log's descriptor at the new file (dup2: the fsync worker keeps its
+// number), all in one turn, so that no write comes between. Until the
 // rename the old file is whole and is the log; after it the new one has
 // every write the old one had.
 
@@ -36,9 +38,6 @@ var aofRW = struct {
 	lastOK    bool
 	lastSecs  int64
 	rewrites  int
-	// from is the old file's size at the snapshot's instant: what it
-	// gains past it is appended to the new file.
-	from int64
 }{percentage: 100, minSize: 64 << 20, lastOK: true, lastSecs: -1}
 
 // aofRewriteFlags adds the automatic rewrite's flags to fs.
@@ -78,7 +77,7 @@ func aofRewriteStart() error {
 		aofRW.lastOK = false
 		return aofWriteErr
 	}
-	aofRW.from = aofWritten
+	from := aofWritten // the old file's size at the instant: what it gains past it goes to the new one
 	s, err := snapshotBegin(aofEncoder{}, aofPath(), aofRewriteDone)
 	if err != nil {
 		aofRW.lastOK = false
@@ -86,19 +85,17 @@ func aofRewriteStart() error {
 		return err
 	}
 	s.path = "" // the loop renames it, once the tail is appended
+	s.tail = &aofTail{tmp: s.tmp, at: from, synced: from}
 	aofRW.running = true
 	msg("Background append only file rewriting started")
 	return nil
 }
 
-// aofRewriteDone ends a rewrite, on the loop: the tail, the rename, the
-// new descriptor.
+// aofRewriteDone ends a rewrite, on the loop, once the new file is the
+// log (aofTail.finish) or the rewrite failed.
 func aofRewriteDone(s *snapshot, err error) {
 	aofRW.running = false
 	aofRW.lastSecs = int64((getMonotonicUsec() - s.startUs) / 1e6)
-	if err == nil {
-		err = aofRewriteSwitch(s.tmp)
-	}
 	aofRW.lastOK = err == nil
 	if err != nil {
 		os.Remove(s.tmp)
@@ -109,40 +106,160 @@ func aofRewriteDone(s *snapshot, err error) {
 	msg("Background AOF rewrite finished successfully")
 }
 
-// aofRewriteSwitch appends the writes logged since the instant to the
-// synced temporary file tmp, and makes it the log.
-func aofRewriteSwitch(tmp string) error {
+// kTailStretch is the least a turn of the rewrite's catch-up copies: the
+// bytes a step of the walk's work copies (kSnapStepWork units of
+// kWorkBytes, 1 MiB), so that a turn of the copy weighs what a turn of
+// the walk does.
+const kTailStretch = kSnapStepWork * kWorkBytes
+
+// aofTail is a rewrite's catch-up (snapTail): what the old log gained
+// since the instant, appended to the synced temporary file a stretch per
+// turn, read back from the old file (no rewrite buffer in memory). The
+// stretches copied are fsynced off the loop, by a goroutine per fsync,
+// one at a time, as the walk's part was (syncAndRename): an fsync waits
+// for the disk, which no turn should, and the last stretch waits until
+// the others are synced, so that the fsync on the loop at the switch
+// covers it alone. (The everysec worker of aof_fsync.go syncs the log's
+// descriptor, not this file.)
+type aofTail struct {
+	tmp    string
+	old, f *os.File // the old log, read; the temporary file, appended to (opened at the first step)
+	buf    []byte
+	// at is the old log's offset copied up to; mark its size when the
+	// last stretch was taken (or the catch-up began); synced the offset
+	// up to which the temporary file is on the disk.
+	at, mark, synced int64
+	// syncing receives the outcome of the fsync in flight (nil for none),
+	// which covers up to syncTo.
+	syncing chan error
+	syncTo  int64
+}
+
+// stretch is how much the next turn copies at most: kTailStretch, or
+// twice what the log gained since the last stretch if that is more, so
+// that the copy outruns the writes however fast they come: each stretch
+// copies at least half of kTailStretch more than was written since the
+// one before.
+func (t *aofTail) stretch() int64 { return max(kTailStretch, 2*(aofWritten-t.mark)) }
+
+// last reports whether what is left fits in one stretch.
+func (t *aofTail) last() bool { return aofWritten-t.at <= t.stretch() }
+
+// waits reports whether the next turn can only wait for the fsync in
+// flight: the last stretch waits until the others are on the disk.
+func (t *aofTail) waits() bool { return t.syncing != nil && t.last() }
+
+// step does one turn of the catch-up: it copies one stretch, or once what
+// is left fits in one and the stretches before are on the disk, the last
+// and makes the file the log. With all it waits for the fsync in flight
+// and copies the rest at once. On the way out it closes what it opened.
+func (t *aofTail) step(all bool) (bool, error) {
+	done, err := t.turn(all)
+	if done {
+		t.old.Close()
+		if t.f != nil {
+			t.f.Close() // an fsync in flight keeps the descriptor until it returns
+		}
+	}
+	return done, err
+}
+
+// turn is step, but for the closing.
+func (t *aofTail) turn(all bool) (bool, error) {
+	if t.f == nil {
+		var err error
+		if t.old, err = os.Open(aofPath()); err != nil {
+			return true, err
+		}
+		if t.f, err = os.OpenFile(t.tmp, os.O_WRONLY|os.O_APPEND, 0); err != nil {
+			return true, err
+		}
+		t.mark = aofWritten // what the walk's time added is to copy, but it does not size the first stretch
+	}
+	if err := t.pollSync(all); err != nil {
+		return true, err
+	}
+	switch {
+	case all || t.last() && t.syncing == nil && t.synced == t.at:
+		return true, t.finish()
+	case t.last():
+		// Copying on would move the end the fsync chases: the last
+		// stretch waits for it, and grows meanwhile by what is written.
+	default:
+		err := t.copy(t.stretch())
+		t.mark = aofWritten
+		if err != nil {
+			return true, err
+		}
+	}
+	if t.syncing == nil && t.synced < t.at {
+		ch, f := make(chan error, 1), t.f
+		t.syncing, t.syncTo = ch, t.at
+		go func() { ch <- f.Sync() }()
+	}
+	return false, nil
+}
+
+// pollSync takes the outcome of the fsync in flight, if it is done, or
+// with wait once it is.
+func (t *aofTail) pollSync(wait bool) error {
+	if t.syncing == nil {
+		return nil
+	}
+	var err error
+	if wait {
+		err = <-t.syncing
+	} else {
+		select {
+		case err = <-t.syncing:
+		default:
+			return nil
+		}
+	}
+	t.syncing = nil
+	if err != nil {
+		return fmt.Errorf("syncing the rewritten log: %w", err)
+	}
+	t.synced = t.syncTo
+	return nil
+}
+
+// copy appends at most n bytes of the old log from at on to the
+// temporary file, through one buffer of at most 1 MiB.
+func (t *aofTail) copy(n int64) error {
+	end := min(t.at+n, aofWritten)
+	if want := int(min(end-t.at, kSnapFlushBytes)); len(t.buf) < want {
+		t.buf = make([]byte, want)
+	}
+	for t.at < end {
+		b := t.buf[:min(int64(len(t.buf)), end-t.at)]
+		if _, err := t.old.ReadAt(b, t.at); err != nil {
+			return fmt.Errorf("reading what the log gained meanwhile: %w", err)
+		}
+		if _, err := t.f.Write(b); err != nil {
+			return err
+		}
+		t.at += int64(len(b))
+	}
+	return nil
+}
+
+// finish copies the rest of what the log gained, syncs it (only it: the
+// stretches before are on the disk, unless all hurried), and makes the
+// temporary file the log.
+func (t *aofTail) finish() error {
 	aofBeforeSleep() // everything logged is in the old file (and, under always, synced and answered)
 	if aofWriteErr != nil {
 		return aofWriteErr
 	}
-	old, err := os.Open(aofPath())
-	if err != nil {
-		return err
-	}
-	defer old.Close()
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	// The tail goes across a stretch at a time, so that what the
-	// server holds for it is one buffer however much was written
-	// meanwhile (the time it takes is still the tail's).
-	tail := make([]byte, min(aofWritten-aofRW.from, kSnapFlushBytes))
-	for at := aofRW.from; at < aofWritten && err == nil; {
-		n := int(min(int64(len(tail)), aofWritten-at))
-		if _, err = old.ReadAt(tail[:n], at); err != nil {
-			err = fmt.Errorf("reading what the log gained meanwhile: %w", err)
-			break
-		}
-		_, err = f.Write(tail[:n])
-		at += int64(n)
-	}
+	err := t.copy(aofWritten - t.at)
 	if err == nil {
-		err = f.Sync()
+		err = t.f.Sync()
 	}
-	st, serr := f.Stat()
-	if cerr := f.Close(); err == nil {
+	st, serr := t.f.Stat()
+	cerr := t.f.Close()
+	t.f = nil
+	if err == nil {
 		err = cerr
 	}
 	if err == nil {
@@ -151,7 +268,7 @@ func aofRewriteSwitch(tmp string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, aofPath()); err != nil {
+	if err := os.Rename(t.tmp, aofPath()); err != nil {
 		return err
 	}
 	if err := syncDirErr(aofDir); err != nil {

@@ -206,10 +206,7 @@ func rdbSaved(err error, dirty uint64, what string, background bool) {
 // snapshot running is finished first: the mark has room for one.
 func rdbSave() error {
 	if s := gSnap; s != nil {
-		for !s.walked {
-			s.walk(1 << 30)
-		}
-		s.finish(<-s.finished)
+		s.complete()
 	}
 	dirty := aofDirty
 	err := snapshotRun(&rdbEncoder{}, rdbPath())

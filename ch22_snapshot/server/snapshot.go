@@ -109,9 +109,26 @@ type snapshot struct {
 	heap    []heap.HeapItem[entry]
 	startUs uint64
 	// finished receives the outcome of the fsync and the rename, done by
-	// a goroutine; onDone is then called on the loop.
+	// a goroutine; filed is set once the loop has it. tail, if set, then
+	// runs on the loop a turn at a time; onDone is called on the loop at
+	// the end.
 	finished chan error
+	filed    bool
+	tail     snapTail
 	onDone   func(s *snapshot, err error)
+}
+
+// snapTail is what a snapshot does on the loop once its file is synced,
+// before it ends: the log's rewrite copies what the log gained meanwhile,
+// a stretch per turn (aof_rewrite.go).
+type snapTail interface {
+	// step does one turn's share, or with all the whole rest at once
+	// (SAVE and SHUTDOWN hold the loop anyway), and reports whether it
+	// is done, and the outcome.
+	step(all bool) (bool, error)
+	// waits reports whether the next turn has nothing to do but wait
+	// for the disk.
+	waits() bool
 }
 
 // gSnap is the snapshot running, or nil.
@@ -349,8 +366,9 @@ func snapshotAdopt(old *keytable.Table[entry]) bool {
 }
 
 // snapshotStep walks the running snapshot on by one turn's work, and once
-// the walk is done and the file complete, finishes it. It also starts the
-// saves the -save rules call for (rdb_write.go).
+// the walk is done and the file complete, does a turn of its tail or
+// finishes it. It also starts the saves the -save rules call for
+// (rdb_write.go).
 func snapshotStep() {
 	s := gSnap
 	if s == nil {
@@ -361,11 +379,47 @@ func snapshotStep() {
 		s.walk(kSnapStepWork)
 		return
 	}
-	select {
-	case err := <-s.finished:
-		s.finish(err)
-	default:
+	s.afterWalk(false)
+}
+
+// afterWalk does what follows the walk: it picks up the outcome of the
+// file's sync, then runs the tail, if any, and at the end finishes the
+// snapshot. It does one turn's share, or with all the whole of it,
+// waiting for the disk where it must. It reports whether the snapshot
+// ended, and the outcome.
+func (s *snapshot) afterWalk(all bool) (bool, error) {
+	if !s.filed {
+		var err error
+		if all {
+			err = <-s.finished
+		} else {
+			select {
+			case err = <-s.finished:
+			default:
+				return false, nil
+			}
+		}
+		s.filed = true
+		if err != nil || s.tail == nil {
+			s.finish(err)
+			return true, err
+		}
 	}
+	done, err := s.tail.step(all)
+	if done {
+		s.finish(err)
+	}
+	return done, err
+}
+
+// complete takes the snapshot to its end at once, blocking the loop, and
+// returns its outcome.
+func (s *snapshot) complete() error {
+	for !s.walked {
+		s.walk(1 << 30)
+	}
+	_, err := s.afterWalk(true)
+	return err
 }
 
 // walk writes the next entries of the walk, until work passes budget; at
@@ -479,20 +533,15 @@ func snapshotRun(enc snapEncoder, path string) error {
 	if err != nil {
 		return err
 	}
-	for !s.walked {
-		s.walk(1 << 30)
-	}
-	err = <-s.finished
-	s.finish(err)
-	return err
+	return s.complete()
 }
 
 // snapNextUs returns when the loop must wake for the snapshot: at once
-// while it walks, each millisecond while its file is synced, and each
-// second while the -save rules may call for one.
+// while it walks or its tail has work, each millisecond while it waits
+// for the disk, and each second while the -save rules may call for one.
 func snapNextUs(nowUs uint64) uint64 {
 	switch {
-	case gSnap != nil && !gSnap.walked:
+	case gSnap != nil && (!gSnap.walked || gSnap.filed && !gSnap.tail.waits()):
 		return nowUs
 	case gSnap != nil:
 		return nowUs + 1000
