@@ -106,6 +106,10 @@ func aofRewriteDone(s *snapshot, err error) {
 	msg("Background AOF rewrite finished successfully")
 }
 
+// aofSyncDir syncs the log's directory after the rewrite's rename; a
+// test makes it fail.
+var aofSyncDir = syncDirErr
+
 // kTailStretch is the least a turn of the rewrite's catch-up copies: the
 // bytes a step of the walk's work copies (kSnapStepWork units of
 // kWorkBytes, 1 MiB), so that a turn of the copy weighs what a turn of
@@ -256,37 +260,34 @@ func (t *aofTail) finish() error {
 	if err == nil {
 		err = t.f.Sync()
 	}
-	st, serr := t.f.Stat()
-	cerr := t.f.Close()
-	t.f = nil
+	var st os.FileInfo
 	if err == nil {
-		err = cerr
+		st, err = t.f.Stat()
 	}
 	if err == nil {
-		err = serr
+		err = os.Rename(t.tmp, aofPath())
 	}
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(t.tmp, aofPath()); err != nil {
-		return err
-	}
-	if err := syncDirErr(aofDir); err != nil {
-		return err
-	}
-	fd, err := unix.Open(aofPath(), unix.O_WRONLY|unix.O_APPEND|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return &os.PathError{Op: "open", Path: aofPath(), Err: err}
-	}
-	defer unix.Close(fd)
-	if err := unix.Dup2(fd, aofFd); err != nil {
-		return &os.PathError{Op: "dup2", Path: aofPath(), Err: err}
+	// From the rename on the new file is the log, and nothing that can
+	// fail may come before the log's descriptor points at it: writes
+	// would go to the old file, which has no name now. So the descriptor
+	// is the temporary file's own, opened before (O_WRONLY|O_APPEND, as
+	// the log's), and the directory is synced after the switch.
+	if err := unix.Dup2(int(t.f.Fd()), aofFd); err != nil {
+		msg("pointing the append-only file's descriptor at the rewritten log failed: %v; exiting", err)
+		logFlush(0)
+		os.Exit(1)
 	}
 	size := st.Size()
 	aofWritten = size
 	aofWrittenShared.Store(size)
 	aofSynced.Store(size)
 	aofRW.baseSize = size
+	if err := aofSyncDir(aofDir); err != nil {
+		return fmt.Errorf("the rewritten log is in use, but its name may not survive a crash of the machine: %w", err)
+	}
 	return nil
 }
 

@@ -275,3 +275,39 @@ func TestRewriteTailInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// TestRewriteDirSyncFails: once the rewritten file has the log's name,
+// the log's descriptor points at it before anything that can fail, here
+// the directory's fsync. The rewrite is reported failed, yet a write made
+// after it is in the file the name leads to, and the log replays whole.
+// (Before, the failure left the descriptor on the old file, which had no
+// name any more: every later write was lost to a restart.)
+func TestRewriteDirSyncFails(t *testing.T) {
+	tc, path, _ := rewriteWithTail(t, 1)
+	aofSyncDir = func(string) error { return unix.EIO }
+	t.Cleanup(func() { aofSyncDir = syncDirErr })
+	deadline := time.Now().Add(time.Minute) // against a hang only
+	for gSnap != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the rewrite has not ended")
+		}
+		snapshotStep()
+		time.Sleep(time.Millisecond)
+	}
+	if aofRW.lastOK {
+		t.Fatal("the rewrite is reported ok although the directory's fsync failed")
+	}
+	if !strings.Contains(tc.do("INFO", "persistence"), "aof_last_bgrewrite_status:err\r\n") {
+		t.Fatal("INFO does not say the last rewrite failed")
+	}
+	tc.do("SET", "after", "the failed sync")
+	aofBeforeSleep()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "the failed sync") {
+		t.Fatal("a write after the rewrite is not in the file named as the log")
+	}
+	checkReplay(t, path)
+}
