@@ -20,6 +20,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -38,7 +39,24 @@ var aofRW = struct {
 	lastOK    bool
 	lastSecs  int64
 	rewrites  int
+	// failures counts the rewrites in a row that failed; from the
+	// third on, the automatic ones wait until retryAt (unix seconds),
+	// delay later each time (aofRewriteFailed).
+	failures int
+	delay    int64
+	retryAt  int64
 }{percentage: 100, minSize: 64 << 20, lastOK: true, lastSecs: -1}
+
+// After kRewriteFailLimit rewrites in a row have failed, the automatic
+// ones wait a minute before the next try, then twice as long after each
+// failure more, up to an hour (Redis 7.0's numbers): a full disk would
+// otherwise have the loop walk the whole key space again and again.
+// BGREWRITEAOF is not held back.
+const (
+	kRewriteFailLimit      = 3
+	kRewriteFirstDelaySecs = 60
+	kRewriteMaxDelaySecs   = 3600
+)
 
 // aofRewriteFlags adds the automatic rewrite's flags to fs.
 func aofRewriteFlags(fs *flag.FlagSet) func() error {
@@ -55,9 +73,15 @@ func aofRewriteFlags(fs *flag.FlagSet) func() error {
 	}
 }
 
-// aofRewriteDue reports whether a rewrite should start: one scheduled
-// while a background save ran, or the log grown past the rule.
+// aofRewriteDue reports whether a rewrite should start now: one is
+// wanted, and failures in a row do not hold it back.
 func aofRewriteDue() bool {
+	return aofRewriteWanted() && time.Now().Unix() >= aofRW.retryAt
+}
+
+// aofRewriteWanted reports whether a rewrite is called for: one scheduled
+// while a background save ran, or the log grown past the rule.
+func aofRewriteWanted() bool {
 	if gSnap != nil || !aofOn || aofFd < 0 {
 		return false
 	}
@@ -74,14 +98,14 @@ func aofRewriteStart() error {
 	aofRW.scheduled = false
 	aofWrite()
 	if aofWriteErr != nil {
-		aofRW.lastOK = false
+		aofRewriteFailed()
 		return aofWriteErr
 	}
 	from := aofWritten // the old file's size at the instant: what it gains past it goes to the new one
 	s, err := snapshotBegin(aofEncoder{}, aofPath(), aofRewriteDone)
 	if err != nil {
-		aofRW.lastOK = false
 		msg("Background append only file rewriting failed: %v", err)
+		aofRewriteFailed()
 		return err
 	}
 	s.path = "" // the loop renames it, once the tail is appended
@@ -96,14 +120,29 @@ func aofRewriteStart() error {
 func aofRewriteDone(s *snapshot, err error) {
 	aofRW.running = false
 	aofRW.lastSecs = int64((getMonotonicUsec() - s.startUs) / 1e6)
-	aofRW.lastOK = err == nil
 	if err != nil {
 		os.Remove(s.tmp)
 		msg("Background append only file rewriting failed: %v", err)
+		aofRewriteFailed()
 		return
 	}
+	aofRW.lastOK = true
+	aofRW.failures, aofRW.delay, aofRW.retryAt = 0, 0, 0
 	aofRW.rewrites++
 	msg("Background AOF rewrite finished successfully")
+}
+
+// aofRewriteFailed records a rewrite that failed, and from the
+// kRewriteFailLimit-th in a row on, how long the automatic ones wait.
+func aofRewriteFailed() {
+	aofRW.lastOK = false
+	aofRW.failures++
+	if aofRW.failures < kRewriteFailLimit {
+		return
+	}
+	aofRW.delay = min(max(kRewriteFirstDelaySecs, 2*aofRW.delay), kRewriteMaxDelaySecs)
+	aofRW.retryAt = time.Now().Unix() + aofRW.delay
+	msg("Background AOF rewrite has failed %d times in a row; the automatic one waits %d minutes", aofRW.failures, aofRW.delay/60)
 }
 
 // aofSyncDir syncs the log's directory after the rewrite's rename; a
@@ -307,6 +346,7 @@ func aofRewriteInfo(field func(k string, v any)) {
 	field("aof_current_rewrite_time_sec", cur)
 	field("aof_last_bgrewrite_status", status)
 	field("aof_rewrites", aofRW.rewrites)
+	field("aof_rewrites_consecutive_failures", aofRW.failures)
 }
 
 // aofRewriteRows is BGREWRITEAOF's row.

@@ -311,3 +311,56 @@ func TestRewriteDirSyncFails(t *testing.T) {
 	}
 	checkReplay(t, path)
 }
+
+// TestRewriteFailuresBackOff: rewrites that fail in a row (here the log
+// cannot be written) are tried at once twice more by the automatic rule,
+// then only after a minute, then after two; BGREWRITEAOF is not held
+// back, and INFO counts the failures in a row until a rewrite succeeds.
+// (Before, the rule started a new walk of the key space every turn.)
+func TestRewriteFailuresBackOff(t *testing.T) {
+	resetTx(t)
+	rewriteOn(t)
+	tc := newTxClient(t)
+	fillKeys(tc, 20)
+	aofBeforeSleep()
+	aofRW.percentage, aofRW.minSize, aofRW.baseSize = 100, 1, 1 // the rule calls for a rewrite
+	aofWriteErr = unix.ENOSPC
+	t.Cleanup(func() { aofWriteErr = nil })
+	failures := func() string {
+		info := tc.do("INFO", "persistence")
+		i := strings.Index(info, "aof_rewrites_consecutive_failures:")
+		if i < 0 {
+			t.Fatalf("INFO has no aof_rewrites_consecutive_failures:\n%s", info)
+		}
+		return strings.TrimSpace(strings.SplitN(info[i:], "\r\n", 2)[0])
+	}
+	for range 50 {
+		rdbCron()
+	}
+	wait := aofRW.retryAt - time.Now().Unix()
+	if aofRW.failures != kRewriteFailLimit || wait < kRewriteFirstDelaySecs-5 || wait > kRewriteFirstDelaySecs {
+		t.Fatalf("after 50 turns: %d rewrites failed, the next automatic one in %d s; want %d, about %d",
+			aofRW.failures, wait, kRewriteFailLimit, kRewriteFirstDelaySecs)
+	}
+	if got := tc.do("BGREWRITEAOF"); !strings.HasPrefix(got, "-ERR Can't rewrite append only file in background") {
+		t.Fatalf("BGREWRITEAOF during the wait: %q, want it tried (and failed)", got)
+	}
+	if got := failures(); got != "aof_rewrites_consecutive_failures:4" {
+		t.Fatalf("INFO: %s", got)
+	}
+	if aofRW.delay != 2*kRewriteFirstDelaySecs {
+		t.Fatalf("after a fourth failure the wait is %d s, want %d", aofRW.delay, 2*kRewriteFirstDelaySecs)
+	}
+	aofWriteErr = nil
+	aofRW.retryAt = 0 // the wait is over
+	rdbCron()
+	if gSnap == nil {
+		t.Fatal("the automatic rewrite did not start once the wait was over")
+	}
+	if err := gSnap.complete(); err != nil {
+		t.Fatal(err)
+	}
+	if got := failures(); got != "aof_rewrites_consecutive_failures:0" || aofRW.retryAt != 0 {
+		t.Fatalf("after a rewrite that succeeded: %s, retry at %d", got, aofRW.retryAt)
+	}
+}

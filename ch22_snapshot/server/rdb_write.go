@@ -139,7 +139,7 @@ func rdbChanges() uint64 { return aofDirty - rdbState.dirtyAtSave }
 // rdbRulesMayFire reports whether a -save rule may call for a save later,
 // so that the loop wakes to check.
 func rdbRulesMayFire() bool {
-	return len(rdbState.rules) > 0 && rdbChanges() > 0 || rdbState.scheduled || aofRewriteDue()
+	return len(rdbState.rules) > 0 && rdbChanges() > 0 || rdbState.scheduled || aofRewriteWanted()
 }
 
 // kBgsaveRetrySecs is how long after a failed background save the rules
