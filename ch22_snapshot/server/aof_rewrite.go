@@ -149,6 +149,10 @@ func aofRewriteFailed() {
 // test makes it fail.
 var aofSyncDir = syncDirErr
 
+// aofCloseOld closes the old log's descriptor after a rewrite; a test
+// makes it wait.
+var aofCloseOld = (*os.File).Close
+
 // kTailStretch is the least a turn of the rewrite's catch-up copies: the
 // bytes a step of the walk's work copies (kSnapStepWork units of
 // kWorkBytes, 1 MiB), so that a turn of the copy weighs what a turn of
@@ -199,7 +203,12 @@ func (t *aofTail) waits() bool { return t.syncing != nil && t.last() }
 func (t *aofTail) step(all bool) (bool, error) {
 	done, err := t.turn(all)
 	if done {
-		t.old.Close()
+		if t.old != nil {
+			// After the switch this is the old log's last descriptor,
+			// and closing it frees the file, in time that grows with
+			// its size (a second for a log of a few GB): not on the loop.
+			go aofCloseOld(t.old)
+		}
 		if t.f != nil {
 			t.f.Close() // an fsync in flight keeps the descriptor until it returns
 		}

@@ -364,3 +364,43 @@ func TestRewriteFailuresBackOff(t *testing.T) {
 		t.Fatalf("after a rewrite that succeeded: %s, retry at %d", got, aofRW.retryAt)
 	}
 }
+
+// TestRewriteClosesOldLogOffLoop: the rewrite ends, and the loop goes on,
+// while the old log's last descriptor is still being closed: that close
+// frees the old file, which takes time in proportion to its size. Here
+// the close waits until the test lets it go; done on the loop, it would
+// hold the rewrite (and every client) until then.
+func TestRewriteClosesOldLogOffLoop(t *testing.T) {
+	tc, path, _ := rewriteWithTail(t, 1)
+	called, release := make(chan *os.File, 1), make(chan struct{})
+	aofCloseOld = func(f *os.File) error {
+		called <- f
+		<-release
+		return f.Close()
+	}
+	t.Cleanup(func() { aofCloseOld = (*os.File).Close })
+	ended := make(chan struct{})
+	go func() { // the loop's part, run here so that a hold shows as a wait
+		defer close(ended)
+		for gSnap != nil {
+			snapshotStep()
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	guard := time.After(time.Minute) // against a hang only
+	select {
+	case <-ended:
+	case <-guard:
+		close(release)
+		t.Fatal("the rewrite did not end while the old log's close waited: the close is on the loop")
+	}
+	select {
+	case <-called:
+	case <-guard:
+		t.Fatal("the old log was never closed")
+	}
+	tc.do("SET", "after", "the switch")
+	aofBeforeSleep()
+	close(release)
+	checkReplay(t, path)
+}
