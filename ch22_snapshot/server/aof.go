@@ -392,7 +392,7 @@ func aofInfo(field func(k string, v any)) {
 	if aofOn {
 		field("aof_current_size", aofWritten+int64(len(aofBuf)))
 		field("aof_buffer_length", len(aofBuf))
-		field("aof_pending_bio_fsync", b2i(aofSynced.Load() < aofWritten))
+		field("aof_pending_bio_fsync", b2i(aofSynced.Load() != aofWritten))
 	}
 }
 

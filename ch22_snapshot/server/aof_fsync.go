@@ -22,15 +22,25 @@ func aofFsyncWorker() {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for range tick.C {
-		written := aofWrittenShared.Load()
-		if written <= aofSynced.Load() {
-			continue
-		}
-		if err := fdatasync(aofFd); err != nil {
-			aofFsyncFailed.Store(true)
-			continue
-		}
-		aofFsyncFailed.Store(false)
-		aofSynced.Store(written)
+		aofFsyncTick()
 	}
+}
+
+// aofFsyncTick is one of the worker's ticks: it fsyncs the log if the
+// size written differs from the size synced. Differs, not exceeds: a
+// rewrite's switch (aof_rewrite.go) sets both to the new, smaller file's
+// size, and a tick whose fdatasync straddles it stores the old file's
+// larger one after that; with "exceeds" no tick would sync again until
+// the log grew past the old size.
+func aofFsyncTick() {
+	written := aofWrittenShared.Load()
+	if written == aofSynced.Load() {
+		return
+	}
+	if err := fdatasync(aofFd); err != nil {
+		aofFsyncFailed.Store(true)
+		return
+	}
+	aofFsyncFailed.Store(false)
+	aofSynced.Store(written)
 }

@@ -404,3 +404,29 @@ func TestRewriteClosesOldLogOffLoop(t *testing.T) {
 	close(release)
 	checkReplay(t, path)
 }
+
+// TestFsyncAfterSwitchRace: under everysec, a tick of the fsync worker
+// whose fdatasync straddles a rewrite's switch stores the old log's size
+// as synced, larger than anything the new log has. The next tick must
+// still sync what is written (before, it compared with "exceeds" and did
+// not, until the log grew past the old size: no fsync for a whole cycle
+// of rewrites), and INFO must say an fsync is pending meanwhile.
+func TestFsyncAfterSwitchRace(t *testing.T) {
+	rewriteOn(t)
+	tc := newTxClient(t)
+	tc.do("SET", "k", "v")
+	aofBeforeSleep()
+	synced := aofSynced.Load()
+	t.Cleanup(func() { aofSynced.Store(synced) })
+	aofSynced.Store(aofWritten + 1<<30) // the straddling tick's store
+	if !strings.Contains(tc.do("INFO", "persistence"), "aof_pending_bio_fsync:1\r\n") {
+		t.Fatal("INFO says no fsync is pending")
+	}
+	aofFsyncTick()
+	if got := aofSynced.Load(); got != aofWritten {
+		t.Fatalf("after a tick the log is synced up to %d; it has %d bytes", got, aofWritten)
+	}
+	if !strings.Contains(tc.do("INFO", "persistence"), "aof_pending_bio_fsync:0\r\n") {
+		t.Fatal("INFO says an fsync is pending after the tick")
+	}
+}
