@@ -430,3 +430,19 @@ func TestFsyncAfterSwitchRace(t *testing.T) {
 		t.Fatal("INFO says an fsync is pending after the tick")
 	}
 }
+
+// TestShutdownRemovesTemp: SHUTDOWN NOSAVE while a rewrite of the log is
+// under way removes its temporary file, which the exit would otherwise
+// leave in the directory, a file as large as the key space, under a name
+// no later process uses.
+func TestShutdownRemovesTemp(t *testing.T) {
+	tc, _, _ := rewriteWithTail(t, 1)
+	tmp := gSnap.tmp
+	if fileSize(tmp) <= 0 {
+		t.Fatalf("no temporary file %s during the rewrite", tmp)
+	}
+	tc.expect(okReply, "SHUTDOWN", "NOSAVE") // the test's shutdownExit returns
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Fatalf("after SHUTDOWN the temporary file is still there: %v", err)
+	}
+}

@@ -337,6 +337,7 @@ func respShutdown(st *respState, w *respWriter, args [][]byte) {
 	if aofFd >= 0 {
 		fdatasync(aofFd) // and on the disk, whatever -appendfsync says
 	}
+	snapshotTempsRemove()
 	msg("Redis is now ready to exit, bye bye...")
 	logFlush(time.Second)
 	shutdownExit(0)

@@ -118,7 +118,7 @@ func Main(args []string) int {
 	// and a smaller headroom costs little CPU: it is the memory per key.
 	debug.SetGCPercent(*gcPercent)
 
-	atExit := func() {}
+	atExit := snapshotTempsRemove
 	if *cpuProfile != "" {
 		// The profile is written when the server exits, on SIGINT or
 		// SIGTERM: run a load, stop the server, then go tool pprof.
@@ -132,6 +132,7 @@ func Main(args []string) int {
 			return 1
 		}
 		atExit = func() {
+			snapshotTempsRemove()
 			pprof.StopCPUProfile()
 			f.Close()
 		}
