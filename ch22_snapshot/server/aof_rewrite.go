@@ -40,10 +40,9 @@ var aofRW = struct {
 	lastSecs  int64
 	rewrites  int
 	// failures counts the rewrites in a row that failed; from the
-	// third on, the automatic ones wait until retryAt (unix seconds),
-	// delay later each time (aofRewriteFailed).
+	// third on, the automatic ones wait until retryAt (unix seconds):
+	// aofRewriteFailed.
 	failures int
-	delay    int64
 	retryAt  int64
 }{percentage: 100, minSize: 64 << 20, lastOK: true, lastSecs: -1}
 
@@ -127,7 +126,7 @@ func aofRewriteDone(s *snapshot, err error) {
 		return
 	}
 	aofRW.lastOK = true
-	aofRW.failures, aofRW.delay, aofRW.retryAt = 0, 0, 0
+	aofRW.failures, aofRW.retryAt = 0, 0
 	aofRW.rewrites++
 	msg("Background AOF rewrite finished successfully")
 }
@@ -140,9 +139,20 @@ func aofRewriteFailed() {
 	if aofRW.failures < kRewriteFailLimit {
 		return
 	}
-	aofRW.delay = min(max(kRewriteFirstDelaySecs, 2*aofRW.delay), kRewriteMaxDelaySecs)
-	aofRW.retryAt = time.Now().Unix() + aofRW.delay
-	msg("Background AOF rewrite has failed %d times in a row; the automatic one waits %d minutes", aofRW.failures, aofRW.delay/60)
+	delay := aofRewriteRetryDelay(aofRW.failures)
+	aofRW.retryAt = time.Now().Unix() + delay
+	msg("Background AOF rewrite has failed %d times in a row; the automatic one waits %d minutes", aofRW.failures, delay/60)
+}
+
+// aofRewriteRetryDelay is how many seconds the automatic rewrite waits
+// after failures in a row: a minute after kRewriteFailLimit, twice as
+// long after each one more, at most an hour.
+func aofRewriteRetryDelay(failures int) int64 {
+	d := int64(kRewriteFirstDelaySecs)
+	for i := kRewriteFailLimit; i < failures && d < kRewriteMaxDelaySecs; i++ {
+		d *= 2
+	}
+	return min(d, kRewriteMaxDelaySecs)
 }
 
 // aofSyncDir syncs the log's directory after the rewrite's rename; a

@@ -348,8 +348,13 @@ func TestRewriteFailuresBackOff(t *testing.T) {
 	if got := failures(); got != "aof_rewrites_consecutive_failures:4" {
 		t.Fatalf("INFO: %s", got)
 	}
-	if aofRW.delay != 2*kRewriteFirstDelaySecs {
-		t.Fatalf("after a fourth failure the wait is %d s, want %d", aofRW.delay, 2*kRewriteFirstDelaySecs)
+	if wait := aofRW.retryAt - time.Now().Unix(); wait < 2*kRewriteFirstDelaySecs-5 || wait > 2*kRewriteFirstDelaySecs {
+		t.Fatalf("after a fourth failure the wait is %d s, want about %d", wait, 2*kRewriteFirstDelaySecs)
+	}
+	for n, want := range map[int]int64{3: 60, 4: 120, 8: 1920, 9: 3600, 1000: 3600} {
+		if got := aofRewriteRetryDelay(n); got != want {
+			t.Errorf("the wait after %d failures: %d s, want %d", n, got, want)
+		}
 	}
 	aofWriteErr = nil
 	aofRW.retryAt = 0 // the wait is over
