@@ -168,7 +168,9 @@ func countBits(s string, from, to int64) int64 {
 	chargeBytes(int(last - first + 1))
 	count := 0
 	for i := first; i <= last; {
-		if i+8 <= last+1 && i > first {
+		// Whole words only strictly between the first and the last
+		// byte: those two may hold bits outside the span (spanMask).
+		if i > first && i+8 <= last {
 			count += bits.OnesCount64(word(s, i))
 			i += 8
 			continue
@@ -209,7 +211,7 @@ func firstBit(s string, from, to int64, bit int) int64 {
 	}
 	first, last := from>>3, to>>3
 	for i := first; i <= last; {
-		if i+8 <= last+1 && i > first {
+		if i > first && i+8 <= last { // as in countBits
 			if w := word(s, i); bit == 1 && w == 0 || bit == 0 && w == ^uint64(0) {
 				i += 8
 				continue
