@@ -14,10 +14,12 @@ func init() {
 }
 
 // strValue is a value for the string commands: numbers as INCRBYFLOAT
-// reads them and does not, bits, and text that LCS finds in common.
+// reads them and does not, bits (over several words too, for the ranges
+// of BITCOUNT and BITPOS), and text that LCS finds in common.
 func (g *cmdGen) strValue() string {
 	return g.pick("v", "", "1", "10", "-3", "1.5", "3e2", "0x10", " 1", "1e400", "inf", "abc",
-		"ohmytext", "mynewtext", "\xff\x00\x0f", "\x80", "foobar", "1.0e-5", "-0", "5.0000000000000001")
+		"ohmytext", "mynewtext", "\xff\x00\x0f", "\x80", "foobar", "1.0e-5", "-0", "5.0000000000000001",
+		"the quick brown fox jumps over the lazy dog", "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01")
 }
 
 // strTime is the time of a SET or GETEX expiry form: relative times that

@@ -118,7 +118,7 @@ func stringBitChecks19() []Check {
 		{
 			Name:    "the bit commands: SETBIT, GETBIT, BITCOUNT and BITPOS in bytes and bits, BITOP",
 			Section: section19("Strings", "bits"),
-			Hint:    "bit 0 is the first byte's highest; BITPOS looking for 0 without an end counts the zeros past the string; BITOP pads with zeros, and deletes its destination for an empty result",
+			Hint:    "bit 0 is the first byte's highest; a range in bits counts only its own bits of the bytes at its ends; BITPOS looking for 0 without an end counts the zeros past the string; BITOP pads with zeros, and deletes its destination for an empty result",
 			Run: freshSteps([]string{k, d},
 				ex(integer(0), "SETBIT", k, "7", "1"),
 				ex(integer(1), "SETBIT", k, "7", "0"),
@@ -131,6 +131,9 @@ func stringBitChecks19() []Check {
 				ex(integer(26), "BITCOUNT", k),
 				ex(integer(17), "BITCOUNT", k, "5", "30", "BIT"),
 				ex(syntaxErr, "BITCOUNT", k, "0", "1", "WORD"),
+				// A span of several words whose ends cut into bytes.
+				ex(okReply, "SET", k, "the quick brown fox jumps over the lazy dog"),
+				ex(integer(30), "BITCOUNT", k, "3", "68", "BIT"),
 				ex(okReply, "SET", k, "\xff\xf0\x00"),
 				ex(integer(12), "BITPOS", k, "0"),
 				ex(integer(7), "BITPOS", k, "1", "7", "15", "BIT"),
