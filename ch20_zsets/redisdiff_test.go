@@ -23,6 +23,8 @@ import (
 
 var diffCommands = flag.Int("redisdiff.n", 4000, "random commands TestRedisDifferential sends, per protocol version (CI: 50,000)")
 
+var diffSeed = flag.Uint64("redisdiff.seed", 17, "seed of TestRedisDifferential's random commands, with the protocol version")
+
 // TestRedisDifferential sends the same random commands, of those this
 // chapter lists, to a real redis-server and to the server, and compares
 // the raw replies byte for byte. It runs where redis-server is installed
@@ -35,9 +37,10 @@ var diffCommands = flag.Int("redisdiff.n", 4000, "random commands TestRedisDiffe
 // the one connection, whose own writes fail its EXEC. The README's limits
 // (KEYS refused over 262,144 keys, the bound on all clients' memory) are
 // left out: the random commands work on a few dozen keys, small but for
-// one value of up to 4 MB, and never reach them. Run more with
+// one value of up to 4 MB, and never reach them. Run more, or other
+// commands (CI sends the same ones each time), with
 //
-//	go test -run TestRedisDifferential -redisdiff.n 100000 example.com/byor/ch20_zsets
+//	go test -run TestRedisDifferential -redisdiff.n 100000 -redisdiff.seed 5 example.com/byor/ch20_zsets
 func TestRedisDifferential(t *testing.T) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -52,7 +55,7 @@ func TestRedisDifferential(t *testing.T) {
 	for _, ver := range []int{2, 3} {
 		t.Run(fmt.Sprintf("RESP%d", ver), func(t *testing.T) {
 			redis, ours := diffDial(t, redisAddr, ver), diffDial(t, ourAddr, ver)
-			rng := rand.New(rand.NewPCG(uint64(ver), 17))
+			rng := rand.New(rand.NewPCG(uint64(ver), *diffSeed))
 			g := &cmdGen{rng: rng}
 			differences := 0
 			kinds := map[byte]int{} // replies by type, to show what was compared
