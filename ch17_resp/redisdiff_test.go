@@ -86,9 +86,21 @@ func TestRedisDifferential(t *testing.T) {
 	}
 }
 
-// startRedis starts redis-server on a free loopback port, saving nothing,
-// stopped when the test ends, and returns its address once it answers.
-func startRedis(t *testing.T, bin string) string {
+// startRedis is runRedis for a whole test: the server is stopped when
+// the test ends.
+func startRedis(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	addr, stop := runRedis(t, bin, args...)
+	t.Cleanup(stop)
+	return addr
+}
+
+// runRedis starts redis-server (bin) on a free loopback port, saving
+// nothing, with args after those defaults (of a setting given twice, the
+// last counts), and returns its address once it takes connections, and
+// the function that stops it. A port chosen by the system, not a fixed
+// one, lets tests of several chapters run at once.
+func runRedis(t *testing.T, bin string, args ...string) (addr string, stop func()) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -96,22 +108,24 @@ func startRedis(t *testing.T, bin string) string {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no"}, args...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	stop = func() { cmd.Process.Kill(); cmd.Wait() }
+	addr = fmt.Sprintf("127.0.0.1:%d", port)
 	// A generous bound on a slow machine; it is usually ready at once.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
 			c.Close()
-			return addr
+			return addr, stop
 		}
 		if time.Now().After(deadline) {
+			stop() // its output is all written once it has exited
 			t.Fatalf("redis-server did not start on %s: %v\n%s", addr, err, out.String())
 		}
 	}

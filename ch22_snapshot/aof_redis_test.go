@@ -2,7 +2,6 @@ package chapter_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,9 +16,6 @@ import (
 
 	"example.com/byor/testkit"
 )
-
-// kRedisAOFPort is where TestAOFRedisLoads runs the real Redis.
-const kRedisAOFPort = 6441
 
 // withLogExpiry gives the keys of snap the absolute expiry times the log
 // at path holds, which Redis loading the log keeps to the millisecond,
@@ -139,16 +135,8 @@ func TestAOFRedisLoads(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(redisDir, "appendonly.aof"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv := exec.Command("redis-server", "--port", strconv.Itoa(kRedisAOFPort), "--bind", "127.0.0.1",
-		"--appendonly", "yes", "--dir", redisDir, "--save", "")
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		srv.Process.Kill()
-		srv.Wait()
-	})
-	real := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", kRedisAOFPort), Protocol: 2})
+	addr := startRedis(t, "redis-server", "--appendonly", "yes", "--dir", redisDir)
+	real := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2})
 	defer real.Close()
 	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
 	for real.Ping(ctx).Err() != nil {

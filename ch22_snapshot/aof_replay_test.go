@@ -328,9 +328,6 @@ func TestAOFReplayRandom(t *testing.T) {
 	}
 }
 
-// kRedisReplayPort is where TestAOFRedisLoadsRandom runs the real Redis.
-const kRedisReplayPort = 6490
-
 // TestAOFRedisLoadsRandom is TestAOFRedisLoads with the random commands
 // of the differential test, in rounds: after each, redis-check-aof
 // accepts the log, and redis-server 7.0 started on a copy of it has the
@@ -380,24 +377,15 @@ func redisLoad(t *testing.T, b []byte) map[string]keySnap {
 	if err := os.WriteFile(filepath.Join(redisDir, "appendonly.aof"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv := exec.Command("redis-server", "--port", strconv.Itoa(kRedisReplayPort), "--bind", "127.0.0.1",
-		"--appendonly", "yes", "--dir", redisDir, "--save", "")
-	var log strings.Builder
-	srv.Stdout, srv.Stderr = &log, &log
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		srv.Process.Kill()
-		srv.Wait()
-	}()
-	real := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", kRedisReplayPort), Protocol: 2, MaxRetries: -1})
+	addr, stop := runRedis(t, "redis-server", "--appendonly", "yes", "--dir", redisDir)
+	defer stop()
+	real := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, MaxRetries: -1})
 	defer real.Close()
 	ctx := context.Background()
 	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
 	for real.Ping(ctx).Err() != nil {
 		if time.Now().After(deadline) {
-			t.Fatalf("redis-server did not answer:\n%s", log.String())
+			t.Fatal("redis-server did not finish loading the log")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

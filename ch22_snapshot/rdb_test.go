@@ -2,7 +2,6 @@ package chapter_test
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -20,9 +19,6 @@ import (
 	"example.com/byor/testkit"
 	"example.com/byor/testkit/serverproc"
 )
-
-// kRedisRDBPort is where the RDB tests run the real Redis.
-const kRedisRDBPort = 6452
 
 // startRDB starts the server with its files in dir, and returns it with a
 // client of its RESP listener. The caller stops or kills it.
@@ -57,17 +53,8 @@ func startRDB(t *testing.T, dir string, extra ...string) (*testkit.Server, *redi
 // returns a client of it.
 func startRealRedis(t *testing.T, dir string) *redis.Client {
 	t.Helper()
-	srv := exec.Command("redis-server", "--port", strconv.Itoa(kRedisRDBPort), "--bind", "127.0.0.1",
-		"--appendonly", "no", "--dir", dir, "--save", "")
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	real := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", kRedisRDBPort), Protocol: 2})
-	t.Cleanup(func() {
-		real.Close()
-		srv.Process.Kill()
-		srv.Wait()
-	})
+	real := redis.NewClient(&redis.Options{Addr: startRedis(t, "redis-server", "--dir", dir), Protocol: 2})
+	t.Cleanup(func() { real.Close() })
 	deadline := time.Now().Add(testkit.Scale(30 * time.Second))
 	for real.Ping(context.Background()).Err() != nil {
 		if time.Now().After(deadline) {
