@@ -10,17 +10,13 @@ import (
 // The check writes under appendfsync always, kills the server (SIGKILL),
 // starts it again on the same command line, and reads the data back.
 
-// section21 points a check at chapter 21's README.
-const section21 = "beyond the book: the append-only file (ch21_aof/README.md)"
-
 // respChecks21 are chapter 21's checks.
 func respChecks21(st *Stage, cfg *Config) []Check {
 	return []Check{{
-		Name:    "acknowledged writes survive kill -9 and a restart (appendonly yes)",
-		Section: section21,
-		Hint:    "every write that changed the key space is appended to the log and written (and under appendfsync always fsynced) before its reply is sent; at start the log is replayed",
-		Fresh:   true,
-		Run:     aofRestartCheck,
+		Name:  "acknowledged writes survive kill -9 and a restart (appendonly yes)",
+		Hint:  "every write that changed the key space is appended to the log and written (and under appendfsync always fsynced) before its reply is sent; at start the log is replayed",
+		Fresh: true,
+		Run:   aofRestartCheck,
 	}, {
 		Name: "not checked: what chapter 21 does not claim",
 		Skip: "rewriting the log (BGREWRITEAOF), Redis 7's manifest layout, and a crash of the machine rather than of the process (ch21_aof/README.md)",

@@ -12,23 +12,18 @@ import (
 // writes go on, and after a kill -9 and a restart has every write, those
 // made during the rewrite too.
 
-// section22 points a check at chapter 22's README.
-const section22 = "beyond the book: snapshots without fork: RDB and the log's rewrite (ch22_snapshot/README.md)"
-
 // respChecks22 are chapter 22's checks.
 func respChecks22(st *Stage, cfg *Config) []Check {
 	return []Check{{
-		Name:    "SAVE writes a snapshot: rdb_changes_since_last_save drops to 0",
-		Section: section22,
-		Hint:    "SAVE walks the whole key space into the RDB file and remembers the change count of its instant",
-		Fresh:   true,
-		Run:     saveCheck,
+		Name:  "SAVE writes a snapshot: rdb_changes_since_last_save drops to 0",
+		Hint:  "SAVE walks the whole key space into the RDB file and remembers the change count of its instant",
+		Fresh: true,
+		Run:   saveCheck,
 	}, {
-		Name:    "BGREWRITEAOF keeps every write, those made during the rewrite too, across kill -9 (appendonly yes)",
-		Section: section22,
-		Hint:    "the rewrite writes the snapshot's keys to a temporary file, appends what the old log gained meanwhile, syncs and renames it",
-		Fresh:   true,
-		Run:     rewriteCheck,
+		Name:  "BGREWRITEAOF keeps every write, those made during the rewrite too, across kill -9 (appendonly yes)",
+		Hint:  "the rewrite writes the snapshot's keys to a temporary file, appends what the old log gained meanwhile, syncs and renames it",
+		Fresh: true,
+		Run:   rewriteCheck,
 	}, {
 		Name: "not checked: what the files hold byte for byte",
 		Skip: "the RDB format is checked against redis-check-rdb and a real Redis by the chapter's own tests (ch22_snapshot/README.md)",

@@ -1,13 +1,10 @@
 package workshop
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"example.com/byor/testkit"
 )
@@ -35,16 +32,24 @@ func fakeRepo(t *testing.T) string {
 var demo = Exercise{ID: "ch01-quad", Chapter: "ch01_demo", Title: "quad", Task: "Write Quad.", Minutes: 1,
 	Tests: []TestRef{{"./calc", "^TestQuad$"}}}
 
-func TestStartWritesAStandaloneExercise(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
-	root := fakeRepo(t)
-	dir := filepath.Join(t.TempDir(), "ex")
+// startDemo writes the demo exercise out of a fresh fake repository and
+// returns the repository and the exercise's folder. The tests that call it
+// run the go command on the exercise, which go test puts first on the
+// PATH; a hang is left to go test's -timeout, which a slow machine can
+// raise, rather than to a deadline of their own.
+func startDemo(t *testing.T) (root, dir string, stubbed []string) {
+	t.Helper()
+	root = fakeRepo(t)
+	dir = filepath.Join(t.TempDir(), "ex")
 	stubbed, err := Start(root, demo, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root, dir, stubbed
+}
+
+func TestStartWritesAStandaloneExercise(t *testing.T) {
+	root, dir, stubbed := startDemo(t)
 	if strings.Join(stubbed, ",") != "calc: Quad" {
 		t.Errorf("stubbed %v, want calc: Quad", stubbed)
 	}
@@ -64,9 +69,7 @@ func TestStartWritesAStandaloneExercise(t *testing.T) {
 		t.Errorf("meta %+v, %v", m, err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	out, ok := GoTest(ctx, dir, "./...")
+	out, ok := GoTest(t.Context(), dir, "./...")
 	if ok || !strings.Contains(out, "exercise ch01-quad: implement Quad") {
 		t.Errorf("stub: want the test to fail on the stub's panic, got ok=%v:\n%s", ok, out)
 	}
@@ -74,7 +77,7 @@ func TestStartWritesAStandaloneExercise(t *testing.T) {
 	if err := Solution(root, demo, sol); err != nil {
 		t.Fatal(err)
 	}
-	if out, ok := GoTest(ctx, sol, "./..."); !ok {
+	if out, ok := GoTest(t.Context(), sol, "./..."); !ok {
 		t.Errorf("solution fails without the workspace:\n%s", out)
 	}
 }
@@ -168,19 +171,11 @@ func TestCatalogMatchesMarkers(t *testing.T) {
 }
 
 func TestCheckReportsStubAndSolution(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
 	saved := Catalog
 	Catalog = append(Catalog[:len(Catalog):len(Catalog)], demo)
 	t.Cleanup(func() { Catalog = saved })
-	root := fakeRepo(t)
-	dir := filepath.Join(t.TempDir(), "ex")
-	if _, err := Start(root, demo, dir); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	root, dir, _ := startDemo(t)
+	ctx := t.Context()
 
 	var report strings.Builder
 	ok, err := Check(ctx, root, dir, &report)
