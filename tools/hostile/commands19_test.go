@@ -24,7 +24,7 @@ import (
 // RANDOMKEYs and a transaction of 400, and must get one of the 3 keys
 // each time, every one of them at least once.
 func TestRandomKeySparseTable(t *testing.T) {
-	eachChapter(t, keys19Chapters(), testRandomKeySparseTable)
+	eachChapter(t, keys19Chapters, testRandomKeySparseTable)
 }
 
 func testRandomKeySparseTable(t *testing.T, ch string) {
@@ -110,7 +110,7 @@ func testRandomKeySparseTable(t *testing.T, ch string) {
 // reclaimed (MEMORY USAGE counts those stored); the verdicts are the
 // replies and the field left.
 func TestHRandFieldMassExpiry(t *testing.T) {
-	eachChapter(t, keys19Chapters(), testHRandFieldMassExpiry)
+	eachChapter(t, keys19Chapters, testHRandFieldMassExpiry)
 }
 
 func testHRandFieldMassExpiry(t *testing.T, ch string) {
@@ -194,20 +194,9 @@ func testHRandFieldMassExpiry(t *testing.T, ch string) {
 // server's CPU, the bystander's worst PING) and the assertions are the
 // replies and the counts of keys and fields, never times.
 
-// keys19Chapters are the chapters with chapter 19's key commands: 19 on.
-func keys19Chapters() []string {
-	var out []string
-	for _, d := range allChapters {
-		if d >= "ch19" {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // TestKeysCopyRenameRandom: see above.
 func TestKeysCopyRenameRandom(t *testing.T) {
-	eachChapter(t, keys19Chapters(), testKeysCopyRenameRandom)
+	eachChapter(t, keys19Chapters, testKeysCopyRenameRandom)
 }
 
 func testKeysCopyRenameRandom(t *testing.T, ch string) {
@@ -306,9 +295,6 @@ func testKeysCopyRenameRandom(t *testing.T, ch string) {
 // HSCAN with COUNT 10. The log reports the server's CPU time and a
 // bystander's worst PING for each; the verdicts are counts.
 
-// hashes19 is the chapter of these commands.
-const hashes19 = "ch19_commands"
-
 // fillHash gives the hash at key n fields named prefix0, prefix1, ..., in
 // HSETs of 1,000 fields.
 func fillHash(t *testing.T, c *respConn, key, prefix string, n int) {
@@ -328,9 +314,10 @@ func fillHash(t *testing.T, c *respConn, key, prefix string, n int) {
 // with N picks, at about the cost of HKEYS of N fields; with N past what
 // the reply budget holds, or past Redis's range, it is refused at once,
 // and the server goes on answering.
-func TestHRandFieldHugeCount(t *testing.T) {
-	p, addr := startRESP(t, hashes19)
-	c := dialRESP(t, addr)
+func TestHRandFieldHugeCount(t *testing.T) { eachChapter(t, costly19, testHRandFieldHugeCount) }
+
+func testHRandFieldHugeCount(t *testing.T, ch string) {
+	p, addr, c := startWithClient(t, ch)
 	const n = 500_000
 	c.expectReply(time.Minute, ":1", "HSET", "one", "f", "v")
 	fillHash(t, c, "many", "f", n)
@@ -372,9 +359,10 @@ func TestHRandFieldHugeCount(t *testing.T) {
 // is bounded (kScanMaxCount places), so the bystander waits no longer
 // than for a call of that size; both return every field exactly once. A
 // pattern that takes many steps per field is refused, not run.
-func TestHScanHugeCount(t *testing.T) {
-	p, addr := startRESP(t, hashes19)
-	c := dialRESP(t, addr)
+func TestHScanHugeCount(t *testing.T) { eachChapter(t, costly19, testHScanHugeCount) }
+
+func testHScanHugeCount(t *testing.T, ch string) {
+	p, addr, c := startWithClient(t, ch)
 	const n = 300_000
 	fillHash(t, c, "h", "field:", n)
 	scan := func(count string) (int, int) {
@@ -433,9 +421,10 @@ func TestHScanHugeCount(t *testing.T) {
 // of Redis's own arithmetic (Redis 7.0.15 takes about 2.4 s of CPU for
 // these 2,000, where this server took 0.7 s): what the server owes the
 // bystander is that they are charged, so that a turn of them ends early.
-func TestHIncrByFloatLongNumbers(t *testing.T) {
-	p, addr := startRESP(t, hashes19)
-	c := dialRESP(t, addr)
+func TestHIncrByFloatLongNumbers(t *testing.T) { eachChapter(t, costly19, testHIncrByFloatLongNumbers) }
+
+func testHIncrByFloatLongNumbers(t *testing.T, ch string) {
+	p, addr, c := startWithClient(t, ch)
 	const n = 2000
 	long := strings.Repeat("1", 4900)
 	run := func(what string, cmd func(i int) []string, want func(reply string) bool) figures {
@@ -474,7 +463,7 @@ func TestHIncrByFloatLongNumbers(t *testing.T) {
 
 // TestStringAttacks19: the attacks, each against its twin.
 func TestStringAttacks19(t *testing.T) {
-	eachChapter(t, []string{"ch19_commands"}, testStringAttacks19)
+	eachChapter(t, costly19, testStringAttacks19)
 }
 
 func testStringAttacks19(t *testing.T, ch string) {

@@ -251,10 +251,6 @@ func testZAlgebraAttacks20(t *testing.T, ch string) {
 // Each reports the server's CPU and a bystander's worst PING; the
 // verdicts are the replies.
 
-// zsets20Chapters are the chapters with every sorted-set command: the
-// ranges, the set algebra and the random members these attacks use.
-var zsets20Chapters = []string{"ch20_zsets"}
-
 // TestZRangeStoreMillion: see above.
 func TestZRangeStoreMillion(t *testing.T) { eachChapter(t, zsets20Chapters, testZRangeStoreMillion) }
 

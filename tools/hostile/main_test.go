@@ -55,6 +55,17 @@ var (
 // fieldChapters are the chapters with hashes whose fields expire.
 var fieldChapters = withFeature(chapters.FieldTTL)
 
+// The chapters the attacks on each later chapter's commands run on: every
+// chapter that has them where an attack is cheap, the first and the
+// newest where it is costly.
+var (
+	keys19Chapters   = withFeature(chapters.CommandSet)    // chapter 19's key commands
+	costly19         = firstAndNewest(chapters.CommandSet) // its strings and hashes
+	zsets20Chapters  = firstAndNewest(chapters.ZSetRanges) // every sorted-set command
+	aofChapters      = withFeature(chapters.AppendOnly)
+	snapshotChapters = withFeature(chapters.Snapshots)
+)
+
 // txChapters are the chapters with transactions: the newest of the RESP
 // chapters (chapter 18 brought them).
 func txChapters() []string {

@@ -27,12 +27,9 @@ import (
 // both (within 3x).
 // The server's CPU and a bystander's worst PING are reported.
 
-// aofChapters are the chapters with an append-only file.
-func aofChapters() []string { return []string{"ch21_aof", "ch22_snapshot"} }
-
 // TestAOFLogAmplification: see above.
 func TestAOFLogAmplification(t *testing.T) {
-	eachChapter(t, aofChapters(), testAOFLogAmplification)
+	eachChapter(t, aofChapters, testAOFLogAmplification)
 }
 
 func testAOFLogAmplification(t *testing.T, ch string) {
@@ -155,7 +152,7 @@ func fieldNames(n int) []string {
 
 // TestAttack21FieldRecords: see above.
 func TestAttack21FieldRecords(t *testing.T) {
-	eachChapter(t, aofChapters(), testAttack21FieldRecords)
+	eachChapter(t, aofChapters, testAttack21FieldRecords)
 }
 
 func testAttack21FieldRecords(t *testing.T, ch string) {
@@ -254,7 +251,7 @@ func fillBigZSet(c *respConn) {
 
 // TestSnapshotBigValue: see above.
 func TestSnapshotBigValue(t *testing.T) {
-	eachChapter(t, snapshotChapters(), testSnapshotBigValue)
+	eachChapter(t, snapshotChapters, testSnapshotBigValue)
 }
 
 func testSnapshotBigValue(t *testing.T, ch string) {
@@ -315,7 +312,7 @@ func testSnapshotBigValue(t *testing.T, ch string) {
 
 // TestSnapshotCopyBigValue: see above.
 func TestSnapshotCopyBigValue(t *testing.T) {
-	eachChapter(t, snapshotChapters(), testSnapshotCopyBigValue)
+	eachChapter(t, snapshotChapters, testSnapshotCopyBigValue)
 }
 
 func testSnapshotCopyBigValue(t *testing.T, ch string) {
@@ -351,7 +348,7 @@ func testSnapshotCopyBigValue(t *testing.T, ch string) {
 // same writes with no rewrite running. Both report the server's CPU and
 // the bystander's worst PING; the bytes logged are asserted.
 func TestRewriteTail(t *testing.T) {
-	eachChapter(t, snapshotChapters(), testRewriteTail)
+	eachChapter(t, snapshotChapters, testRewriteTail)
 }
 
 func testRewriteTail(t *testing.T, ch string) {
@@ -391,7 +388,7 @@ func testRewriteTail(t *testing.T, ch string) {
 // have run; the twin: one BGSAVE. The saves counted (rdb_saves) and the
 // refusals are asserted; CPU per save and the worst PING are reported.
 func TestBgsaveLoop(t *testing.T) {
-	eachChapter(t, snapshotChapters(), testBgsaveLoop)
+	eachChapter(t, snapshotChapters, testBgsaveLoop)
 }
 
 func testBgsaveLoop(t *testing.T, ch string) {
@@ -446,9 +443,6 @@ func testBgsaveLoop(t *testing.T, ch string) {
 // for (BGSAVE and BGREWRITEAOF of 1M keys: duration, memory added at the
 // peak, the bystander's worst PING) are reported, not asserted.
 
-// snapshotChapters are the chapters that take snapshots.
-func snapshotChapters() []string { return []string{"ch22_snapshot"} }
-
 // kSnapshotKeys is the key space's size: the million.
 const kSnapshotKeys = 1_000_000
 
@@ -461,7 +455,7 @@ func fillKeys(c *respConn, val string) {
 
 // TestSnapshotCopyOnWrite: see above.
 func TestSnapshotCopyOnWrite(t *testing.T) {
-	eachChapter(t, snapshotChapters(), testSnapshotCopyOnWrite)
+	eachChapter(t, snapshotChapters, testSnapshotCopyOnWrite)
 }
 
 // persistenceField reads one field of INFO persistence.

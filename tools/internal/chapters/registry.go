@@ -88,6 +88,11 @@ const (
 	FieldTTL                         // ch15 on: hash fields with TTLs
 	OutputBound                      // ch16 on: a client's unsent replies bounded
 	RESPListener                     // ch17 on: a second listener speaking RESP
+	ScanMulti                        // ch18 on: SCAN, MULTI/EXEC/WATCH, INFO
+	CommandSet                       // ch19 on: the string, key and hash commands
+	ZSetRanges                       // ch20 on: every sorted-set command
+	AppendOnly                       // ch21 on: the append-only file
+	Snapshots                        // ch22 on: RDB snapshots, the log's rewrite
 )
 
 // Flag is a command-line flag of a chapter's server that the tools use.
@@ -142,6 +147,12 @@ const (
 	pool    = ttl | ThreadPool
 	fields  = pool | FieldTTL
 	perf    = fields&^KeysOrder | OutputBound
+	resp    = perf | RESPListener
+	scan    = resp | ScanMulti
+	cmds    = scan | CommandSet
+	zranges = cmds | ZSetRanges
+	aof     = zranges | AppendOnly
+	rdb     = aof | Snapshots
 	addr    = FlagAddr
 	idle    = addr | FlagIdleTimeout
 	logConn = idle | FlagLogConns
@@ -164,12 +175,12 @@ var registry = []*Info{
 	{ID: "ch14", Num: 14, Dir: "ch14_threadpool", Title: "the thread pool", Section: "14. The Thread Pool & Asynchronous Tasks", Protocols: []Protocol{Tagged11}, Features: pool, Flags: idle},
 	{ID: "ch15", Num: 15, Dir: "ch15_field_ttl", Title: "beyond the book: hash fields with TTLs", Section: "beyond the book: the Valkey RFC on hash field TTLs (ch15_field_ttl/README.md)", Protocols: []Protocol{Tagged11}, Features: fields, Flags: idle},
 	{ID: "ch16", Num: 16, Dir: "ch16_performance", Title: "beyond the book: performance", Section: "beyond the book: the book's speed exercises (ch16_performance/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
-	{ID: "ch17", Num: 17, Dir: "ch17_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch17_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: perf | RESPListener, Flags: logConn | FlagRESPAddr},
-	{ID: "ch18", Num: 18, Dir: "ch18_scan_multi", Title: "beyond the book: SCAN, transactions, INFO", Section: "beyond the book: the commands every Redis client sends (ch18_scan_multi/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: perf | RESPListener, Flags: logConn | FlagRESPAddr},
-	{ID: "ch19", Num: 19, Dir: "ch19_commands", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch19_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: perf | RESPListener, Flags: logConn | FlagRESPAddr},
-	{ID: "ch20", Num: 20, Dir: "ch20_zsets", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: every sorted-set command (ch20_zsets/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: perf | RESPListener, Flags: logConn | FlagRESPAddr},
-	{ID: "ch21", Num: 21, Dir: "ch21_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch21_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: perf | RESPListener, Flags: logConn | FlagRESPAddr},
-	{ID: "ch22", Num: 22, Dir: "ch22_snapshot", Title: "beyond the book: snapshots without fork: RDB and the log's rewrite", Section: "beyond the book: snapshots without fork: RDB and the log's rewrite (ch22_snapshot/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: perf | RESPListener, Flags: logConn | FlagRESPAddr},
+	{ID: "ch17", Num: 17, Dir: "ch17_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch17_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
+	{ID: "ch18", Num: 18, Dir: "ch18_scan_multi", Title: "beyond the book: SCAN, transactions, INFO", Section: "beyond the book: the commands every Redis client sends (ch18_scan_multi/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
+	{ID: "ch19", Num: 19, Dir: "ch19_commands", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch19_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: cmds, Flags: logConn | FlagRESPAddr},
+	{ID: "ch20", Num: 20, Dir: "ch20_zsets", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: every sorted-set command (ch20_zsets/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
+	{ID: "ch21", Num: 21, Dir: "ch21_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch21_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},
+	{ID: "ch22", Num: 22, Dir: "ch22_snapshot", Title: "beyond the book: snapshots without fork: RDB and the log's rewrite", Section: "beyond the book: snapshots without fork: RDB and the log's rewrite (ch22_snapshot/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr},
 }
 
 // All returns every chapter with a server, in book order.
