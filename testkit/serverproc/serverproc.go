@@ -13,10 +13,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -83,13 +86,26 @@ var handedOut = struct {
 }{ports: map[int]bool{}}
 
 // FreeAddr returns a loopback address with a port that was free a moment
-// ago and that it has not returned before in this process. Another process
-// may still take it before the server binds it; callers that can pass port
-// 0 to the server should prefer that.
+// ago and that it has not returned before in this process. It draws the
+// port at random from outside the kernel's ephemeral range (see
+// fixedPorts), where the kernel picks the ports of sockets bound to port
+// 0 and of outgoing connections: a port from inside that range could be
+// taken, between this probe and the server's bind, by any other test's
+// server or client. Another process calling FreeAddr may still draw the
+// same port; callers that can pass port 0 to the server should prefer
+// that.
 func FreeAddr() (string, error) {
+	lo, hi := fixedPorts()
 	for tries := 0; ; tries++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		port := 0
+		if hi > lo {
+			port = lo + rand.IntN(hi-lo)
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
+			if port != 0 && tries < 1000 {
+				continue // in use: draw another
+			}
 			return "", err
 		}
 		addr := l.Addr().(*net.TCPAddr)
@@ -98,10 +114,40 @@ func FreeAddr() (string, error) {
 		fresh := !handedOut.ports[addr.Port]
 		handedOut.ports[addr.Port] = true
 		handedOut.Unlock()
-		if fresh || tries == 100 {
+		if fresh || tries >= 1000 {
 			return addr.String(), nil
 		}
 	}
+}
+
+// fixedPorts returns the ports [lo, hi) FreeAddr draws from: those below
+// the kernel's ephemeral range, or above it if there is more room there.
+// Where the range cannot be read, or leaves fewer than 1,000 ports on
+// either side, it returns an empty span and FreeAddr asks the kernel for
+// a port, as a bind to port 0 does.
+func fixedPorts() (lo, hi int) {
+	const first, room = 10000, 1000
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0, 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 0, 0
+	}
+	eLo, err1 := strconv.Atoi(f[0])
+	eHi, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil {
+		return 0, 0
+	}
+	below, above := eLo-first, 65536-(eHi+1)
+	switch {
+	case below >= room && below >= above:
+		return first, eLo
+	case above >= room:
+		return eHi + 1, 65536
+	}
+	return 0, 0
 }
 
 // ErrExited is wrapped by Start's error when the server exited before it

@@ -2,6 +2,7 @@ package serverproc
 
 import (
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,25 @@ func TestFreeAddrNeverRepeats(t *testing.T) {
 			t.Fatalf("FreeAddr returned %s twice", addr)
 		}
 		seen[addr] = true
+	}
+}
+
+// TestFreeAddrOutsideEphemeralRange checks that FreeAddr's ports are
+// none that the kernel could hand to another socket meanwhile.
+func TestFreeAddrOutsideEphemeralRange(t *testing.T) {
+	lo, hi := fixedPorts()
+	if lo == hi {
+		t.Skip("the kernel's ephemeral port range is unknown here, or leaves no room")
+	}
+	for range 200 {
+		addr, err := FreeAddr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, p, _ := net.SplitHostPort(addr)
+		if port, _ := strconv.Atoi(p); port < lo || port >= hi {
+			t.Fatalf("FreeAddr returned %s, outside the ports %d to %d below or above the ephemeral range", addr, lo, hi-1)
+		}
 	}
 }
 
