@@ -13,7 +13,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"example.com/byor/testkit"
-	"example.com/byor/testkit/serverproc"
 )
 
 // limitFileSize sets the largest file the server may write (its
@@ -136,18 +135,8 @@ func TestAOFReadOnlyDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Chmod(dir, 0o755)
-	argv := append([]string{testkit.ServerProgram, "-addr", "127.0.0.1:0"}, testkit.ServerArgs...)
-	p, err := serverproc.Launch(append(argv, "-appendonly", "yes", "-dir", dir), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-p.Exited():
-	case <-time.After(testkit.Scale(30 * time.Second)):
-		p.Kill()
-		t.Fatal("the server started without being able to write its log")
-	}
-	if !strings.Contains(p.Stderr(), "opening the append-only file") {
-		t.Fatalf("stderr does not say why:\n%s", p.Stderr())
+	stderr := refusedStart(t, "the server started without being able to write its log", dir, "-appendonly", "yes")
+	if !strings.Contains(stderr, "opening the append-only file") {
+		t.Fatalf("stderr does not say why:\n%s", stderr)
 	}
 }

@@ -24,8 +24,15 @@ import (
 // The caller stops or kills it.
 func startAOF(t *testing.T, dir, policy string, extra ...string) (*testkit.Server, *redis.Client) {
 	t.Helper()
-	args := append([]string{"-appendonly", "yes", "-dir", dir, "-appendfsync", policy}, extra...)
-	p, err := testkit.StartServer(args...)
+	return startIn(t, dir, append([]string{"-appendonly", "yes", "-appendfsync", policy}, extra...)...)
+}
+
+// startIn starts the server with its files in dir and the arguments args,
+// and returns it with a client of its RESP listener. The caller stops or
+// kills it.
+func startIn(t *testing.T, dir string, args ...string) (*testkit.Server, *redis.Client) {
+	t.Helper()
+	p, err := testkit.StartServer(append([]string{"-dir", dir}, args...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +55,25 @@ func startAOF(t *testing.T, dir, policy string, extra ...string) (*testkit.Serve
 		}
 	})
 	return p, rdb
+}
+
+// refusedStart runs the server with its files in dir and the arguments
+// args, expecting it to refuse to start: it fails the test, saying what,
+// unless the server exits by itself, and returns what it wrote to stderr.
+func refusedStart(t *testing.T, what, dir string, args ...string) string {
+	t.Helper()
+	argv := append([]string{testkit.ServerProgram, "-addr", "127.0.0.1:0"}, testkit.ServerArgs...)
+	p, err := serverproc.Launch(append(append(argv, "-dir", dir), args...), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Exited():
+	case <-time.After(testkit.Scale(30 * time.Second)):
+		p.Kill()
+		t.Fatal(what)
+	}
+	return p.Stderr()
 }
 
 // acked is what one writer was told it wrote: the last n of each kind.
@@ -252,23 +278,12 @@ func TestAOFDamagedMiddle(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	argv := append([]string{testkit.ServerProgram, "-addr", "127.0.0.1:0"}, testkit.ServerArgs...)
-	argv = append(argv, "-appendonly", "yes", "-dir", dir)
-	p, err := serverproc.Launch(argv, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-p.Exited():
-	case <-time.After(testkit.Scale(30 * time.Second)):
-		p.Kill()
-		t.Fatal("the server started on a damaged file")
-	}
+	stderr := refusedStart(t, "the server started on a damaged file", dir, "-appendonly", "yes")
 	want := fmt.Sprintf("bad format in the append-only file %s at offset %d", path, sizes[1])
-	if !strings.Contains(p.Stderr(), want) {
-		t.Fatalf("stderr does not say %q:\n%s", want, p.Stderr())
+	if !strings.Contains(stderr, want) {
+		t.Fatalf("stderr does not say %q:\n%s", want, stderr)
 	}
-	if strings.Contains(p.Stderr(), "listening") {
-		t.Fatalf("the server listened on a damaged file:\n%s", p.Stderr())
+	if strings.Contains(stderr, "listening") {
+		t.Fatalf("the server listened on a damaged file:\n%s", stderr)
 	}
 }

@@ -17,37 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"example.com/byor/testkit"
-	"example.com/byor/testkit/serverproc"
 )
-
-// startRDB starts the server with its files in dir, and returns it with a
-// client of its RESP listener. The caller stops or kills it.
-func startRDB(t *testing.T, dir string, extra ...string) (*testkit.Server, *redis.Client) {
-	t.Helper()
-	p, err := testkit.StartServer(append([]string{"-dir", dir}, extra...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := respAddr(p)
-	if err != nil {
-		p.Kill()
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(&redis.Options{
-		Addr: addr, Protocol: 2, MaxRetries: -1, PoolSize: 8,
-		DialTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second,
-	})
-	t.Cleanup(func() {
-		rdb.Close()
-		if p.Running() {
-			p.Kill()
-		}
-		if t.Failed() {
-			t.Logf("server stderr:\n%s", p.Stderr())
-		}
-	})
-	return p, rdb
-}
 
 // startRealRedis runs redis-server on dir with no saves of its own, and
 // returns a client of it.
@@ -112,7 +82,7 @@ func bigData(t *testing.T, rdb *redis.Client) {
 func TestRDBRedisReadsOurs(t *testing.T) {
 	needRedis(t)
 	dir := t.TempDir()
-	p, rdb := startRDB(t, dir)
+	p, rdb := startIn(t, dir)
 	do(t, rdb, sampleData...)
 	bigData(t, rdb)
 	want := snapshotKeys(t, rdb, false)
@@ -150,7 +120,7 @@ func TestRDBWeReadRedis(t *testing.T) {
 	}
 	want := snapshotKeys(t, real, false)
 	do(t, real, []any{"SAVE"})
-	_, rdb := startRDB(t, dir)
+	_, rdb := startIn(t, dir)
 	if diff := cmp.Diff(want, snapshotKeys(t, rdb, false)); diff != "" {
 		t.Fatalf("this server loaded other keys than real Redis had (-Redis's +ours):\n%s", diff)
 	}
@@ -161,7 +131,7 @@ func TestRDBWeReadRedis(t *testing.T) {
 // starts empty.
 func TestRDBDamagedStopsStart(t *testing.T) {
 	dir := t.TempDir()
-	p, rdb := startRDB(t, dir)
+	p, rdb := startIn(t, dir)
 	do(t, rdb, sampleData...)
 	do(t, rdb, []any{"SAVE"})
 	if err := p.Stop(); err != nil {
@@ -178,21 +148,11 @@ func TestRDBDamagedStopsStart(t *testing.T) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		argv := append([]string{testkit.ServerProgram, "-addr", "127.0.0.1:0", "-dir", dir}, testkit.ServerArgs...)
-		p, err := serverproc.Launch(argv, 0)
-		if err != nil {
-			t.Fatal(err)
+		stderr := refusedStart(t, name+": the server started", dir)
+		if !strings.Contains(stderr, path) {
+			t.Fatalf("%s: stderr does not name the file:\n%s", name, stderr)
 		}
-		select {
-		case <-p.Exited():
-		case <-time.After(testkit.Scale(30 * time.Second)):
-			p.Kill()
-			t.Fatalf("%s: the server started", name)
-		}
-		if !strings.Contains(p.Stderr(), path) {
-			t.Fatalf("%s: stderr does not name the file:\n%s", name, p.Stderr())
-		}
-		t.Logf("%s: %s", name, strings.TrimSpace(p.Stderr()))
+		t.Logf("%s: %s", name, strings.TrimSpace(stderr))
 	}
 }
 
@@ -230,7 +190,7 @@ func TestRDBMisconf(t *testing.T) {
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, rdb := startRDB(t, sub, "-save", "3600 1")
+	_, rdb := startIn(t, sub, "-save", "3600 1")
 	ctx := context.Background()
 	do(t, rdb, []any{"SET", "k", "v"})
 	if err := os.RemoveAll(sub); err != nil { // no directory: the save cannot open its file
@@ -281,7 +241,7 @@ func fillMany(t *testing.T, rdb *redis.Client, prefix string, n int) {
 // leaves the previous dump.rdb whole, and the server starts from it.
 func TestRDBKill9DuringBgsave(t *testing.T) {
 	dir := t.TempDir()
-	p, rdb := startRDB(t, dir)
+	p, rdb := startIn(t, dir)
 	ctx := context.Background()
 	do(t, rdb, []any{"SET", "before", "1"}, []any{"SAVE"})
 	fillMany(t, rdb, "k", 200_000)
@@ -293,7 +253,7 @@ func TestRDBKill9DuringBgsave(t *testing.T) {
 	if inProgress != "1" {
 		t.Skip("the save ended before the kill: nothing crashed in the middle")
 	}
-	_, rdb = startRDB(t, dir)
+	_, rdb = startIn(t, dir)
 	if n := rdb.DBSize(ctx).Val(); n != 1 || rdb.Get(ctx, "before").Val() != "1" {
 		t.Fatalf("after a kill -9 during BGSAVE the server started with %d keys, not the previous save's one", n)
 	}
@@ -386,7 +346,7 @@ func waitFieldAtLeast(t *testing.T, rdb *redis.Client, name string, n int) {
 func TestSaveRules(t *testing.T) {
 	t.Parallel() // mostly waits for the rule's second to pass
 	dir := t.TempDir()
-	_, rdb := startRDB(t, dir, "-save", "1 2", "-appendonly", "yes",
+	_, rdb := startIn(t, dir, "-save", "1 2", "-appendonly", "yes",
 		"-auto-aof-rewrite-percentage", "100", "-auto-aof-rewrite-min-size", "20000")
 	do(t, rdb, []any{"SET", "a", "1"})
 	time.Sleep(1500 * time.Millisecond) // one change is not enough
@@ -424,19 +384,19 @@ func waitExit(t *testing.T, p *testkit.Server) {
 // without saving; the next start loads what the save wrote.
 func TestShutdown(t *testing.T) {
 	dir := t.TempDir()
-	p, rdb := startRDB(t, dir, "-save", "3600 1")
+	p, rdb := startIn(t, dir, "-save", "3600 1")
 	ctx := context.Background()
 	do(t, rdb, []any{"SET", "kept", "1"})
 	rdb.Do(ctx, "SHUTDOWN") // no reply: the server is gone
 	waitExit(t, p)
-	p, rdb = startRDB(t, dir, "-save", "3600 1")
+	p, rdb = startIn(t, dir, "-save", "3600 1")
 	if got := rdb.Get(ctx, "kept").Val(); got != "1" {
 		t.Fatalf("after SHUTDOWN and a start, kept = %q", got)
 	}
 	do(t, rdb, []any{"SET", "lost", "1"})
 	rdb.Do(ctx, "SHUTDOWN", "NOSAVE")
 	waitExit(t, p)
-	_, rdb = startRDB(t, dir)
+	_, rdb = startIn(t, dir)
 	if n := rdb.Exists(ctx, "lost").Val(); n != 0 {
 		t.Fatal("SHUTDOWN NOSAVE saved")
 	}
