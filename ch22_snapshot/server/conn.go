@@ -304,9 +304,18 @@ func serveRequests(conn *conn) {
 			handled++
 			gStats.commands++
 		}
-		if !sent || conn.pending() == 0 {
-			// Nothing to send; or the socket is full (epoll reports when it
-			// has room again) or the write failed.
+		if conn.pending() == 0 {
+			return // nothing to send
+		}
+		if aofHold(conn, logged) {
+			// Sent once the log is on disk (aof.go): asked after every
+			// round, since one after a partial write may have answered
+			// writes too.
+			return
+		}
+		if !sent {
+			// The socket is full (epoll reports when it has room again)
+			// or the write failed.
 			return
 		}
 		// One write for all the replies. Then go round: the room it made
@@ -316,9 +325,6 @@ func serveRequests(conn *conn) {
 		// socket buffer then waits forever.) If everything was sent, their
 		// replies are written on the next round; if not, they wait for the
 		// socket to drain.
-		if aofHold(conn, logged) {
-			return // sent once the log is on disk (aof.go)
-		}
 		sent = tryFlushBuffer(conn)
 	}
 	// end exercise: ch16-batched-replies

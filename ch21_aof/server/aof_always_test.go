@@ -1,0 +1,93 @@
+package server
+
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"example.com/byor/ch21_aof/proto"
+	"example.com/byor/ch21_aof/resp"
+)
+
+// TestAlwaysHoldsRepliesOfASecondPass: under appendfsync always, the
+// replies to writes wait for the fsync however the turn answered them.
+// serveRequests answers requests, writes the replies, and goes round
+// once more if the write made room; a write there that sent only part of
+// a backlog of replies let the loop answer requests again, and their
+// replies were left unsent without waiting for the log: the next turn,
+// which appended nothing, sent them before any fsync.
+//
+// The client pipelines a GET of a value whose reply is just past what
+// lets a connection answer more (see canAnswer), and three SETs, while
+// its socket is full. The first turn answers the GET only (its reply is
+// more than a turn makes) and sends nothing. Once the client has read
+// what filled the socket, the second turn answers nothing at first (the
+// backlog is too big), sends part of the backlog, and then, below the
+// bound, answers the SETs: their replies must wait for the log.
+func TestAlwaysHoldsRepliesOfASecondPass(t *testing.T) {
+	logOn(t)
+	conn, cli := newSlowRESPConn(t)
+	saved := aofPolicy
+	aofPolicy = fsyncAlways
+	t.Cleanup(func() {
+		aofPolicy = saved
+		clear(aofHeld)
+	})
+	bound := kMaxOutput - 4 - proto.KMaxMsg // canAnswer's: the most pending
+	reply := bound + 16
+	size := reply - len("$\r\n\r\n") - len(strings.Repeat("9", 7))
+	run("set", "big", strings.Repeat("v", size))
+	aofWrite()
+
+	// Fill the client's socket, so that the first turn sends nothing.
+	junk := 0
+	for {
+		n, err := unix.Write(conn.fd, make([]byte, 4096))
+		junk += max(n, 0)
+		if err != nil {
+			break
+		}
+	}
+	req := resp.AppendRequest(nil, "GET", "big")
+	for _, k := range []string{"a", "b", "c"} {
+		req = resp.AppendRequest(req, "SET", k, "1")
+	}
+	if _, err := unix.Write(cli, req); err != nil {
+		t.Fatal(err)
+	}
+	conn.framing.fill(conn)
+	serveRequests(conn)
+	if conn.pending() != reply {
+		t.Fatalf("after the first turn: %d bytes pending, want the GET's %d", conn.pending(), reply)
+	}
+	got := drain(t, cli, junk)
+	if got != junk {
+		t.Fatalf("the client read %d bytes of the %d that filled its socket", got, junk)
+	}
+
+	logged := aofCmds
+	serveRequests(conn)
+	if aofCmds != logged+3 {
+		t.Fatalf("the second turn logged %d writes, want the 3 SETs (the scenario did not happen: %d bytes pending)", aofCmds-logged, conn.pending())
+	}
+	if conn.pending() == 0 || !aofWaits(conn) {
+		t.Fatalf("the SETs' replies (%d bytes pending) do not wait for the log's fsync", conn.pending())
+	}
+}
+
+// drain reads what the socket fd has, up to n bytes, and returns how
+// many it read.
+func drain(t *testing.T, fd, n int) int {
+	t.Helper()
+	buf := make([]byte, 64<<10)
+	got := 0
+	for got < n {
+		m, err := unix.Read(fd, buf[:min(len(buf), n-got)])
+		if err != nil || m == 0 {
+			break
+		}
+		got += m
+	}
+	return got
+}
