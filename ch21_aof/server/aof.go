@@ -54,6 +54,12 @@ var (
 	// aofDepth is how many commands are running: 2 while EXEC runs its
 	// commands, which are wrapped once, around all of them.
 	aofDepth int
+	// aofOuter is the mark of the command running at depth 1 (EXEC, for
+	// one), and aofTxOpen says its MULTI is in the log already: when the
+	// buffer is written while it runs (a transaction that logged more
+	// than kAOFTxPiece, see aofEnd), its records go with a MULTI first.
+	aofOuter  aofMark
+	aofTxOpen bool
 	// aofLoading is set while the file is replayed: nothing is appended,
 	// and an expiry time already past sets a timer instead of deleting
 	// (the timers, which do not run until the loop does, delete the key
@@ -183,8 +189,17 @@ func aofBegin(c *command, args [][]byte) aofMark {
 			m.before = rule.before(args)
 		}
 	}
+	if aofDepth == 1 {
+		aofOuter = m
+	}
 	return m
 }
+
+// kAOFTxPiece is how much of a running transaction the log's buffer
+// holds before it is written: EXEC's commands may log up to its work
+// bound (hundreds of MiB), outside the memory budget, and put in front
+// of them at the end, a MULTI would copy them all again.
+const kAOFTxPiece = 1 << 20
 
 // aofEnd logs the command c with args, which has just run, if it changed
 // the key space: as its rule in aofRules says, or as it was given.
@@ -209,21 +224,25 @@ func aofEnd(c *command, args [][]byte, m aofMark, book bool) {
 			aofAppend(args...)
 		}
 	}
-	if aofDepth == 0 && aofCmds-m.cmds > 1 {
-		aofWrap(m) // MULTI ... EXEC around them: all or none on replay
+	switch {
+	case aofDepth > 0 && len(aofBuf) > kAOFTxPiece:
+		aofWrite() // a big transaction goes to the file as it runs
+	case aofDepth == 0 && aofTxOpen:
+		aofAppendStrings("EXEC")
+		aofTxOpen = false
+	case aofDepth == 0 && aofCmds-m.cmds > 1:
+		// MULTI ... EXEC around them: all or none on replay.
+		aofMulti(m.buf)
+		aofAppendStrings("EXEC")
 	}
 }
 
-// aofWrap puts MULTI before the commands appended since m, and EXEC
-// after them.
-func aofWrap(m aofMark) {
-	cmds := aofCmds
-	tail := append([]byte(nil), aofBuf[m.buf:]...)
-	aofBuf = aofBuf[:m.buf]
+// aofMulti puts MULTI before the commands appended from aofBuf[at:].
+func aofMulti(at int) {
+	tail := append([]byte(nil), aofBuf[at:]...)
+	aofBuf = aofBuf[:at]
 	aofAppendStrings("MULTI")
 	aofBuf = append(aofBuf, tail...)
-	aofAppendStrings("EXEC")
-	aofCmds = cmds + 2
 }
 
 // aofExpired logs the deletion of a key whose TTL came due, as Redis
@@ -263,6 +282,14 @@ func strerror(err error) string {
 func aofWrite() {
 	if aofFd < 0 || len(aofBuf) == 0 {
 		return
+	}
+	if aofDepth > 0 && !aofTxOpen && aofCmds > aofOuter.cmds {
+		// The records of a command still running (EXEC, say) leave the
+		// buffer: its MULTI goes first, and aofEnd adds its EXEC. A crash
+		// before that leaves a MULTI without one, which the replay drops
+		// whole (aof_load.go).
+		aofMulti(aofOuter.buf)
+		aofTxOpen = true
 	}
 	n, err := unix.Write(aofFd, aofBuf)
 	if n < 0 {

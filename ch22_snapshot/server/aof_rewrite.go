@@ -383,7 +383,10 @@ func respBgrewriteaof(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR the append-only file is off (start the server with -appendonly yes)")
 	case aofRW.running:
 		w.err("ERR Background append only file rewriting already in progress")
-	case gSnap != nil:
+	case gSnap != nil || aofNested():
+		// After the background save running; or, inside a transaction,
+		// once it ends: the start writes the log's buffer out, and EXEC's
+		// MULTI must go before the records of its first commands there.
 		aofRW.scheduled = true
 		w.simple("Background append only file rewriting scheduled")
 	default:

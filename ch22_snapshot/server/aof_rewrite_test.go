@@ -99,6 +99,35 @@ func checkReplay(t *testing.T, path string) {
 	}
 }
 
+// TestRewriteQueuedInTransaction: BGREWRITEAOF inside a transaction is
+// scheduled, to start once EXEC ends. Its start writes the log's buffer
+// out, and EXEC's end puts a MULTI before the records of its commands
+// there: after a SET pipelined in the same turn, a longer record than
+// those the transaction made after the write, that place was past the
+// buffer's end and the server crashed (a slice out of range).
+func TestRewriteQueuedInTransaction(t *testing.T) {
+	resetTx(t)
+	rewriteOn(t)
+	tc := newTxClient(t)
+	long := strings.Repeat("x", 60)
+	tc.do("SET", long, "1")
+	for _, cmd := range [][]string{{"MULTI"}, {"SET", "a", "1"}, {"BGREWRITEAOF"}, {"SET", "b", "2"}} {
+		tc.do(cmd...)
+	}
+	want := "*3\r\n+OK\r\n+Background append only file rewriting scheduled\r\n+OK\r\n"
+	if got := tc.do("EXEC"); got != want {
+		t.Fatalf("EXEC: %q, want %q", got, want)
+	}
+	expectLog(t, "SET "+long+" 1", "MULTI", "SET a 1", "SET b 2", "EXEC")
+	if gSnap != nil || !aofRW.scheduled {
+		t.Fatalf("inside EXEC, the rewrite started (%v) or was not scheduled (%v)", gSnap != nil, aofRW.scheduled)
+	}
+	rdbCron()
+	if gSnap == nil {
+		t.Fatal("the loop's check did not start the scheduled rewrite")
+	}
+}
+
 // TestRewriteTailInTurns: what the log gained during a rewrite's walk,
 // several stretches of it, is copied to the new file over several turns
 // of the loop while clients go on writing between them, each turn at

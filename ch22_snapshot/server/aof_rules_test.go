@@ -47,9 +47,19 @@ func bothClocks() int64 {
 // each, the arguments joined by spaces, and empties the buffer.
 func logged(t *testing.T) []string {
 	t.Helper()
+	lines := logLines(t, aofBuf)
+	aofBuf = aofBuf[:0]
+	loggedSince = bothClocks()
+	return lines
+}
+
+// logLines returns the commands the log's bytes b hold, one line each,
+// the arguments joined by spaces.
+func logLines(t *testing.T, b []byte) []string {
+	t.Helper()
 	var lines []string
-	ar := &aofReader{r: bufioReader(aofBuf)}
-	for ar.off < int64(len(aofBuf)) {
+	ar := &aofReader{r: bufioReader(b)}
+	for ar.off < int64(len(b)) {
 		args, err := ar.record()
 		if err != nil {
 			t.Fatalf("the log's own bytes do not parse at %d: %v", ar.off, err)
@@ -60,8 +70,6 @@ func logged(t *testing.T) []string {
 		}
 		lines = append(lines, strings.Join(words, " "))
 	}
-	aofBuf = aofBuf[:0]
-	loggedSince = bothClocks()
 	return lines
 }
 
@@ -167,6 +175,47 @@ func TestAOFLogsTransactions(t *testing.T) {
 	expectLog(t, "MULTI", "SET a 1", "INCR b", "SET c 1", "PEXPIREAT c AT+1000", "EXEC")
 	respSession(t, "MULTI", "SET a 2", "EXEC")
 	expectLog(t, "SET a 2") // one command needs no wrapping
+}
+
+// TestAOFBigTransactionWrittenAsItRuns: a transaction whose commands log
+// more than kAOFTxPiece goes to the file as EXEC runs them, its MULTI
+// first, so that the log's buffer holds at most a piece and a command
+// rather than the whole transaction, which is outside the memory budget
+// (and was copied again at the end to put the MULTI in front). The file
+// holds it once, whole, and replays to the same key space.
+func TestAOFBigTransactionWrittenAsItRuns(t *testing.T) {
+	path := logOn(t)
+	value := strings.Repeat("v", 64<<10)
+	cmds := []string{"MULTI"}
+	for i := range 40 {
+		cmds = append(cmds, "SET k"+strconv.Itoa(i)+" "+value)
+	}
+	respSession(t, append(cmds, "EXEC")...)
+	if len(aofBuf) > kAOFTxPiece+len(value)+64 {
+		t.Errorf("after EXEC the log's buffer holds %d bytes of its %d", len(aofBuf), 40*len(value))
+	}
+	aofWrite()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := logLines(t, b)
+	if len(lines) != 42 || lines[0] != "MULTI" || lines[41] != "EXEC" || !strings.HasPrefix(lines[40], "SET k39 v") {
+		t.Fatalf("the file holds %d commands, want MULTI, 40 SETs, EXEC", len(lines))
+	}
+	before := keyDump()
+	resetData(t)
+	if _, err := aofLoad(path); err != nil {
+		t.Fatal(err)
+	}
+	if after := keyDump(); after != before {
+		t.Fatalf("replayed:\n%s\nwant:\n%s", after, before)
+	}
+	for i := range 40 {
+		if ent := lookupEntry("k" + strconv.Itoa(i)); ent == nil {
+			t.Fatalf("k%d is not replayed", i)
+		}
+	}
 }
 
 // TestAOFLogsExpiredKeys: a key its TTL removes is logged as deleted, as
