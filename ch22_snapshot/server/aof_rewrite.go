@@ -385,8 +385,8 @@ func respBgrewriteaof(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR Background append only file rewriting already in progress")
 	case gSnap != nil || aofNested():
 		// After the background save running; or, inside a transaction,
-		// once it ends: the start writes the log's buffer out, and EXEC's
-		// MULTI must go before the records of its first commands there.
+		// once it ends, as Redis does: the new file would begin in the
+		// middle of it, without its MULTI.
 		aofRW.scheduled = true
 		w.simple("Background append only file rewriting scheduled")
 	default:

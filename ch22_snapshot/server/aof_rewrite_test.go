@@ -99,32 +99,33 @@ func checkReplay(t *testing.T, path string) {
 	}
 }
 
-// TestRewriteQueuedInTransaction: BGREWRITEAOF inside a transaction is
-// scheduled, to start once EXEC ends. Its start writes the log's buffer
-// out, and EXEC's end puts a MULTI before the records of its commands
-// there: after a SET pipelined in the same turn, a longer record than
-// those the transaction made after the write, that place was past the
-// buffer's end and the server crashed (a slice out of range).
-func TestRewriteQueuedInTransaction(t *testing.T) {
+// TestSnapshotsQueuedInTransaction: BGREWRITEAOF and BGSAVE inside a
+// transaction are scheduled, to start once EXEC ends, as in Redis: a
+// snapshot taken in its middle would hold part of it. The rewrite's start
+// also wrote the log's buffer out, under the place where EXEC's end puts
+// the MULTI: after a SET pipelined in the same turn, a longer record than
+// the transaction made after that write, the place was past the buffer's
+// end and the server crashed (a slice out of range).
+func TestSnapshotsQueuedInTransaction(t *testing.T) {
 	resetTx(t)
 	rewriteOn(t)
 	tc := newTxClient(t)
 	long := strings.Repeat("x", 60)
 	tc.do("SET", long, "1")
-	for _, cmd := range [][]string{{"MULTI"}, {"SET", "a", "1"}, {"BGREWRITEAOF"}, {"SET", "b", "2"}} {
+	for _, cmd := range [][]string{{"MULTI"}, {"SET", "a", "1"}, {"BGREWRITEAOF"}, {"BGSAVE"}, {"SET", "b", "2"}} {
 		tc.do(cmd...)
 	}
-	want := "*3\r\n+OK\r\n+Background append only file rewriting scheduled\r\n+OK\r\n"
+	want := "*4\r\n+OK\r\n+Background append only file rewriting scheduled\r\n+Background saving scheduled\r\n+OK\r\n"
 	if got := tc.do("EXEC"); got != want {
 		t.Fatalf("EXEC: %q, want %q", got, want)
 	}
 	expectLog(t, "SET "+long+" 1", "MULTI", "SET a 1", "SET b 2", "EXEC")
-	if gSnap != nil || !aofRW.scheduled {
-		t.Fatalf("inside EXEC, the rewrite started (%v) or was not scheduled (%v)", gSnap != nil, aofRW.scheduled)
+	if gSnap != nil || !aofRW.scheduled || !rdbState.scheduled {
+		t.Fatalf("inside EXEC, a snapshot started (%v), or the rewrite (%v) or the save (%v) was not scheduled", gSnap != nil, aofRW.scheduled, rdbState.scheduled)
 	}
 	rdbCron()
 	if gSnap == nil {
-		t.Fatal("the loop's check did not start the scheduled rewrite")
+		t.Fatal("the loop's check did not start what was scheduled")
 	}
 }
 

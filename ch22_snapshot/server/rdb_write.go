@@ -283,7 +283,10 @@ func respBgsave(st *respState, w *respWriter, args [][]byte) {
 	switch {
 	case gSnap != nil && gSnap.isRDB():
 		w.err("ERR Background save already in progress")
-	case gSnap != nil && schedule:
+	case gSnap != nil && schedule || aofNested():
+		// After the rewrite running; or, inside a transaction, once it
+		// ends, as Redis does: a snapshot of its middle would hold part
+		// of it.
 		rdbState.scheduled = true
 		w.simple("Background saving scheduled")
 	case gSnap != nil:
