@@ -448,6 +448,23 @@ func (aofEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, in
 	return b, work + (len(b)-start)/kWorkBytes
 }
 
+// stringHead appends what comes before a string's value of n bytes: a
+// SET of its key, up to the value's length (stringSplitter, snapshot.go).
+func (aofEncoder) stringHead(b []byte, ent *entry, n int, expireMs int64) []byte {
+	b = appendBulk(appendBulk(appendHeader(b, '*', 3), "SET"), ent.key())
+	return appendHeader(b, '$', n)
+}
+
+// stringTail ends the value's bulk string, and appends the key's
+// expiry, as entry does.
+func (aofEncoder) stringTail(b []byte, ent *entry, expireMs int64) []byte {
+	b = append(b, '\r', '\n')
+	if expireMs >= 0 {
+		b = appendCommand(b, "PEXPIREAT", ent.key(), strconv.FormatInt(expireMs, 10))
+	}
+	return b
+}
+
 // splitStart appends what comes before a sorted set's members or a
 // hash's fields: nothing (valueSplitter, snapshot.go).
 func (aofEncoder) splitStart(b []byte, ent *entry, expireMs, nowMs int64) []byte { return b }
@@ -523,15 +540,21 @@ func (aofEncoder) splitEnd(b []byte, ent *entry, expireMs int64) []byte {
 
 // appendCommand appends one command in RESP.
 func appendCommand(b []byte, args ...string) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
+	b = appendHeader(b, '*', len(args))
 	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
+		b = appendBulk(b, a)
 	}
 	return b
+}
+
+// appendBulk appends a as a RESP bulk string.
+func appendBulk(b []byte, a string) []byte {
+	b = append(appendHeader(b, '$', len(a)), a...)
+	return append(b, '\r', '\n')
+}
+
+// appendHeader appends a RESP header: kind (* or $), n and CRLF.
+func appendHeader(b []byte, kind byte, n int) []byte {
+	b = strconv.AppendInt(append(b, kind), int64(n), 10)
+	return append(b, '\r', '\n')
 }

@@ -389,10 +389,7 @@ func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte,
 	}
 	start := len(b)
 	work := 1
-	if expireMs >= 0 {
-		b = append(b, rdbOpExpireTimeMs)
-		b = binary.LittleEndian.AppendUint64(b, uint64(expireMs))
-	}
+	b = rdbAppendExpire(b, expireMs)
 	switch ent.typ() {
 	case tStr:
 		b = append(b, rdbTypeString)
@@ -423,10 +420,7 @@ func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte,
 // expiry of its timers (which may be a field already past: any time
 // no later than every field's will do).
 func (e *rdbEncoder) splitStart(b []byte, ent *entry, expireMs, nowMs int64) []byte {
-	if expireMs >= 0 {
-		b = append(b, rdbOpExpireTimeMs)
-		b = binary.LittleEndian.AppendUint64(b, uint64(expireMs))
-	}
+	b = rdbAppendExpire(b, expireMs)
 	var n int
 	switch minAt, ttls := rdbFieldTTLs(ent, e.version); {
 	case ent.typ() == tZSet:
@@ -497,6 +491,25 @@ func (e *rdbEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int)
 
 // splitEnd appends what comes after the members or fields: nothing.
 func (e *rdbEncoder) splitEnd(b []byte, ent *entry, expireMs int64) []byte { return b }
+
+// stringHead appends what comes before a string's value of n bytes: its
+// expiry, type, name and length (stringSplitter, snapshot.go).
+func (e *rdbEncoder) stringHead(b []byte, ent *entry, n int, expireMs int64) []byte {
+	b = append(rdbAppendExpire(b, expireMs), rdbTypeString)
+	return rdbAppendLen(rdbAppendString(b, ent.key()), uint64(n))
+}
+
+// stringTail appends what comes after a string's value: nothing.
+func (e *rdbEncoder) stringTail(b []byte, ent *entry, expireMs int64) []byte { return b }
+
+// rdbAppendExpire appends a key's expiry, if it has one (expireMs >= 0).
+func rdbAppendExpire(b []byte, expireMs int64) []byte {
+	if expireMs < 0 {
+		return b
+	}
+	b = append(b, rdbOpExpireTimeMs)
+	return binary.LittleEndian.AppendUint64(b, uint64(expireMs))
+}
 
 // end writes the EOF opcode. The checksum of the whole file follows it:
 // the snapshot keeps it running over the bytes it writes (checksummed).

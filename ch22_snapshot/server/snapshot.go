@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -63,6 +64,14 @@ type valueSplitter interface {
 	zsetMembers(buf []byte, ent *entry, n *zset.ZNode, count int) ([]byte, *zset.ZNode, int)
 	hashFields(buf []byte, ent *entry, i, count int, nowMs int64) ([]byte, int, int)
 	splitEnd(buf []byte, ent *entry, expireMs int64) []byte
+}
+
+// stringSplitter is what an encoder does to write a big string without
+// a copy of its value in the snapshot's buffer (snapshot.writeString):
+// the bytes before the value, of n bytes, and those after it.
+type stringSplitter interface {
+	stringHead(buf []byte, ent *entry, n int, expireMs int64) []byte
+	stringTail(buf []byte, ent *entry, expireMs int64) []byte
 }
 
 // snapshot is a snapshot being taken. At most one runs at a time: the
@@ -135,8 +144,9 @@ type snapTail interface {
 var gSnap *snapshot
 
 // kSnapFlushBytes is how many bytes the snapshot gathers before it
-// writes them to the file: the memory it holds between writes (a value
-// larger than this is written whole).
+// writes them to the file: about the memory it holds between writes (a
+// string larger than this goes to the file from the key space; a sorted
+// set or hash of fewer than kSnapSplitMembers is encoded whole).
 const kSnapFlushBytes = 1 << 20
 
 // kSnapStepWork is the work one loop turn gives the walk: a quarter of
@@ -190,16 +200,28 @@ func snapshotBegin(enc snapEncoder, path string, onDone func(*snapshot, error)) 
 // written.
 func (s *snapshot) pending(ent *entry) bool { return ent.klen&kSnapMark != snapMark }
 
-// write appends ent whole to the snapshot and marks it written. While a
-// sorted set is written in parts, ent's record goes to side, to follow
-// it; if ent is that set, or side is full, the set is finished first.
+// write appends ent to the snapshot now and marks it written. While a
+// sorted set or hash is written in parts, ent's record goes to side, to
+// follow it; if ent is that value, or side is full, or ent is big enough
+// to be written in parts itself, the value is finished first. A big one
+// is written in parts too, all of them now (the change waits for it),
+// and flushed as they come: its whole record is never held.
 func (s *snapshot) write(ent *entry) int {
 	work := 0
-	if s.part != nil && (ent == s.part || len(s.side) >= kSnapFlushBytes) {
+	split := s.splits(ent)
+	ss, bigStr := s.enc.(stringSplitter)
+	bigStr = bigStr && ent.typ() == tStr && len(ent.val()) > kSnapFlushBytes
+	if s.part != nil && (ent == s.part || split || bigStr || len(s.side) >= kSnapFlushBytes) {
 		work += s.writeMore(math.MaxInt)
 	}
 	if !s.pending(ent) {
-		return work // it was the set in parts, now written
+		return work // it was the value in parts, now written
+	}
+	switch {
+	case split:
+		return work + s.writeSplit(ent, math.MaxInt)
+	case bigStr:
+		return work + s.writeString(ss, ent)
 	}
 	ent.klen = ent.keyLen() | snapMark
 	var w int
@@ -223,21 +245,52 @@ func (s *snapshot) write(ent *entry) int {
 // its order while nothing changes it: a write, a field's timer and the
 // reclaiming a read does (snapshotKeepPart) finish it first.
 func (s *snapshot) writeSplit(ent *entry, budget int) int {
-	sp, ok := s.enc.(valueSplitter)
-	switch {
-	case !ok:
-		return s.write(ent)
-	case ent.typ() == tZSet && ent.obj.zset.Len() >= kSnapSplitMembers:
-		s.partAt, s.partIdx = ent.obj.zset.SeekGE(negInf, ""), -1
-	case ent.typ() == tHash && ent.obj.hash.StoredLen() >= kSnapSplitMembers:
-		s.partAt, s.partIdx = nil, 0
-	default:
+	if !s.splits(ent) {
 		return s.write(ent)
 	}
+	if ent.typ() == tZSet {
+		s.partAt, s.partIdx = ent.obj.zset.SeekGE(negInf, ""), -1
+	} else {
+		s.partAt, s.partIdx = nil, 0
+	}
+	sp := s.enc.(valueSplitter)
 	s.part, s.partNow = ent, int64(getUnixMs())
 	s.partExp = s.expireMs(ent, s.partNow)
 	s.buf = sp.splitStart(s.buf, ent, s.partExp, s.partNow)
 	return s.writeMore(budget)
+}
+
+// writeString writes the big string ent and marks it written: what
+// comes before its value goes through buf, the value straight from the
+// key space to the file, then what follows it.
+func (s *snapshot) writeString(ss stringSplitter, ent *entry) int {
+	ent.klen = ent.keyLen() | snapMark
+	expireMs := s.expireMs(ent, int64(getUnixMs()))
+	v := ent.val()
+	s.buf = ss.stringHead(s.buf, ent, len(v), expireMs)
+	s.flush()
+	s.out(unsafe.Slice(unsafe.StringData(v), len(v)))
+	s.buf = ss.stringTail(s.buf, ent, expireMs)
+	s.keys++
+	if len(s.buf) >= kSnapFlushBytes {
+		s.flush()
+	}
+	return kSnapEntryWork + len(v)/kWorkBytes
+}
+
+// splits reports whether ent is written in parts: a sorted set or a hash
+// of kSnapSplitMembers or more, with an encoder that can.
+func (s *snapshot) splits(ent *entry) bool {
+	if _, ok := s.enc.(valueSplitter); !ok {
+		return false
+	}
+	switch ent.typ() {
+	case tZSet:
+		return ent.obj.zset.Len() >= kSnapSplitMembers
+	case tHash:
+		return ent.obj.hash.StoredLen() >= kSnapSplitMembers
+	}
+	return false
 }
 
 // writeMore writes members or fields of the value in parts until work
@@ -303,22 +356,25 @@ func (s *snapshot) expireMs(ent *entry, nowMs int64) int64 {
 // its page cache: the disk is reached only by the fsync at the end, which
 // a goroutine does.
 func (s *snapshot) flush() {
-	s.crc = crc64Jones(s.crc, s.buf)
-	if s.err == nil {
-		for b := s.buf; len(b) > 0; {
-			n, err := unix.Write(s.fd, b)
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil {
-				s.err = &os.PathError{Op: "write", Path: s.tmp, Err: err}
-				break
-			}
-			b = b[n:]
-			s.written += int64(n)
-		}
-	}
+	s.out(s.buf)
 	s.buf = shrunk(s.buf[:0])
+}
+
+// out writes b to the file, and counts it in the checksum.
+func (s *snapshot) out(b []byte) {
+	s.crc = crc64Jones(s.crc, b)
+	for s.err == nil && len(b) > 0 {
+		n, err := unix.Write(s.fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			s.err = &os.PathError{Op: "write", Path: s.tmp, Err: err}
+			break
+		}
+		b = b[n:]
+		s.written += int64(n)
+	}
 }
 
 // snapshotBeforeWrite runs before the command c changes the key space:

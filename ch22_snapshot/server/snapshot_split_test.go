@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -146,6 +147,118 @@ func TestSnapshotSplitsBigValues(t *testing.T) {
 				}
 			}
 			t.Logf("%d keys, %d steps with a value in parts, at most %d bytes of one in a step, %d copied on write", s.keys, splitSteps, worst, s.kept)
+		})
+	}
+}
+
+// TestCopyOnWriteBigValueInParts: a write to a big sorted set the walk
+// has not reached writes it into the snapshot first, as it was, in parts
+// flushed as they come: the snapshot holds about a flush's worth of it,
+// not its whole record (which went to the side buffer, behind the value
+// the walk was writing in parts: 3 MB and more for these 150,000
+// members, outside the memory budget). The file holds the instant.
+func TestCopyOnWriteBigValueInParts(t *testing.T) {
+	for _, enc := range []snapEncoder{&rdbEncoder{}, aofEncoder{}} {
+		t.Run(fmt.Sprintf("%T", enc), func(t *testing.T) {
+			resetTx(t)
+			tc := newTxClient(t)
+			const members = 150_000
+			for _, k := range []string{"a", "b"} {
+				args := []string{"ZADD", k}
+				for i := range members {
+					args = append(args, strconv.Itoa(i), fmt.Sprintf("member-%06d", i))
+				}
+				tc.do(args...)
+			}
+			want := keySpaceLines()
+			path := filepath.Join(t.TempDir(), "snapshot")
+			s, err := snapshotBegin(enc, path, func(*snapshot, error) {})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for s.part == nil && !s.walked {
+				s.walk(200)
+			}
+			if s.part == nil {
+				t.Fatal("the walk wrote no set in parts: the test did not test that")
+			}
+			other := "a"
+			if s.part.key() == "a" {
+				other = "b"
+			}
+			tc.do("ZADD", other, "-1", "new") // copied on write, behind the set in parts
+			if s.peak > 2*kSnapFlushBytes {
+				t.Errorf("the copy on write held %d bytes at once", s.peak)
+			}
+			for !s.walked {
+				s.walk(1 << 20)
+			}
+			s.finish(<-s.finished)
+			resetTx(t)
+			if _, ok := enc.(aofEncoder); ok {
+				_, err = aofLoad(path)
+			} else {
+				var data []byte
+				if data, err = os.ReadFile(path); err == nil {
+					_, err = rdbLoad(data, int64(getUnixMs()))
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := keySpaceLines(); !slices.Equal(got, want) {
+				t.Errorf("loaded %d keys, the instant had %d", len(got), len(want))
+			}
+		})
+	}
+}
+
+// TestSnapshotBigStringNotCopied: a string of more than a flush goes from
+// the key space straight to the file, whether the walk reaches it or a
+// write copies it first, with and without a TTL: the snapshot does not
+// hold a copy of it (8 MiB here, of a value that may be 512 MB). The
+// file holds the instant.
+func TestSnapshotBigStringNotCopied(t *testing.T) {
+	for _, enc := range []snapEncoder{&rdbEncoder{}, aofEncoder{}} {
+		t.Run(fmt.Sprintf("%T", enc), func(t *testing.T) {
+			resetTx(t)
+			tc := newTxClient(t)
+			big := strings.Repeat("b", 8<<20)
+			for _, k := range []string{"walked", "copied"} {
+				tc.do("SET", k, big)
+				tc.do("SET", k+":small", "v")
+			}
+			tc.do("EXPIRE", "walked", "3600")
+			tc.do("EXPIRE", "copied:small", "3600")
+			want := keySpaceLines()
+			path := filepath.Join(t.TempDir(), "snapshot")
+			s, err := snapshotBegin(enc, path, func(*snapshot, error) {})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.do("APPEND", "copied", "more") // copied on write first
+			for !s.walked {
+				s.walk(1 << 20)
+			}
+			if s.peak > kSnapFlushBytes {
+				t.Errorf("the snapshot held %d bytes at once", s.peak)
+			}
+			s.finish(<-s.finished)
+			resetTx(t)
+			if _, ok := enc.(aofEncoder); ok {
+				_, err = aofLoad(path)
+			} else {
+				var data []byte
+				if data, err = os.ReadFile(path); err == nil {
+					_, err = rdbLoad(data, int64(getUnixMs()))
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := keySpaceLines(); !slices.Equal(got, want) {
+				t.Errorf("loaded %d keys, the instant had %d", len(got), len(want))
+			}
 		})
 	}
 }
