@@ -60,6 +60,9 @@ var (
 	// than kAOFTxPiece, see aofEnd), its records go with a MULTI first.
 	aofOuter  aofMark
 	aofTxOpen bool
+	// aofErrInCmd says the write error came while a command ran: a
+	// transaction runs whole, and writes are refused once it has ended.
+	aofErrInCmd bool
 	// aofLoading is set while the file is replayed: nothing is appended,
 	// and an expiry time already past sets a timer instead of deleting
 	// (the timers, which do not run until the loop does, delete the key
@@ -208,6 +211,9 @@ const kAOFTxPiece = 1 << 20
 // wrapped in MULTI/EXEC, so a replay applies all or none of them.
 func aofEnd(c *command, args [][]byte, m aofMark, book bool) {
 	aofDepth--
+	if aofDepth == 0 {
+		aofErrInCmd = false
+	}
 	if aofFd < 0 || aofLoading {
 		return
 	}
@@ -231,8 +237,9 @@ func aofEnd(c *command, args [][]byte, m aofMark, book bool) {
 		aofAppendStrings("EXEC")
 		aofTxOpen = false
 	case aofDepth == 0 && aofCmds-m.cmds > 1:
-		// MULTI ... EXEC around them: all or none on replay.
-		aofMulti(m.buf)
+		// MULTI ... EXEC around them: all or none on replay. (Its mark
+		// is aofOuter, whose place a write meanwhile moved.)
+		aofMulti(aofOuter.buf)
 		aofAppendStrings("EXEC")
 	}
 }
@@ -257,7 +264,7 @@ func aofExpired(key string) {
 // aofRefusal returns the error that refuses a write while the log cannot
 // be written, as Redis's, or "".
 func aofRefusal(c *command) string {
-	if aofWriteErr == nil || c.flags&flagWrite == 0 {
+	if aofWriteErr == nil || c.flags&flagWrite == 0 || aofErrInCmd {
 		return ""
 	}
 	return "MISCONF Errors writing to the AOF file: " + strerror(aofWriteErr)
@@ -283,13 +290,19 @@ func aofWrite() {
 	if aofFd < 0 || len(aofBuf) == 0 {
 		return
 	}
-	if aofDepth > 0 && !aofTxOpen && aofCmds > aofOuter.cmds {
-		// The records of a command still running (EXEC, say) leave the
-		// buffer: its MULTI goes first, and aofEnd adds its EXEC. A crash
-		// before that leaves a MULTI without one, which the replay drops
-		// whole (aof_load.go).
-		aofMulti(aofOuter.buf)
-		aofTxOpen = true
+	if aofDepth > 0 && !aofTxOpen {
+		if aofCmds > aofOuter.cmds {
+			// The records of a command still running (EXEC, say) leave
+			// the buffer: its MULTI goes first, and aofEnd adds its EXEC.
+			// A crash before that leaves a MULTI without one, which the
+			// replay drops whole (aof_load.go).
+			aofMulti(aofOuter.buf)
+			aofTxOpen = true
+		} else {
+			// It has logged nothing yet: its records will begin after
+			// what the buffer still holds once written.
+			defer func() { aofOuter.buf = len(aofBuf) }()
+		}
 	}
 	n, err := unix.Write(aofFd, aofBuf)
 	if n < 0 {
@@ -309,6 +322,7 @@ func aofWrite() {
 			msg("error writing to the append-only file: %v", err)
 		}
 		aofWriteErr = err
+		aofErrInCmd = aofErrInCmd || aofDepth > 0
 		return
 	}
 	aofWritten += int64(n)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,10 +74,12 @@ func logLines(t *testing.T, b []byte) []string {
 	return lines
 }
 
-// respSession runs RESP commands on one connection, as a client would.
-func respSession(t *testing.T, cmds ...string) {
+// respSession runs RESP commands on one connection, as a client would,
+// and returns the reply of the last.
+func respSession(t *testing.T, cmds ...string) string {
 	t.Helper()
 	st := newRESPState(nil)
+	var reply string
 	for _, cmd := range cmds {
 		var args [][]byte
 		for _, a := range strings.Fields(cmd) {
@@ -84,8 +87,10 @@ func respSession(t *testing.T, cmds ...string) {
 		}
 		st.w.begin(nil)
 		respDo(&conn{state: stateReq}, st, args)
+		reply = string(st.w.buf)
 		outputHeld -= cap(st.w.buf)
 	}
+	return reply
 }
 
 // expectLog checks the commands appended since the last check; a word
@@ -215,6 +220,65 @@ func TestAOFBigTransactionWrittenAsItRuns(t *testing.T) {
 		if ent := lookupEntry("k" + strconv.Itoa(i)); ent == nil {
 			t.Fatalf("k%d is not replayed", i)
 		}
+	}
+}
+
+// TestAOFTransactionAfterBigRecords: a transaction that begins with more
+// than a piece (kAOFTxPiece) of other commands' records in the log's
+// buffer, and one of its commands that logs nothing, writes those out
+// as it runs: its own records then begin after what the write left, and
+// its MULTI goes there, whether it wraps them at its end (few) or puts it
+// first when they are many. It went where the records had begun before
+// the write: past the buffer's end (a crash), or into a value.
+func TestAOFTransactionAfterBigRecords(t *testing.T) {
+	for _, a := range []string{"1", strings.Repeat("a", 1500<<10)} {
+		path := logOn(t)
+		pre := strings.Repeat("p", 1100<<10)
+		respSession(t, "SET pre "+pre, "MULTI", "GET nokey", "SET a "+a, "SET b 2", "EXEC")
+		aofWrite()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"SET pre " + pre, "MULTI", "SET a " + a, "SET b 2", "EXEC"}
+		if got := logLines(t, b); !slices.Equal(got, want) {
+			t.Fatalf("a of %d bytes: the file holds %d commands, want SET, MULTI, SET, SET, EXEC", len(a), len(got))
+		}
+	}
+}
+
+// TestAOFWriteErrorInTransaction: a write of the log that fails while a
+// transaction runs (one big enough to be written as it runs) does not
+// refuse the rest of it: a transaction runs whole. The writes after it
+// are refused until the log can be written again, and then the file
+// holds the transaction whole.
+func TestAOFWriteErrorInTransaction(t *testing.T) {
+	path := logOn(t)
+	good := aofFd
+	bad, err := unix.Open(path, unix.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(bad)
+	aofFd = bad // every write fails
+	t.Cleanup(func() { aofWriteErr = nil })
+	big := strings.Repeat("v", 600<<10)
+	reply := respSession(t, "MULTI", "SET a "+big, "SET b "+big, "SET c 1", "EXEC")
+	if reply != "*3\r\n+OK\r\n+OK\r\n+OK\r\n" {
+		t.Fatalf("EXEC: %.80q, want three OKs", reply)
+	}
+	if reply := respSession(t, "SET d 1"); !strings.HasPrefix(reply, "-MISCONF ") {
+		t.Fatalf("a write after it: %q, want MISCONF", reply)
+	}
+	aofFd = good
+	aofWrite()
+	b, err := os.ReadFile(path)
+	if err != nil || aofWriteErr != nil {
+		t.Fatal(err, aofWriteErr)
+	}
+	want := []string{"MULTI", "SET a " + big, "SET b " + big, "SET c 1", "EXEC"}
+	if got := logLines(t, b); !slices.Equal(got, want) {
+		t.Fatalf("the file holds %d commands, want MULTI, 3 SETs, EXEC", len(got))
 	}
 }
 
