@@ -231,7 +231,7 @@ func aofEnd(c *command, args [][]byte, m aofMark, book bool) {
 		}
 	}
 	switch {
-	case aofDepth > 0 && len(aofBuf) > kAOFTxPiece:
+	case aofDepth > 0 && len(aofBuf) > kAOFTxPiece && aofWriteErr == nil:
 		aofWrite() // a big transaction goes to the file as it runs
 	case aofDepth == 0 && aofTxOpen:
 		aofAppendStrings("EXEC")

@@ -282,6 +282,36 @@ func TestAOFWriteErrorInTransaction(t *testing.T) {
 	}
 }
 
+// TestAOFRefusedTransaction: while the log cannot be written, a write
+// queued in MULTI is refused at once and fails the transaction, and an
+// EXEC with a write queued before the failure is refused whole, as Redis
+// answers both; nothing runs. (The writes of an EXEC ran one by one
+// before, each refused or not as the log stood then: a transaction could
+// run in part.)
+func TestAOFRefusedTransaction(t *testing.T) {
+	logOn(t)
+	t.Cleanup(func() { aofWriteErr = nil })
+	tc := newTxClient(t)
+	tc.do("MULTI")
+	tc.do("SET", "a", "1")
+	aofWriteErr = unix.EIO // a write of the log failed
+	const misconf = "MISCONF Errors writing to the AOF file: Input/output error"
+	if got := tc.do("EXEC"); got != "-EXECABORT Transaction discarded because of: "+misconf+"\r\n" {
+		t.Fatalf("EXEC: %q", got)
+	}
+	tc.do("MULTI")
+	if got := tc.do("SET", "b", "1"); got != "-"+misconf+"\r\n" {
+		t.Fatalf("SET queued: %q", got)
+	}
+	tc.do("GET", "a")
+	if got := tc.do("EXEC"); got != "-EXECABORT Transaction discarded because of previous errors.\r\n" {
+		t.Fatalf("EXEC after the refusal: %q", got)
+	}
+	if lookupEntry("a") != nil || lookupEntry("b") != nil {
+		t.Fatal("a refused transaction wrote")
+	}
+}
+
 // TestAOFLogsExpiredKeys: a key its TTL removes is logged as deleted, as
 // Redis propagates it, so that a replay does not find it later.
 func TestAOFLogsExpiredKeys(t *testing.T) {

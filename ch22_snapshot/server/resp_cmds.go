@@ -33,6 +33,14 @@ func respDo(conn *conn, st *respState, args [][]byte) {
 	case st.inMulti && c.flags&flagNoQueue == 0:
 		// Inside MULTI, commands are queued for EXEC (see resp_multi.go);
 		// those that end or nest a transaction, WATCH and QUIT run now.
+		// A write the log could not take now is refused, as it would be
+		// outside, and fails the transaction.
+		if refusal := aofRefusal(c); refusal != "" {
+			w.err(refusal)
+			cmdRefused(c, refusal)
+			st.multiFailed()
+			break
+		}
 		st.queueCommand(w, c, args)
 	default:
 		start := len(w.buf)

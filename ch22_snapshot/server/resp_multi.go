@@ -253,13 +253,25 @@ func (w *respWriter) outNilArray() {
 
 // respExec: EXEC runs the queued commands, in this one request, and
 // answers an array of their replies; or EXECABORT if one was refused when
-// queued, or a null array if a watched key was touched (or its TTL came
+// queued or a write among them would be refused now (the log cannot be
+// written), or a null array if a watched key was touched (or its TTL came
 // due since WATCH). Either way the transaction ends and every key is
 // unwatched.
 func respExec(st *respState, w *respWriter, args [][]byte) {
 	if !st.inMulti {
 		w.err("ERR EXEC without MULTI")
 		return
+	}
+	// As Redis refuses an EXEC with writes while the log cannot be
+	// written: the transaction runs whole or not at all.
+	workDone += len(st.tx.queue)
+	for _, cmd := range st.tx.queue {
+		if c, _ := respResolve(cmd); c != nil {
+			if refusal := aofRefusal(c); refusal != "" {
+				respExecAbort(st, w, refusal)
+				return
+			}
+		}
 	}
 	if st.multiRefused {
 		st.endMulti()
