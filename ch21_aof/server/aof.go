@@ -353,9 +353,14 @@ func aofHold(conn *conn, mark int) bool {
 	if aofPolicy != fsyncAlways {
 		return false
 	}
+	// Its replies wait for the fsync if it wrote, or if they may show a
+	// write in the file but not yet on the disk (another connection's,
+	// earlier in this iteration): Redis too sends every reply after the
+	// fsync. (What a failing write left in the buffer does not hold
+	// them: reads go on while the disk is full.)
 	need := aofWritten + int64(len(aofBuf))
-	if _, held := aofHeld[conn]; held || aofCmds != mark {
-		aofHeld[conn] = need // its replies wait for the fsync
+	if _, held := aofHeld[conn]; held || aofCmds != mark || aofSynced.Load() < aofWritten {
+		aofHeld[conn] = need
 		return true
 	}
 	return false

@@ -39,6 +39,7 @@ func TestAlwaysHoldsRepliesOfASecondPass(t *testing.T) {
 	size := reply - len("$\r\n\r\n") - len(strings.Repeat("9", 7))
 	run("set", "big", strings.Repeat("v", size))
 	aofWrite()
+	aofSynced.Store(aofWritten) // as if fsynced
 
 	// Fill the client's socket, so that the first turn sends nothing.
 	junk := 0
@@ -90,4 +91,45 @@ func drain(t *testing.T, fd, n int) int {
 		got += m
 	}
 	return got
+}
+
+// TestAlwaysHoldsReadsOfUnsyncedWrites: under appendfsync always, a
+// connection that only reads, in the same iteration as another's write,
+// waits for the fsync too: its reply may show that write, which a crash
+// before the fsync would lose. Redis too sends every reply after it.
+func TestAlwaysHoldsReadsOfUnsyncedWrites(t *testing.T) {
+	logOn(t)
+	writer, wcli := newSlowRESPConn(t)
+	rsrv, rcli := testPair(t, unix.SOCK_STREAM)
+	reader := newTestRESPConn(t, rsrv)
+	saved := aofPolicy
+	aofPolicy = fsyncAlways
+	t.Cleanup(func() {
+		aofPolicy = saved
+		clear(aofHeld)
+	})
+	aofSynced.Store(aofWritten)
+	connPut(&gData.fd2conn, writer) // aofBeforeSleep sends to the connections it finds
+	connPut(&gData.fd2conn, reader)
+	for _, c := range []struct {
+		conn *conn
+		cli  int
+		req  []byte
+	}{{writer, wcli, resp.AppendRequest(nil, "SET", "k", "v")}, {reader, rcli, resp.AppendRequest(nil, "GET", "k")}} {
+		if _, err := unix.Write(c.cli, c.req); err != nil {
+			t.Fatal(err)
+		}
+		c.conn.framing.fill(c.conn)
+		serveRequests(c.conn)
+	}
+	if !aofWaits(writer) || !aofWaits(reader) {
+		t.Fatalf("before the fsync: the writer's reply waits %v, the reader's %v; want both", aofWaits(writer), aofWaits(reader))
+	}
+	aofBeforeSleep()
+	if aofWaits(writer) || aofWaits(reader) || aofSynced.Load() != aofWritten {
+		t.Fatal("after the fsync, replies still wait")
+	}
+	if got := drain(t, rcli, 64); got != len("$1\r\nv\r\n") {
+		t.Fatalf("the reader got %d bytes, want its GET's reply", got)
+	}
 }
