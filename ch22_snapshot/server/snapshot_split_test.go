@@ -120,27 +120,7 @@ func TestSnapshotSplitsBigValues(t *testing.T) {
 			if limit := (budget/kVisitWork + kRewriteBatch) * 32; worst > limit {
 				t.Errorf("a step wrote %d bytes of one sorted set, more than %d", worst, limit)
 			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resetTx(t)
-			if _, ok := c.enc.(aofEncoder); ok {
-				_, err = aofLoad(path)
-			} else {
-				_, err = rdbLoad(data, int64(getUnixMs()))
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := keySpaceLines(); !slices.Equal(got, want) {
-				t.Errorf("loaded %d keys, the instant had %d", len(got), len(want))
-				for i := range min(len(got), len(want)) {
-					if got[i] != want[i] {
-						t.Fatalf("first difference: got %.200s, want %.200s", got[i], want[i])
-					}
-				}
-			}
+			checkSnapshotFile(t, c.enc, path, want)
 			if ent := lookupEntry("bh:1"); ent != nil {
 				if at := ent.obj.hash.ExpireTime(getUnixMs(), "f2"); at < int64(getUnixMs())+3000_000 {
 					t.Errorf("bh:1's field f2 loaded with the expiry %d", at)
@@ -194,21 +174,7 @@ func TestCopyOnWriteBigValueInParts(t *testing.T) {
 				s.walk(1 << 20)
 			}
 			s.finish(<-s.finished)
-			resetTx(t)
-			if _, ok := enc.(aofEncoder); ok {
-				_, err = aofLoad(path)
-			} else {
-				var data []byte
-				if data, err = os.ReadFile(path); err == nil {
-					_, err = rdbLoad(data, int64(getUnixMs()))
-				}
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := keySpaceLines(); !slices.Equal(got, want) {
-				t.Errorf("loaded %d keys, the instant had %d", len(got), len(want))
-			}
+			checkSnapshotFile(t, enc, path, want)
 		})
 	}
 }
@@ -244,21 +210,34 @@ func TestSnapshotBigStringNotCopied(t *testing.T) {
 				t.Errorf("the snapshot held %d bytes at once", s.peak)
 			}
 			s.finish(<-s.finished)
-			resetTx(t)
-			if _, ok := enc.(aofEncoder); ok {
-				_, err = aofLoad(path)
-			} else {
-				var data []byte
-				if data, err = os.ReadFile(path); err == nil {
-					_, err = rdbLoad(data, int64(getUnixMs()))
-				}
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := keySpaceLines(); !slices.Equal(got, want) {
-				t.Errorf("loaded %d keys, the instant had %d", len(got), len(want))
-			}
+			checkSnapshotFile(t, enc, path, want)
 		})
+	}
+}
+
+// checkSnapshotFile loads the file a snapshot with enc wrote at path into
+// an empty key space, and checks that it holds want (keySpaceLines).
+func checkSnapshotFile(t *testing.T, enc snapEncoder, path string, want []string) {
+	t.Helper()
+	resetTx(t)
+	var err error
+	if _, ok := enc.(aofEncoder); ok {
+		_, err = aofLoad(path)
+	} else {
+		var data []byte
+		if data, err = os.ReadFile(path); err == nil {
+			_, err = rdbLoad(data, int64(getUnixMs()))
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keySpaceLines(); !slices.Equal(got, want) {
+		t.Errorf("loaded %d keys, the instant had %d", len(got), len(want))
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("first difference: got %.200s, want %.200s", got[i], want[i])
+			}
+		}
 	}
 }
