@@ -251,6 +251,17 @@ func lzfDecompress(in []byte, ulen int) ([]byte, error) {
 	return out, nil
 }
 
+// rdbChecksum checks the checksum in the 8 bytes before end against the
+// bytes before it. A checksum of 0 means the writer computed none
+// (Redis's rdbchecksum no).
+func rdbChecksum(data []byte, end int) error {
+	want := binary.LittleEndian.Uint64(data[end-8 : end])
+	if got := crc64Jones(0, data[:end-8]); want != 0 && got != want {
+		return fmt.Errorf("wrong checksum: the file says %016x, its bytes give %016x", want, got)
+	}
+	return nil
+}
+
 // rdbLoad loads the file's keys into the key space, leaving out those
 // whose time has passed at nowMs, and returns how many it loaded.
 func rdbLoad(data []byte, nowMs int64) (int, error) {
@@ -260,6 +271,17 @@ func rdbLoad(data []byte, nowMs int64) (int, error) {
 	ver, err := strconv.Atoi(string(data[5:9]))
 	if err != nil || ver < 1 || ver > rdbVersionFieldTTL {
 		return 0, fmt.Errorf("RDB version %q, which this server does not read (1 to %d)", data[5:9], rdbVersionFieldTTL)
+	}
+	// A file that ends as files are written (EOF, then the checksum) has
+	// its checksum checked here, before a key is loaded: a damaged file
+	// then costs no loading. Any other end is a damage the walk below
+	// finds, checking the checksum where it meets the EOF.
+	checked := false
+	if end := len(data); ver >= 5 && end >= 18 && data[end-9] == rdbOpEOF {
+		if err := rdbChecksum(data, end); err != nil {
+			return 0, err
+		}
+		checked = true
 	}
 	r := &rdbReader{b: data, off: 9}
 	loaded := 0
@@ -272,14 +294,13 @@ func rdbLoad(data []byte, nowMs int64) (int, error) {
 		switch op {
 		case rdbOpEOF:
 			if ver >= 5 {
-				p, err := r.need(8)
-				if err != nil {
+				if _, err := r.need(8); err != nil {
 					return loaded, err
 				}
-				want := binary.LittleEndian.Uint64(p)
-				// 0 means the writer did not compute one (rdbchecksum no).
-				if got := crc64Jones(0, data[:r.off-8]); want != 0 && got != want {
-					return loaded, fmt.Errorf("wrong checksum: the file says %016x, its bytes give %016x", want, got)
+				if !checked || r.off != len(data) {
+					if err := rdbChecksum(data, r.off); err != nil {
+						return loaded, err
+					}
 				}
 			}
 			return loaded, nil

@@ -427,3 +427,27 @@ func TestRDBFieldTTLs(t *testing.T) {
 		t.Errorf("the loaded hash has no timer for its fields")
 	}
 }
+
+// TestRDBChecksumBeforeKeys: a file whose only damage is its checksum is
+// refused before a key is loaded, so a damaged file costs no loading (the
+// walk used to load every key and meet the checksum at the end).
+func TestRDBChecksumBeforeKeys(t *testing.T) {
+	resetTx(t)
+	fillKeys(newTxClient(t), 20)
+	path := filepath.Join(t.TempDir(), "dump.rdb")
+	if err := snapshotRun(&rdbEncoder{}, path); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	data[len(data)-1] ^= 1
+	resetData(t)
+	n, err := rdbLoad(data, 0)
+	if err == nil || n != 0 {
+		t.Fatalf("a file with a wrong checksum: loaded %d keys, %v", n, err)
+	}
+	data[len(data)-1] ^= 1
+	resetData(t)
+	if n, err := rdbLoad(data, 0); err != nil || n != 60 {
+		t.Fatalf("the file whole: loaded %d keys, %v", n, err)
+	}
+}
