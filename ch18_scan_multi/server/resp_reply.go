@@ -49,7 +49,7 @@ func (w *respWriter) begin(buf []byte) {
 
 // room makes room for n more bytes of the reply, or reports that they
 // would take it past what the budget can hold. The buffer at least
-// doubles when it grows (to the least it needs if the budget has less).
+// doubles when it grows.
 func (w *respWriter) room(n int) bool {
 	if w.over {
 		return false
@@ -62,12 +62,19 @@ func (w *respWriter) room(n int) bool {
 	if need <= cap(w.buf) {
 		return true
 	}
-	size := max(2*cap(w.buf), need, kWBufSize)
-	if !budgetMake(w.conn, size-cap(w.buf)) {
-		if size = need; !budgetMake(w.conn, size-cap(w.buf)) {
-			w.over = true
-			return false
+	size, tried := 0, 0
+	for _, s := range growSteps(cap(w.buf)) {
+		if s = max(s, need); s == tried {
+			continue
 		}
+		if tried = s; budgetMake(w.conn, s) {
+			size = s
+			break
+		}
+	}
+	if size == 0 {
+		w.over = true
+		return false
 	}
 	grown := make([]byte, len(w.buf), size)
 	respReplyCopied += copy(grown, w.buf)
@@ -77,13 +84,46 @@ func (w *respWriter) room(n int) bool {
 }
 
 // left is how many more bytes the reply may take now: the room its buffer
-// has, and what the budget has left.
+// can reach by doubling within what the budget has left (see room).
 func (w *respWriter) left() int {
-	n := cap(w.buf) - len(w.buf) - w.reserve + max(0, budgetLeft())
+	n := w.reach() - len(w.buf) - w.reserve
 	if w.limit > 0 {
 		n = min(n, w.limit-len(w.buf)-w.reserve)
 	}
 	return n
+}
+
+// growSteps are the sizes a buffer of capacity c may grow to, largest
+// first. It doubles while the budget has room, so that a reply is copied
+// a constant number of times over as it grows; past that, smaller steps,
+// down to an eighth, still copy it at most some eight times over. While
+// it is copied the old buffer and the new one are both held, so the
+// budget must have room for the whole new one: a reply reaches about half
+// of what the budget has left, and past that it is cut off. Growing by
+// just the bytes the next item needs would copy the reply once per item.
+// A buffer smaller than kWBufSize may grow to what it needs.
+func growSteps(c int) []int {
+	if c < kWBufSize {
+		return []int{kWBufSize, 0}
+	}
+	return []int{2 * c, c + c/2, c + c/4, c + c/8}
+}
+
+// reach is the size the buffer can grow to, in room's steps, with what
+// the budget has left now.
+func (w *respWriter) reach() int {
+	c, free := cap(w.buf), budgetLeft()
+	for grew := true; grew; {
+		grew = false
+		for _, s := range growSteps(c) {
+			if s > c && s <= free {
+				free -= s - c
+				c, grew = s, true
+				break
+			}
+		}
+	}
+	return c
 }
 
 func (w *respWriter) outNil() {

@@ -46,3 +46,27 @@ func TestRESPFieldTTLRepliesPastTheBookMessage(t *testing.T) {
 		t.Errorf("the book's httl of 1000 fields: %q, want the too-big error", got)
 	}
 }
+
+// TestRESPReplyPastTheBudgetIsCutOff: a reply whose buffer the budget has
+// no room to double is cut off (the caller answers an error instead). It
+// used to grow by the bytes each item needed, copying the reply once per
+// item from there on: quadratic in the reply's size.
+func TestRESPReplyPastTheBudgetIsCutOff(t *testing.T) {
+	resetData(t)
+	ent, _ := hashForWrite("h")
+	for i := range 20_000 {
+		ent.obj.hash.Set(0, fmt.Sprintf("field-%06d", i), "value")
+	}
+	whole := respRun(t, "HGETALL", "h")
+	saved := maxOutputTotal
+	t.Cleanup(func() { maxOutputTotal = saved })
+	maxOutputTotal = outputHeld + inputHeld + len(whole)*3/2
+	before := respReplyCopied
+	got := respRun(t, "HGETALL", "h")
+	if copied := respReplyCopied - before; copied > 2*len(whole) {
+		t.Fatalf("a reply of %d bytes copied %d bytes as it grew", len(whole), copied)
+	}
+	if len(got) > len(whole) {
+		t.Fatalf("a reply of %d bytes grew to %d", len(whole), len(got))
+	}
+}
