@@ -127,11 +127,44 @@ func (ar *aofReader) bytes(n int) ([]byte, error) {
 	return b, nil
 }
 
+// aofCommand finds the row of a logged command, which must be a command of
+// the table with the arguments its arity allows.
+func aofCommand(args [][]byte, at int64) (*command, error) {
+	c, unknown := respResolve(args)
+	if c == nil {
+		return nil, fmt.Errorf("%s at offset %d", strings.TrimPrefix(unknown, "ERR "), at)
+	}
+	if !arityOK(c.arity, len(args)) {
+		return nil, fmt.Errorf("%s at offset %d", strings.TrimPrefix(errArity(c.name), "ERR "), at)
+	}
+	return c, nil
+}
+
+// aofKeepCut copies the bytes of the file f (at path) past from into a
+// file beside it, before the load cuts them off, and returns its name: a
+// cut that went further back than the damage (a transaction's MULTI far
+// behind) loses nothing for good.
+func aofKeepCut(f *os.File, path string, from int64) (string, error) {
+	name := fmt.Sprintf("%s.cut-%d", path, getUnixMs())
+	out, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		_, err = io.Copy(out, io.NewSectionReader(f, from, 1<<62))
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("keeping the bytes cut off the append-only file %s in %s: %w", path, name, err)
+	}
+	return name, nil
+}
+
 // aofLoad replays the file at path, if there is one, and returns its
 // size once loaded. A last command cut off (a crash in the middle of a
 // write) is dropped, and the file cut back to the commands before it,
 // as Redis does with aof-load-truncated yes; so is a transaction whose
-// EXEC is missing. Any other damage is an error naming the offset.
+// EXEC is missing. The bytes cut off are kept in a file beside it. Any
+// other damage is an error naming the offset.
 func aofLoad(path string) (int64, error) {
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
@@ -165,12 +198,9 @@ func aofLoad(path string) (int64, error) {
 		skipped  int // not writes: the log holds none, and they change nothing
 	)
 	run := func(args [][]byte, at int64) error {
-		c, unknown := respResolve(args)
-		if c == nil {
-			return fmt.Errorf("%s at offset %d", strings.TrimPrefix(unknown, "ERR "), at)
-		}
-		if !arityOK(c.arity, len(args)) {
-			return fmt.Errorf("%s at offset %d", strings.TrimPrefix(errArity(c.name), "ERR "), at)
+		c, err := aofCommand(args, at)
+		if err != nil {
+			return err
 		}
 		if c.flags&flagWrite == 0 {
 			// A read (KEYS, LCS) in a damaged or hostile file would cost
@@ -221,6 +251,12 @@ func aofLoad(path string) (int64, error) {
 			multi, multiAt, inMulti = nil, nil, false
 			loaded = ar.off
 		case inMulti:
+			// Checked now, not at EXEC: a damaged EXEC would otherwise
+			// leave every record after it in the transaction, to be
+			// dropped at the end as one cut off.
+			if _, err := aofCommand(args, start); err != nil {
+				return 0, fmt.Errorf("in the append-only file %s: %v", path, err)
+			}
 			multi, multiAt = append(multi, args), append(multiAt, start)
 		default:
 			if err := run(args, start); err != nil {
@@ -234,7 +270,11 @@ func aofLoad(path string) (int64, error) {
 		if inMulti {
 			what = "transaction"
 		}
-		msg("!!! warning: the append-only file %s ends in the middle of a %s: loading its first %d bytes, the whole commands, and cutting the file there (aof-load-truncated yes)", path, what, loaded)
+		kept, err := aofKeepCut(f, path, loaded)
+		if err != nil {
+			return 0, err
+		}
+		msg("!!! warning: the append-only file %s ends in the middle of a %s: loading its first %d bytes, the whole commands, and cutting the file there (aof-load-truncated yes); the bytes cut off are kept in %s", path, what, loaded, kept)
 		if err := os.Truncate(path, loaded); err != nil {
 			return 0, fmt.Errorf("cutting the append-only file %s to %d bytes: %w", path, loaded, err)
 		}

@@ -14,7 +14,8 @@ import (
 func loadFile(t *testing.T, content string) (loaded, after int64, allocated uint64, err error) {
 	t.Helper()
 	resetData(t)
-	path := filepath.Join(t.TempDir(), "appendonly.aof")
+	lastLoadDir = t.TempDir()
+	path := filepath.Join(lastLoadDir, "appendonly.aof")
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -28,6 +29,9 @@ func loadFile(t *testing.T, content string) (loaded, after int64, allocated uint
 	}
 	return loaded, fi.Size(), m1.TotalAlloc - m0.TotalAlloc, err
 }
+
+// lastLoadDir is the folder of loadFile's last file.
+var lastLoadDir string
 
 const setA = "*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n"
 
@@ -44,7 +48,25 @@ func TestAOFLoadCutTail(t *testing.T) {
 		if lookupEntry("a") == nil || lookupEntry("b") != nil {
 			t.Errorf("%q: a or b wrong after the replay", tail)
 		}
+		if cut := keptCut(t); cut != tail {
+			t.Errorf("%q: the bytes kept beside the file are %q", tail, cut)
+		}
 	}
+}
+
+// keptCut returns what the load kept beside the file it cut (the last
+// test's), or "" if it kept no file.
+func keptCut(t *testing.T) string {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(lastLoadDir, "appendonly.aof.cut-*"))
+	if len(names) != 1 {
+		return ""
+	}
+	b, err := os.ReadFile(names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TestAOFLoadDamage: damage before the end stops the load with an error
@@ -60,6 +82,9 @@ func TestAOFLoadDamage(t *testing.T) {
 		{setA + "*1\r\n$4\r\nEXEC\r\n", "at offset 27: EXEC without MULTI"},
 		{setA + "*1\r\n$5\r\nMULTI\r\n" + setA + "*1\r\n$7\r\nNOSUCHC\r\n*1\r\n$4\r\nEXEC\r\n", "unknown command 'NOSUCHC'"},
 		{setA + "*1\r\n$5\r\nMULTI\r\n" + setA + "*1\r\n$7\r\nNOSUCHC\r\n*1\r\n$4\r\nEXEC\r\n", "at offset 69"},
+		// A damaged EXEC is an unknown command, not the start of a
+		// transaction left open to the end and cut off with all after it.
+		{setA + "*1\r\n$5\r\nMULTI\r\n" + setA + "*1\r\n$4\r\nEXEK\r\n" + setA + setA, "unknown command 'EXEK'"},
 	} {
 		_, after, _, err := loadFile(t, c.content)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "appendonly.aof") {
