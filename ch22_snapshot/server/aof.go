@@ -71,8 +71,9 @@ var (
 	// aofWriteErr is the last write's error, nil once a write succeeds:
 	// while it is set, writes are refused (aofRefusal).
 	aofWriteErr error
-	// aofHeld are, under always, the connections whose replies wait for
-	// the fsync of the log up to the offset given.
+	// aofHeld are the connections whose replies wait for the log up to
+	// the offset given: for its fsync under always; under everysec and
+	// no, for its write, when the write of their records failed.
 	aofHeld = map[*conn]int64{}
 )
 
@@ -348,16 +349,25 @@ func aofWrite() {
 // connection's turn appended to the log.
 func aofTurnMark() int { return aofCmds }
 
-// aofHold writes the log before conn's replies are sent, and under
-// always reports whether they must wait for its fsync (aofBeforeSleep
-// sends them): those of a turn that appended to the log, and any after
-// them. mark is aofTurnMark from the start of the turn.
+// aofHold writes the log before conn's replies are sent, and reports
+// whether they must wait (aofBeforeSleep sends them): under always, for
+// its fsync, those of a turn that appended to the log, and any after
+// them; under everysec and no, for its write, those of a turn whose
+// records a failing write left in the buffer. mark is aofTurnMark from
+// the start of the turn.
 func aofHold(conn *conn, mark int) bool {
 	if aofFd < 0 {
 		return false
 	}
 	aofWrite() // write(2): from here a crash of the process loses nothing
 	if aofPolicy != fsyncAlways {
+		// A reply sent while the write is still to do (the disk is full)
+		// would acknowledge what a crash loses.
+		_, held := aofHeld[conn]
+		if held || aofCmds != mark && len(aofBuf) > 0 {
+			aofHeld[conn] = aofWritten + int64(len(aofBuf))
+			return true
+		}
 		return false
 	}
 	// Its replies wait for the fsync if it wrote, or if they may show a
@@ -381,27 +391,31 @@ func aofWaits(conn *conn) bool {
 
 // aofBeforeSleep ends each loop iteration: it writes the log, fsyncs it
 // under always, once for every connection whose replies wait, and sends
-// those. A failed fsync under always ends the server, as in Redis: the
-// kernel may have dropped the pages it could not write, and a second
-// fsync would report them safe.
+// those whose wait is over. A failed fsync under always ends the server,
+// as in Redis: the kernel may have dropped the pages it could not write,
+// and a second fsync would report them safe.
 func aofBeforeSleep() {
 	if aofFd < 0 {
 		return
 	}
 	aofWrite()
-	if aofPolicy != fsyncAlways || len(aofHeld) == 0 {
+	if len(aofHeld) == 0 {
 		return
 	}
-	if aofSynced.Load() < aofWritten {
-		if err := fdatasync(aofFd); err != nil {
-			msg("fsync of the append-only file failed under appendfsync always: %v; exiting", err)
-			logFlush(0)
-			os.Exit(1)
+	done := aofWritten // under everysec and no, a reply waits for write(2)
+	if aofPolicy == fsyncAlways {
+		if aofSynced.Load() < aofWritten {
+			if err := fdatasync(aofFd); err != nil {
+				msg("fsync of the append-only file failed under appendfsync always: %v; exiting", err)
+				logFlush(0)
+				os.Exit(1)
+			}
+			aofSynced.Store(aofWritten)
 		}
-		aofSynced.Store(aofWritten)
+		done = aofSynced.Load()
 	}
 	for conn, need := range aofHeld {
-		if need > aofSynced.Load() {
+		if need > done {
 			continue // its log is not written yet (a write error)
 		}
 		delete(aofHeld, conn)

@@ -133,3 +133,56 @@ func TestAlwaysHoldsReadsOfUnsyncedWrites(t *testing.T) {
 		t.Fatalf("the reader got %d bytes, want its GET's reply", got)
 	}
 }
+
+// TestEverysecHoldsRepliesOfAFailedWrite: under everysec (and no), a
+// write whose records the log could not take (a full disk) is not
+// acknowledged until they are written: a crash meanwhile would lose it.
+// Its reply used to go out at once. A reader is not held.
+func TestEverysecHoldsRepliesOfAFailedWrite(t *testing.T) {
+	path := logOn(t)
+	saved := aofPolicy
+	aofPolicy = fsyncEverysec
+	good := aofFd
+	bad, err := unix.Open(path, unix.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(bad)
+	t.Cleanup(func() {
+		aofPolicy, aofFd, aofWriteErr = saved, good, nil
+		clear(aofHeld)
+	})
+	wsrv, wcli := testPair(t, unix.SOCK_STREAM)
+	writer := newTestRESPConn(t, wsrv)
+	rsrv, rcli := testPair(t, unix.SOCK_STREAM)
+	reader := newTestRESPConn(t, rsrv)
+	connPut(&gData.fd2conn, writer) // aofBeforeSleep sends to the connections it finds
+	connPut(&gData.fd2conn, reader)
+	aofFd = bad // every write fails, as on a full disk
+	for _, c := range []struct {
+		conn *conn
+		cli  int
+		req  []byte
+	}{{writer, wcli, resp.AppendRequest(nil, "SET", "k", "v")}, {reader, rcli, resp.AppendRequest(nil, "GET", "nokey")}} {
+		if _, err := unix.Write(c.cli, c.req); err != nil {
+			t.Fatal(err)
+		}
+		c.conn.framing.fill(c.conn)
+		serveRequests(c.conn)
+	}
+	aofBeforeSleep()
+	if !aofWaits(writer) || aofWaits(reader) || aofWriteErr == nil {
+		t.Fatalf("while the log cannot be written: the writer's reply waits %v, the reader's %v; want the writer's only", aofWaits(writer), aofWaits(reader))
+	}
+	if got := drain(t, rcli, 64); got != len("$-1\r\n") {
+		t.Fatalf("the reader got %d bytes, want its GET's reply", got)
+	}
+	aofFd = good // the disk has room again
+	aofBeforeSleep()
+	if aofWaits(writer) || aofWriteErr != nil {
+		t.Fatal("after the log was written, the writer's reply still waits")
+	}
+	if got := drain(t, wcli, 64); got != len("+OK\r\n") {
+		t.Fatalf("the writer got %d bytes, want its SET's reply", got)
+	}
+}
