@@ -20,32 +20,6 @@ import (
 	"example.com/byor/ch22_snapshot/zset"
 )
 
-// crcTable is the table of Redis's CRC-64 (Jones's polynomial, reflected:
-// 0x95ac9329ac4bc9b5; starting from 0, with no final inversion).
-var crcTable = func() (t [256]uint64) {
-	const poly = 0x95ac9329ac4bc9b5
-	for i := range t {
-		c := uint64(i)
-		for range 8 {
-			if c&1 != 0 {
-				c = c>>1 ^ poly
-			} else {
-				c >>= 1
-			}
-		}
-		t[i] = c
-	}
-	return t
-}()
-
-// crc64Jones carries crc on over b.
-func crc64Jones(crc uint64, b []byte) uint64 {
-	for _, c := range b {
-		crc = crcTable[byte(crc)^c] ^ crc>>8
-	}
-	return crc
-}
-
 // kMaxLZFRatio bounds how much larger than its compressed form an LZF
 // string can be: a back reference of 3 bytes copies at most 264.
 const kMaxLZFRatio = 88
