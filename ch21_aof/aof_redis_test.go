@@ -36,7 +36,9 @@ func withLogExpiry(t *testing.T, snap map[string]keySnap, rdb *redis.Client, pat
 			continue
 		}
 		at, _ := strconv.ParseInt(e, 10, 64)
-		pttl := rdb.PTTL(ctx, k).Val().Milliseconds()
+		// As an integer: a Duration of PTTL's milliseconds overflows
+		// for a time near the int64 top.
+		pttl, _ := rdb.Do(ctx, "PTTL", k).Int64()
 		if d := time.Now().UnixMilli() + pttl - at; pttl < 0 || d < -slack || d > slack {
 			t.Errorf("%s: PTTL %d ms, but the log's PEXPIREAT is %d ms from now", k, pttl, at-time.Now().UnixMilli())
 		}
@@ -103,6 +105,9 @@ func TestAOFRedisLoads(t *testing.T) {
 		{"SET", "gone", "z"}, {"DEL", "gone"},
 		{"MSET", "a", "1", "b", "2"},
 		{"SET", "nx", "first"}, {"SET", "nx", "second", "NX"},
+		// Expiry times near the int64 top, which the log keeps as given.
+		{"SET", "far", "f", "PXAT", "9223372036854775807"},
+		{"ZADD", "farz", "1", "a"}, {"EXPIREAT", "farz", "9223372036854775"},
 	} {
 		if err := rdb.Do(ctx, cmd...).Err(); err != nil && err != redis.Nil {
 			t.Fatalf("%v: %v", cmd, err)
@@ -118,6 +123,11 @@ func TestAOFRedisLoads(t *testing.T) {
 	}
 	path := filepath.Join(dir, "appendonly.aof")
 	want := withLogExpiry(t, snapshotKeys(t, rdb, false), rdb, path)
+	for k, at := range map[string]int64{"far": 9223372036854775807, "farz": 9223372036854775000} {
+		if want[k].ExpireAt != at {
+			t.Errorf("%s: the log's PEXPIREAT is %d, not the time given, %d", k, want[k].ExpireAt, at)
+		}
+	}
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,9 @@ var sampleData = [][]any{
 	{"HSET", "user:1", "name", "ada", "lang", "go", "visits", "42"},
 	{"ZADD", "board", "1.5", "ann", "2", "bob", "-inf", "floor", "1e100", "sky"},
 	{"ZADD", "ttlz", "1", "a"}, {"PEXPIRE", "ttlz", "5000000"},
+	// Expiry times near the int64 top: the file holds them as given.
+	{"SET", "far", "f", "PXAT", "9223372036854775807"},
+	{"HSET", "farh", "f", "v"}, {"EXPIREAT", "farh", "9223372036854775"},
 }
 
 // bigData adds a hash and a sorted set past Redis's listpack sizes

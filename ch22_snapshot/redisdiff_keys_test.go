@@ -23,14 +23,17 @@ func (g *cmdGen) dbIndex() string {
 
 // unixTime is an EXPIREAT or PEXPIREAT time: in the past, in a future
 // never reached in the run (the same argument to both servers, so GT and
-// LT compare alike), or one that does not parse or overflows.
+// LT compare alike), the last ones an int64 of milliseconds holds (and
+// the first seconds past them), or one that does not parse or overflows.
 func (g *cmdGen) unixTime(unitMs int64) string {
 	now := time.Now().UnixMilli() / unitMs
-	switch g.rng.IntN(4) {
+	switch g.rng.IntN(5) {
 	case 0:
 		return g.pick("0", "1", "-1", "-9223372036854775808", strconv.FormatInt(now-10, 10))
 	case 1:
 		return g.pick("abc", "", "+5", "1.5", "9223372036854775807", "9223372036854775808")
+	case 2:
+		return g.pick("9223372036854775807", "9223372036854775806", "9223372036854775", "9223372036854776", "9223372036854775000")
 	}
 	// Far enough to outlive the run, close enough for the clock of this
 	// server's timers (see the README's deliberate differences).
@@ -98,7 +101,8 @@ func keysCommand(g *cmdGen) []string {
 // normalizeKeys takes out of the key commands' replies what differs by
 // nature or by design (the README's list): the time TIME answers, the key
 // RANDOMKEY picks, a positive EXPIRETIME's exact value after a relative
-// TTL (set from each server's own clock), OBJECT ENCODING's names (this
+// TTL (set from each server's own clock; not one past farExpireMs, which
+// only an absolute time reaches), OBJECT ENCODING's names (this
 // server's structures are not Redis's), OBJECT IDLETIME's and REFCOUNT's
 // integers (this server keeps neither), and MEMORY USAGE's estimate.
 func normalizeKeys(cmd []string, reply string) (string, bool) {
@@ -110,6 +114,13 @@ func normalizeKeys(cmd []string, reply string) (string, bool) {
 	case name == "RANDOMKEY" && strings.HasPrefix(reply, "$") && reply != "$-1\r\n":
 		return "$a-key", true
 	case (name == "EXPIRETIME" || name == "PEXPIRETIME") && integer && !strings.HasPrefix(reply, ":-"):
+		unitMs := int64(1)
+		if name == "EXPIRETIME" {
+			unitMs = 1000
+		}
+		if n, err := strconv.ParseInt(reply[1:len(reply)-2], 10, 64); err == nil && n >= farExpireMs/unitMs {
+			return reply, true // as given, to the unit
+		}
 		return ":a-time", true
 	case name == "OBJECT" && len(cmd) == 3 && strings.EqualFold(cmd[1], "encoding") && strings.HasPrefix(reply, "$") && reply != "$-1\r\n":
 		return "$an-encoding", true
@@ -120,3 +131,9 @@ func normalizeKeys(cmd []string, reply string) (string, bool) {
 	}
 	return "", false
 }
+
+// farExpireMs is a unix time (ms) no relative TTL of the generator reaches
+// (its largest that Redis takes, 9223372036854 s, ends near 9.2e15 ms),
+// while EXPIREAT, PEXPIREAT, EXAT and PXAT are sent times past it, up to
+// the int64 top: a server that clamps such a time answers another one.
+const farExpireMs = 9e18

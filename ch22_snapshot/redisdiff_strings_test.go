@@ -36,12 +36,12 @@ func (g *cmdGen) strTime(form string, past bool) string {
 	}
 	switch form {
 	case "EXAT", "exat":
-		return g.pick(at, at, "0", "-1", "abc", "9223372036854775807")
+		// The last second whose milliseconds an int64 holds, and the
+		// first past it (an error).
+		return g.pick(at, at, "0", "-1", "abc", "9223372036854775807", "9223372036854775", "9223372036854776")
 	case "PXAT", "pxat":
-		// Not near 2^63 ms: Redis's INFO would average such TTLs past
-		// int64 (a negative avg_ttl), which the comparison does not
-		// expect.
-		return g.pick(at+"000", at+"000", "0", "-5", "9223372036854", "-9223372036854775808")
+		return g.pick(at+"000", at+"000", "0", "-5", "9223372036854", "-9223372036854775808",
+			"9223372036854775807", "9223372036854775806")
 	}
 	return g.ttl()
 }

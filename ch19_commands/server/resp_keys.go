@@ -165,27 +165,47 @@ func entryExpireMs(ent *entry, nowMs int64) int64 {
 	if ent.heapIdx == -1 {
 		return -1
 	}
-	at := gData.heap[ent.heapIdx].Val
-	return int64((min(at, kMaxTimerUs) + uint64(keyClockOriginUs)) / 1000)
+	return timerUnixMs(gData.heap[ent.heapIdx].Val)
 }
 
-// kMaxTimerUs is the latest timer the clock of the key TTLs can hold, in
-// microseconds from the server's start: unix time 2^64 microseconds, some
-// 584,000 years after 1970. A later expiry is kept there (a timer of
-// math.MaxUint64, which never fires), and reads back as that time.
-var kMaxTimerUs = math.MaxUint64 - uint64(keyClockOriginUs)
+// kFarTimer splits the values of a key's timer in two. Below it, a timer
+// is on the monotonic clock, in microseconds since the start: 2^63 of
+// them is some 292,000 years. From it up, the timer holds the unix time
+// in milliseconds itself, kFarTimer+ms, since Redis keeps any expiry that
+// fits in an int64 of milliseconds, and 2^63 milliseconds do not fit in
+// microseconds. Such a timer is above every monotonic one, so the heap
+// still orders them, and it never falls due.
+const kFarTimer = 1 << 63
+
+// timerUnixMs returns the unix time in milliseconds a key's timer at stands
+// for: entrySetExpireAt's inverse.
+func timerUnixMs(at uint64) int64 {
+	if at >= kFarTimer {
+		return int64(at - kFarTimer)
+	}
+	return int64((at + uint64(keyClockOriginUs)) / 1000)
+}
+
+// unixMsTimer returns the timer for the unix time atMs (milliseconds, not
+// negative): the microsecond that stands for atMs exactly, so that
+// timerUnixMs gives atMs back, or the far form of atMs past kFarTimer. A
+// time before the server started is due at once.
+func unixMsTimer(atMs int64) uint64 {
+	ms, origin := uint64(max(atMs, 0)), uint64(keyClockOriginUs)
+	switch {
+	case ms >= (kFarTimer+origin)/1000:
+		return kFarTimer + ms
+	case ms*1000 < origin:
+		return 0
+	}
+	return ms*1000 - origin
+}
 
 // entrySetExpireAt gives a key a TTL that ends at the unix time atMs
-// (milliseconds), which must be later than keyNowMs. Its timer is at the
-// microsecond that stands for atMs exactly, so that entryExpireMs gives
-// atMs back.
+// (milliseconds), which must be later than keyNowMs.
 func entrySetExpireAt(ent *entry, atMs int64) {
 	touchKey(ent.key())
-	at := uint64(math.MaxUint64)
-	if uint64(atMs) <= (kMaxTimerUs+uint64(keyClockOriginUs))/1000 {
-		at = uint64(atMs)*1000 - uint64(keyClockOriginUs)
-	}
-	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[entry]{Val: at, Owner: ent}, ttlIdx)
+	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[entry]{Val: unixMsTimer(atMs), Owner: ent}, ttlIdx)
 }
 
 // errExpireTime is Redis's error for an expire time that cannot be
@@ -295,7 +315,7 @@ func respTTL(w *respWriter, args [][]byte, unitMs int64) {
 		return
 	}
 	ms := max(0, at-nowMs) // due, but not yet removed: 0, as Redis
-	w.outInt((ms + unitMs/2) / unitMs)
+	w.outInt(roundMs(ms, unitMs))
 }
 
 // respExpireTimeIn returns EXPIRETIME key (unitMs 1000) or PEXPIRETIME key
@@ -314,8 +334,19 @@ func respExpireTimeIn(unitMs int64) respHandler {
 			w.outInt(-1)
 			return
 		}
-		w.outInt((at + unitMs/2) / unitMs)
+		w.outInt(roundMs(at, unitMs))
 	}
+}
+
+// roundMs returns ms (not negative) in units of unitMs, to the nearest;
+// adding half a unit first would overflow for a time near the int64 top,
+// which Redis answers rounded all the same.
+func roundMs(ms, unitMs int64) int64 {
+	n := ms / unitMs
+	if ms%unitMs >= (unitMs+1)/2 {
+		n++
+	}
+	return n
 }
 
 // respPersist: PERSIST key drops the key's TTL; replies 1 if it had one.

@@ -125,7 +125,7 @@ func applyExpiry(ent *entry, atMs, nowMs int64) bool {
 		entryDel(ent)
 		return false
 	}
-	entrySetTTL(ent, atMs-nowMs)
+	entrySetExpireAt(ent, atMs) // the very millisecond, as PEXPIRETIME reads it back
 	return true
 }
 
@@ -148,14 +148,13 @@ func replaceString(ent *entry, key, val []byte, keepTTL bool) *entry {
 			entrySetTTL(ent, -1)
 		}
 	case ent != nil:
-		nowMs := int64(getUnixMs())
-		at := entryExpireMs(ent, nowMs)
+		at := entryExpireMs(ent, 0)
 		removeEntry(ent)
 		entryDel(ent)
 		ent = newEntry(key, val)
 		insertEntry(ent)
 		if keepTTL && at != -1 {
-			entrySetTTL(ent, at-nowMs)
+			entrySetExpireAt(ent, at)
 		}
 	default:
 		ent = newEntry(key, val)
@@ -181,7 +180,7 @@ func setString(w *respWriter, key, val []byte, o *stringOpts, r setReplies) {
 	// The clock is read only for an expiry: most SETs have none.
 	nowMs, atMs := int64(0), int64(-1)
 	if o.form.timed() {
-		nowMs = int64(getUnixMs())
+		nowMs = keyNowMs()
 		var msg string
 		if atMs, msg = o.expireAtMs(nowMs); msg != "" {
 			w.err(msg)
@@ -285,7 +284,7 @@ func respGetEx(st *respState, w *respWriter, args [][]byte) {
 		w.outNil()
 		return
 	}
-	nowMs := int64(getUnixMs())
+	nowMs := keyNowMs()
 	atMs := int64(-1)
 	if o.form.timed() {
 		var msg string

@@ -345,11 +345,7 @@ func (s *snapshot) expireMs(ent *entry, nowMs int64) int64 {
 	if !s.adopted || ent.heapIdx == -1 {
 		return entryExpireMs(ent, nowMs)
 	}
-	nowUs, at := getMonotonicUsec(), s.heap[ent.heapIdx].Val
-	if at <= nowUs {
-		return nowMs
-	}
-	return nowMs + int64(min((at-nowUs)/1000, math.MaxInt64/2))
+	return timerUnixMs(s.heap[ent.heapIdx].Val)
 }
 
 // flush writes the gathered bytes to the file. The kernel takes them into
