@@ -68,89 +68,147 @@ var conds = map[string]hashes.Cond{"NX": hashes.NX, "XX": hashes.XX, "GT": hashe
 // hashOpts is what the options before FIELDS of one command said.
 type hashOpts struct {
 	cond    hashes.Cond // HEXPIRE family: NX, XX, GT or LT
+	xxLT    bool        // HEXPIRE family: XX and LT together (LT alone sets a field without a TTL)
 	fnx     bool        // HSETEX: set only if no field exists
 	fxx     bool        // HSETEX: set only if every field exists
-	at      uint64      // EX, PX, EXAT or PXAT, as unix milliseconds
+	timeOpt string      // EX, PX, EXAT or PXAT, "" if none
+	timeArg string      // its argument, read by resolveTime
+	at      uint64      // the time, as unix milliseconds, once resolved
 	hasAt   bool
 	keepTTL bool // HSETEX KEEPTTL
 	persist bool // HGETEX PERSIST
 	fields  []string
 }
 
+// The error texts of the field-expiry commands are Valkey 9.0's: the
+// commands are Valkey's (and Redis 7.4's), and its tests check the words.
+const (
+	errHashNumFields = "numfields should be greater than 0 and match the provided number of fields"
+	errHashSyntax    = "syntax error"
+	errHashNotInt    = "value is not an integer or out of range"
+	errHashCondNX    = "NX and XX, GT or LT options at the same time are not compatible"
+	errHashCondGTLT  = "GT and LT options at the same time are not compatible"
+)
+
+// condOptions are the options of the HEXPIRE family.
+const condOptions = "NX XX GT LT"
+
 // parseHashArgs reads "[options] FIELDS numfields field ..." from args,
 // accepting the options named in allowed (upper case). With pairs, each
 // field is followed by its value. It returns the parsed options, or an
-// error message for the client.
-func parseHashArgs(args []string, allowed string, pairs bool, now uint64) (hashOpts, string) {
+// error message for the client. A time option's argument is only kept:
+// resolveTime reads it once the command's other checks have passed, in
+// the order Valkey checks them.
+func parseHashArgs(args []string, allowed string, pairs bool) (hashOpts, string) {
 	var o hashOpts
-	var cond, when, exist string // the option chosen from each exclusive group
-	for len(args) > 0 && !cmdIs(args[0], "FIELDS") {
+	// The options end at the first FIELDS that has a word after it; a
+	// command without one has no count, whatever else it holds.
+	at := -1
+	for i := 0; i+1 < len(args); i++ {
+		if cmdIs(args[i], "FIELDS") {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return o, errHashNumFields
+	}
+	if msg := o.parseOptions(args[:at], allowed); msg != "" {
+		return o, msg
+	}
+	n, ok := hashInt(args[at+1])
+	if !ok {
+		return o, errHashNotInt
+	}
+	per, given := int64(1), int64(len(args)-at-2)
+	if pairs {
+		per = 2
+	}
+	if n <= 0 || n > given || n*per != given {
+		return o, errHashNumFields
+	}
+	o.fields = args[at+2:]
+	return o, ""
+}
+
+// parseOptions reads the options before FIELDS. As SET takes NX NX, an
+// option without an argument may be repeated; two of an exclusive group
+// may not, nor may a time be given twice.
+func (o *hashOpts) parseOptions(args []string, allowed string) string {
+	var nx, xx, gt, lt bool
+	for i := 0; i < len(args); i++ {
 		opt := ""
 		for _, name := range hashOptions {
-			if cmdIs(args[0], name) {
+			if cmdIs(args[i], name) {
 				opt = name
 			}
 		}
 		if opt == "" || !strings.Contains(" "+allowed+" ", " "+opt+" ") {
-			return o, "syntax error: unexpected " + args[0]
+			if allowed == condOptions {
+				return "Unsupported option " + args[i]
+			}
+			return errHashSyntax
 		}
 		switch opt {
-		case "NX", "XX", "GT", "LT":
-			if cond != "" {
-				return o, "NX, XX, GT and LT are mutually exclusive"
-			}
-			cond = opt
-			o.cond = conds[opt]
+		case "NX":
+			nx = true
+		case "XX":
+			xx = true
+		case "GT":
+			gt = true
+		case "LT":
+			lt = true
 		case "FNX", "FXX":
-			if exist != "" {
-				return o, "FNX and FXX are mutually exclusive"
+			if o.fnx && opt == "FXX" || o.fxx && opt == "FNX" {
+				return errHashSyntax
 			}
-			exist = opt
-			o.fnx, o.fxx = opt == "FNX", opt == "FXX"
-		case "KEEPTTL", "PERSIST", "EX", "PX", "EXAT", "PXAT":
-			if when != "" {
-				return o, when + " and " + opt + " are mutually exclusive"
+			o.fnx, o.fxx = o.fnx || opt == "FNX", o.fxx || opt == "FXX"
+		case "KEEPTTL", "PERSIST":
+			if o.timeOpt != "" {
+				return errHashSyntax
 			}
-			when = opt
-			if opt == "KEEPTTL" || opt == "PERSIST" {
-				o.keepTTL, o.persist = opt == "KEEPTTL", opt == "PERSIST"
-				break
+			o.keepTTL, o.persist = o.keepTTL || opt == "KEEPTTL", o.persist || opt == "PERSIST"
+		case "EX", "PX", "EXAT", "PXAT":
+			if o.timeOpt != "" || o.keepTTL || o.persist || i+1 == len(args) {
+				return errHashSyntax
 			}
-			if len(args) < 2 {
-				return o, opt + " needs a time"
-			}
-			unit := uint64(1)
-			if opt == "EX" || opt == "EXAT" {
-				unit = 1000
-			}
-			at, msg := parseExpireTime(args[1], unit, opt == "EXAT" || opt == "PXAT", now)
-			if msg != "" {
-				return o, msg
-			}
-			o.at, o.hasAt = at, true
-			args = args[1:]
+			o.timeOpt, o.timeArg = opt, args[i+1]
+			i++
 		}
-		args = args[1:]
 	}
-	if len(args) == 0 {
-		return o, "missing FIELDS"
+	switch {
+	case nx && (xx || gt || lt):
+		return errHashCondNX
+	case gt && lt:
+		return errHashCondGTLT
+	case nx:
+		o.cond = hashes.NX
+	case gt: // GT already wants a TTL, so XX adds nothing
+		o.cond = hashes.GT
+	case lt:
+		o.cond, o.xxLT = hashes.LT, xx
+	case xx:
+		o.cond = hashes.XX
 	}
-	if len(args) < 2 {
-		return o, "FIELDS needs numfields"
+	return ""
+}
+
+// resolveTime reads the argument of EX, PX, EXAT or PXAT, if one was
+// given, into o.at. name is the command's, which the error names.
+func (o *hashOpts) resolveTime(name string, now uint64) string {
+	if o.timeOpt == "" {
+		return ""
 	}
-	n, ok := hashInt(args[1])
-	if !ok || n <= 0 {
-		return o, "numfields must be a positive integer"
+	unit := uint64(1)
+	if o.timeOpt == "EX" || o.timeOpt == "EXAT" {
+		unit = 1000
 	}
-	per := int64(1)
-	if pairs {
-		per = 2
+	at, msg := parseExpireTime(o.timeArg, unit, o.timeOpt == "EXAT" || o.timeOpt == "PXAT", now, name)
+	if msg != "" {
+		return msg
 	}
-	if n > int64(len(args)-2) || n*per != int64(len(args)-2) {
-		return o, "numfields does not match the number of fields given"
-	}
-	o.fields = args[2:]
-	return o, ""
+	o.at, o.hasAt = at, true
+	return ""
 }
 
 // hashInt parses an integer argument of the hash commands: numfields and
@@ -169,24 +227,23 @@ var hashOptions = []string{"NX", "XX", "GT", "LT", "FNX", "FXX", "KEEPTTL", "PER
 
 // parseExpireTime turns a time argument into unix milliseconds: an integer
 // count of unit (1 for ms, 1000 for seconds), from now or, if absolute,
-// from the epoch. Negative times and times past maxExpireMs are refused.
-func parseExpireTime(s string, unit uint64, absolute bool, now uint64) (uint64, string) {
+// from the epoch. Negative times and times past maxExpireMs are refused,
+// in the words of the command name.
+func parseExpireTime(s string, unit uint64, absolute bool, now uint64, name string) (uint64, string) {
 	n, ok := hashInt(s)
 	if !ok {
-		return 0, "invalid expire time: expect an integer"
+		return 0, errHashNotInt
 	}
-	if n < 0 {
-		return 0, "invalid expire time: must not be negative"
-	}
-	if uint64(n) > maxExpireMs/unit {
-		return 0, "invalid expire time: too large"
+	invalid := "invalid expire time in '" + strings.ToLower(name) + "' command"
+	if n < 0 || uint64(n) > maxExpireMs/unit {
+		return 0, invalid
 	}
 	at := uint64(n) * unit
 	if !absolute {
 		at += now
 	}
 	if at > maxExpireMs {
-		return 0, "invalid expire time: too large"
+		return 0, invalid
 	}
 	return at, ""
 }
@@ -342,24 +399,33 @@ func doHExpire(cmd []string, out []byte) []byte {
 		unit = 1 // hpexpire, hpexpireat: milliseconds
 	}
 	now := getUnixMs()
-	at, msg := parseExpireTime(cmd[2], unit, strings.HasSuffix(name, "at"), now)
+	o, msg := parseHashArgs(cmd[3:], condOptions, false)
 	if msg != "" {
 		return proto.OutErr(out, proto.CodeArg, msg)
 	}
-	o, msg := parseHashArgs(cmd[3:], "NX XX GT LT", false, now)
+	at, msg := parseExpireTime(cmd[2], unit, strings.HasSuffix(name, "at"), now, name)
 	if msg != "" {
 		return proto.OutErr(out, proto.CodeArg, msg)
 	}
 	return perField(out, cmd[1], o.fields, now, func(h *hashes.Hash, f string) int64 {
-		return int64(h.Expire(now, f, at, o.cond))
+		return int64(expireField(h, now, f, at, o))
 	})
+}
+
+// expireField sets the expiry of one field for the HEXPIRE family. XX
+// with LT also wants the field to have a TTL, which LT alone does not.
+func expireField(h *hashes.Hash, now uint64, f string, at uint64, o hashOpts) int {
+	if o.xxLT && h.TTL(now, f) == hashes.NoTTL {
+		return hashes.NotMet
+	}
+	return h.Expire(now, f, at, o.cond)
 }
 
 // doHPersist: hpersist key FIELDS numfields field ... Replies one code per
 // field: -2 no such field, -1 no expiry, 1 expiry removed.
 func doHPersist(cmd []string, out []byte) []byte {
 	now := getUnixMs()
-	o, msg := parseHashArgs(cmd[2:], "", false, now)
+	o, msg := parseHashArgs(cmd[2:], "", false)
 	if msg != "" {
 		return proto.OutErr(out, proto.CodeArg, msg)
 	}
@@ -375,7 +441,10 @@ func doHPersist(cmd []string, out []byte) []byte {
 func doHTTL(cmd []string, out []byte) []byte {
 	name := strings.ToLower(cmd[0])
 	now := getUnixMs()
-	o, msg := parseHashArgs(cmd[2:], "", false, now)
+	o, msg := parseHashArgs(cmd[2:], "", false)
+	if msg == errHashNumFields {
+		msg = errHashSyntax // Valkey's words for HTTL's count
+	}
 	if msg != "" {
 		return proto.OutErr(out, proto.CodeArg, msg)
 	}
@@ -397,14 +466,19 @@ func doHTTL(cmd []string, out []byte) []byte {
 // fields lose any expiry, as with hset.
 func doHSetEx(cmd []string, out []byte) []byte {
 	now := getUnixMs()
-	o, msg := parseHashArgs(cmd[2:], "FNX FXX EX PX EXAT PXAT KEEPTTL", true, now)
+	o, msg := parseHashArgs(cmd[2:], "FNX FXX EX PX EXAT PXAT KEEPTTL", true)
 	if msg != "" {
 		return proto.OutErr(out, proto.CodeArg, msg)
 	}
-	ent, wrongType := hashForWrite(cmd[1])
-	if wrongType {
+	// The type first, then the time, as Valkey checks them: an
+	// error leaves no new key behind.
+	if _, wrongType := lookupHash(cmd[1]); wrongType {
 		return proto.OutErr(out, proto.CodeType, "expect hash")
 	}
+	if msg := o.resolveTime("hsetex", now); msg != "" {
+		return proto.OutErr(out, proto.CodeArg, msg)
+	}
+	ent, _ := hashForWrite(cmd[1])
 	for i := 0; i < len(o.fields) && (o.fnx || o.fxx); i += 2 {
 		if ent.hash.Exists(now, o.fields[i]) != o.fxx {
 			hashDone(ent, now)
@@ -431,13 +505,16 @@ func doHSetEx(cmd []string, out []byte) []byte {
 // sets or removes the expiry of the fields that exist.
 func doHGetEx(cmd []string, out []byte) []byte {
 	now := getUnixMs()
-	o, msg := parseHashArgs(cmd[2:], "EX PX EXAT PXAT PERSIST", false, now)
+	o, msg := parseHashArgs(cmd[2:], "EX PX EXAT PXAT PERSIST", false)
 	if msg != "" {
 		return proto.OutErr(out, proto.CodeArg, msg)
 	}
 	ent, wrongType := lookupHash(cmd[1])
 	if wrongType {
 		return proto.OutErr(out, proto.CodeType, "expect hash")
+	}
+	if msg := o.resolveTime("hgetex", now); msg != "" {
+		return proto.OutErr(out, proto.CodeArg, msg)
 	}
 	if hgetexReplySize(ent, o, now) > kMaxReply {
 		if ent != nil {
