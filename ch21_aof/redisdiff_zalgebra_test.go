@@ -154,15 +154,16 @@ func zalgebraCmd(g *cmdGen) []string {
 		}
 		return cmd
 	default:
-		// ZSCAN from the start, with a COUNT no smaller than the sets
-		// here: the whole set in one call, as Redis returns a small one.
-		cmd := []string{"ZSCAN", zkey(), g.pick("0", "0", "0", "x", "-", "", "0x1", "+0")}
+		// ZSCAN of the sets here, all small (a few short members): the
+		// whole set in one call, with cursor 0, as Redis answers one in
+		// its compact encoding whatever the cursor and COUNT (1 too).
+		cmd := []string{"ZSCAN", zkey(), g.pick("0", "0", "0", "x", "-", "", "0x1", "+0", "7", "18446744073709551615")}
 		for range r.IntN(3) {
 			switch r.IntN(5) {
 			case 0:
 				cmd = append(cmd, "MATCH", g.pick("*", "a*", "?", "[a-c]", "", "\\a", "a b"))
 			case 1:
-				cmd = append(cmd, "COUNT", g.pick("10", "100", "0", "-1", "x", ""))
+				cmd = append(cmd, "COUNT", g.pick("10", "100", "0", "-1", "x", "", "1", "1", "2"))
 			case 2:
 				cmd = append(cmd, g.pick("TYPE", "NOVALUES", "MATCH", "COUNT"))
 			default:

@@ -289,8 +289,8 @@ func TestZScanThroughChanges(t *testing.T) {
 // ends.
 func TestZScanCursorAnyValue(t *testing.T) {
 	resetData(t)
-	for i := range 100 {
-		respRun(t, "zadd", "z", "5", "m"+strconv.Itoa(i))
+	for i := range 100 { // members past kZSetSmallMember: a set ZSCAN pages
+		respRun(t, "zadd", "z", "5", strings.Repeat("m", kZSetSmallMember)+strconv.Itoa(i))
 	}
 	for _, c := range []string{"1", "16777215", "18446744073709551615", "9223372036854775808", "13839561654909534208"} {
 		before := workDone
@@ -301,6 +301,41 @@ func TestZScanCursorAnyValue(t *testing.T) {
 		if !strings.HasPrefix(reply, "*2\r\n$") {
 			t.Errorf("ZSCAN z %s = %q", c, reply)
 		}
+	}
+}
+
+// TestZScanSmallWhole: a sorted set Redis keeps in its compact encoding
+// (at most 128 members, none longer than 64 bytes) is answered whole,
+// with cursor 0, whatever the cursor and COUNT, MATCH still filtering;
+// one past either limit is paged.
+func TestZScanSmallWhole(t *testing.T) {
+	resetData(t)
+	respRun(t, "zadd", "z", "1", "a", "2", "b", "3", "c", "4", "d")
+	all := "*2\r\n$1\r\n0\r\n*8\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n$1\r\nc\r\n$1\r\n3\r\n$1\r\nd\r\n$1\r\n4\r\n"
+	for _, c := range []string{"0", "7", "18446744073709551615"} {
+		if got := respRun(t, "zscan", "z", c, "count", "1"); got != all {
+			t.Errorf("ZSCAN z %s COUNT 1 = %q, want the whole set", c, got)
+		}
+	}
+	if got, want := respRun(t, "zscan", "z", "0", "match", "[bd]", "count", "1"), "*2\r\n$1\r\n0\r\n*4\r\n$1\r\nb\r\n$1\r\n2\r\n$1\r\nd\r\n$1\r\n4\r\n"; got != want {
+		t.Errorf("ZSCAN z 0 MATCH [bd] COUNT 1 = %q, want %q", got, want)
+	}
+	paged := func(key string) bool {
+		return !strings.HasPrefix(respRun(t, "zscan", key, "0", "count", "1"), "*2\r\n$1\r\n0\r\n")
+	}
+	for i := range kZSetSmall {
+		respRun(t, "zadd", "big", strconv.Itoa(i), strings.Repeat("m", kZSetSmallMember-3)+strconv.Itoa(100+i))
+	}
+	if paged("big") {
+		t.Errorf("ZSCAN of %d members of %d bytes paged", kZSetSmall, kZSetSmallMember)
+	}
+	respRun(t, "zadd", "big", "0", "one more")
+	if !paged("big") {
+		t.Errorf("ZSCAN of %d members answered whole", kZSetSmall+1)
+	}
+	respRun(t, "zadd", "long", "1", "a", "2", strings.Repeat("x", kZSetSmallMember+1), "3", "c")
+	if !paged("long") {
+		t.Errorf("ZSCAN of a set with a member of %d bytes answered whole", kZSetSmallMember+1)
 	}
 }
 

@@ -171,6 +171,11 @@ func respZScan(st *respState, w *respWriter, args [][]byte) {
 	if !ok {
 		return
 	}
+	if z := ent.obj.zset; zScanSmall(z) {
+		// Redis keeps such a set in its compact encoding and answers it
+		// whole, with cursor 0, whatever the cursor and COUNT: so here.
+		cursor, count = 0, max(count, z.Len())
+	}
 	usePattern := pattern != "*"
 	// MATCH's steps are bounded as SCAN's are (kMatchMaxSteps) and
 	// counted in the work; the members kept are listed after the walk.
@@ -203,6 +208,33 @@ func respZScan(st *respState, w *respWriter, args [][]byte) {
 		w.outStr(node.Name())
 		w.outDblBulk(node.Score())
 	}
+}
+
+// kZSetSmall and kZSetSmallMember are the most members, and the longest
+// member, of a sorted set that Redis keeps in its compact encoding
+// (zset-max-listpack-entries and zset-max-listpack-value).
+const (
+	kZSetSmall       = 128
+	kZSetSmallMember = 64
+)
+
+// zScanSmall reports whether ZSCAN answers z whole: a set of at most
+// kZSetSmall members, none longer than kZSetSmallMember bytes. Redis
+// stays in its larger encoding once a set has left the compact one, until
+// it is rewritten; this looks at the set as it is now.
+func zScanSmall(z *zset.ZSet) bool {
+	if z.Len() > kZSetSmall {
+		return false
+	}
+	n := 0
+	defer func() { workDone += n * kVisitWork }()
+	for node := z.First(); node != nil; node = z.Next(node) {
+		n++
+		if len(node.Name()) > kZSetSmallMember {
+			return false
+		}
+	}
+	return true
 }
 
 // outDblBulk writes a score as a bulk string in either protocol, as

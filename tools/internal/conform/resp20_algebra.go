@@ -72,7 +72,7 @@ func zsetAlgebraChecks20() []Check {
 		{
 			Name:    "sorted sets: ZMSCORE, ZRANDMEMBER and ZSCAN",
 			Section: section20("pops and the set algebra"),
-			Hint:    "ZMSCORE answers a score or null per member; ZRANDMEMBER with a count at least the set's size answers the whole set, a negative count that many picks with repeats, and refuses -2^63 and, with WITHSCORES, counts past half the range; ZSCAN answers [cursor, [member, score, ...]], scores as bulk strings, and ends at cursor 0",
+			Hint:    "ZMSCORE answers a score or null per member; ZRANDMEMBER with a count at least the set's size answers the whole set, a negative count that many picks with repeats, and refuses -2^63 and, with WITHSCORES, counts past half the range; ZSCAN answers [cursor, [member, score, ...]], scores as bulk strings, and ends at cursor 0; a small set (at most 128 members of at most 64 bytes) comes whole with cursor 0 whatever the cursor and COUNT",
 			Run: dialed(func(e *Env, c *Conn) error {
 				z, s := c.fresh("conform:zm"), c.fresh("conform:zms")
 				if err := c.steps(
@@ -88,6 +88,8 @@ func zsetAlgebraChecks20() []Check {
 					ex("-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807\r\n", "ZRANDMEMBER", z, "-9223372036854775808"),
 					ex("-ERR value is out of range\r\n", "ZRANDMEMBER", z, "4611686018427387904", "WITHSCORES"),
 					ex(array(bulk("0"), bulks("c", "-inf", "a", "1", "b", "2.5")), "ZSCAN", z, "0"),
+					ex(array(bulk("0"), bulks("c", "-inf", "a", "1", "b", "2.5")), "ZSCAN", z, "0", "COUNT", "1"),
+					ex(array(bulk("0"), bulks("c", "-inf", "a", "1", "b", "2.5")), "ZSCAN", z, "7", "COUNT", "1"),
 					ex(array(bulk("0"), bulks("b", "2.5")), "ZSCAN", z, "0", "MATCH", "b*"),
 					ex(array(bulk("0"), bulks()), "ZSCAN", "conform:zmnone", "0"),
 					ex("-ERR invalid cursor\r\n", "ZSCAN", z, "x"),
