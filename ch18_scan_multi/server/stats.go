@@ -1,6 +1,10 @@
 package server
 
-import "time"
+import (
+	"time"
+
+	"example.com/byor/ch18_scan_multi/hashes"
+)
 
 // gStats holds the counters INFO reports. Each is a plain integer that
 // the event loop bumps where the event happens: no lock (there is one
@@ -15,4 +19,17 @@ var gStats struct {
 	opsCount int64
 	opsRates [kOpsSamples]float64
 	opsNext  int
+}
+
+// resetStats is CONFIG RESETSTAT: the counters INFO reports as totals
+// since the start go back to zero, as in Redis; what is true now (the
+// connections open, the keys) stays.
+func resetStats() {
+	gStats.connsReceived = 0
+	gStats.commands = 0
+	gStats.expiredKeys = 0
+	gStats.opsAt, gStats.opsCount = time.Now(), 0
+	gStats.opsRates, gStats.opsNext = [kOpsSamples]float64{}, 0
+	connsRefused = 0
+	hashes.Expired = 0
 }

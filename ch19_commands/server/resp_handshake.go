@@ -367,8 +367,14 @@ params:
 	}
 }
 
-// respConfigUnsupported: CONFIG SET, RESETSTAT and REWRITE, which Redis
-// has and this server refuses.
+// respConfigResetStat: CONFIG RESETSTAT zeroes INFO's totals (stats.go).
+func respConfigResetStat(st *respState, w *respWriter, args [][]byte) {
+	resetStats()
+	w.simple("OK")
+}
+
+// respConfigUnsupported: CONFIG SET and REWRITE, which Redis has and this
+// server refuses.
 func respConfigUnsupported(st *respState, w *respWriter, args [][]byte) {
 	w.err("ERR " + strings.ToUpper(strings.Replace(running.name, "|", " ", 1)) +
 		" is not supported: this server has no settings to change")

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"example.com/byor/ch19_commands/hashes"
 	"example.com/byor/ch19_commands/resp"
 )
 
@@ -200,6 +201,10 @@ func infoSection(b *strings.Builder, name string) {
 		field("instantaneous_ops_per_sec", opsPerSec(now))
 		field("rejected_connections", connsRefused)
 		field("expired_keys", gStats.expiredKeys)
+		// Hash fields removed by their TTL, under Redis 7.4's name and
+		// Valkey 9.0's.
+		field("expired_subkeys", hashes.Expired)
+		field("expired_fields", hashes.Expired)
 		field("evicted_keys", 0)
 		field("total_error_replies", gStats.errorReplies)
 	case "replication":
@@ -254,7 +259,15 @@ func infoSection(b *strings.Builder, name string) {
 		// One database; the keys with a TTL are those with a timer.
 		// Redis's avg_ttl is an estimate from sampling: none here.
 		if n := gData.db.Len(); n > 0 {
-			fmt.Fprintf(b, "db0:keys=%d,expires=%d,avg_ttl=0\r\n", n, len(gData.heap))
+			fmt.Fprintf(b, "db0:keys=%d,expires=%d,avg_ttl=0", n, len(gData.heap))
+			// The hashes with a field that has a TTL are those with a
+			// field timer: Redis 7.4 calls them subexpiry, Valkey 9.0
+			// keys_with_volatile_items. Written only when there are
+			// some, the line is Redis 7.0's otherwise.
+			if v := len(gData.fieldHeap); v > 0 {
+				fmt.Fprintf(b, ",subexpiry=%d,keys_with_volatile_items=%d", v, v)
+			}
+			b.WriteString("\r\n")
 		}
 	}
 }

@@ -139,6 +139,13 @@ func sameNode(a, b *hashtable.HNode[field]) bool {
 	return a == b
 }
 
+// Expired counts the fields that every Hash has removed because their
+// expiry had come: found expired when named, reclaimed by ExpireSome, or
+// given a time not in the future (Valkey counts those as expired too).
+// The server reports it as INFO's expired_fields; one event loop updates
+// it, so it is a plain integer.
+var Expired int64
+
 // lookup returns the stored field called name, expired or not, or nil. The
 // search key is a bare field with only the name and hash filled in. Go moves
 // it to the heap because the table hands it to eqName through a function
@@ -166,6 +173,7 @@ func (h *Hash) live(now uint64, name string) *field {
 	f := h.lookup(name)
 	if f != nil && h.expired(f, now) {
 		h.remove(f)
+		Expired++
 		return nil
 	}
 	return f
@@ -291,6 +299,7 @@ func (h *Hash) SetExpireAt(now uint64, name, value string, at uint64) (added boo
 		f := h.live(now, name)
 		if f != nil {
 			h.remove(f)
+			Expired++
 		}
 		return f == nil
 	}
@@ -409,6 +418,7 @@ func (h *Hash) Expire(now uint64, name string, at uint64, cond Cond) int {
 	}
 	if at <= now {
 		h.remove(f)
+		Expired++
 		return Deleted
 	}
 	h.setExpiry(f, at)
@@ -499,6 +509,7 @@ func (h *Hash) ExpireSome(now uint64, budget int) (removed int) {
 	for removed < budget && len(h.ttls) > 0 && h.ttls[0].Val < now {
 		h.remove(h.ttls[0].Owner)
 		removed++
+		Expired++
 	}
 	return removed
 }

@@ -164,7 +164,7 @@ func commandRows() []*command {
 		{name: "quit", arity: -1, flags: flagsConn | flagNoAuth | flagNoQueue | flagQuit, resp: respQuit},
 		{name: "config", arity: -2, subs: []*command{
 			{name: "config|get", arity: -3, flags: flagsConfig, resp: respConfigGet, cost: costConfig},
-			{name: "config|resetstat", arity: 2, flags: flagsConfig, resp: respConfigUnsupported},
+			{name: "config|resetstat", arity: 2, flags: flagsConfig, resp: respConfigResetStat},
 			{name: "config|rewrite", arity: 2, flags: flagsConfig, resp: respConfigUnsupported},
 			{name: "config|set", arity: -4, flags: flagsConfig, resp: respConfigUnsupported},
 		}},

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"sort"
 	"time"
+
+	"example.com/byor/ch21_aof/hashes"
 )
 
 // gStats holds the counters INFO reports. Each is a plain integer that
@@ -117,4 +119,22 @@ func sortedStats() []*command {
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].name < rows[j].name })
 	return rows
+}
+
+// resetStats is CONFIG RESETSTAT: the counters INFO reports as totals
+// since the start go back to zero, as in Redis; what is true now (the
+// connections open, the keys) stays.
+func resetStats() {
+	gStats.connsReceived = 0
+	gStats.commands = 0
+	gStats.expiredKeys = 0
+	gStats.opsAt, gStats.opsCount = time.Now(), 0
+	gStats.opsRates, gStats.opsNext = [kOpsSamples]float64{}, 0
+	connsRefused = 0
+	hashes.Expired = 0
+	gStats.errorReplies = 0
+	for _, st := range cmdStats {
+		*st = cmdStat{}
+	}
+	clear(errorStats)
 }
