@@ -135,9 +135,10 @@ func TestRedis(t *testing.T) {
 		t.Skip("redis-server not installed (Debian: apt-get install redis-server)")
 	}
 	for _, c := range []struct {
-		id string
-		ok int
-	}{{"ch17", 15}, {"ch18", 8}, {"ch19", 9}, {"ch20", 5}, {"ch21", 1}, {"ch22", 2}} {
+		id      string
+		ok      int
+		skipped int // the stage's "not checked", and ch18's hash field TTLs, which Redis 7.0 has not
+	}{{"ch17", 15, 1}, {"ch18", 9, 2}, {"ch19", 9, 1}, {"ch20", 5, 1}, {"ch21", 1, 1}, {"ch22", 2, 1}} {
 		t.Run(c.id, func(t *testing.T) {
 			t.Parallel()
 			// Loopback only, as every server a test starts here.
@@ -150,7 +151,7 @@ func TestRedis(t *testing.T) {
 				cmd = append(cmd, "--appendonly", "yes", "--appendfsync", "always", "--appenddirname", "conform-{port}")
 			}
 			sum, out := run(t, Config{Server: cmd}, c.id)
-			if sum.Failed || sum.Count(OK) < c.ok || sum.Count(Skipped) != 1 {
+			if sum.Failed || sum.Count(OK) < c.ok || sum.Count(Skipped) != c.skipped {
 				t.Errorf("redis-server on the %s stage:\n%s", c.id, out)
 			}
 		})
