@@ -481,9 +481,14 @@ func entrySetTTL(ent *entry, ttlMs int64) {
 		return
 	}
 	nowUs := getMonotonicUsec()
-	expireAt := uint64(math.MaxUint64) // a TTL so long it cannot be reached
-	if uint64(ttlMs) < (math.MaxUint64-nowUs)/1000 {
+	var expireAt uint64
+	if uint64(ttlMs) < (kFarTimer-nowUs)/1000 {
 		expireAt = nowUs + uint64(ttlMs)*1000
+	} else {
+		// Past the monotonic timers' reach: the unix time itself, as far
+		// as an int64 of milliseconds goes (see kFarTimer).
+		nowMs := int64(getUnixMs())
+		expireAt = kFarTimer + uint64(nowMs+min(ttlMs, math.MaxInt64-nowMs))
 	}
 	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[entry]{Val: expireAt, Owner: ent}, ttlIdx)
 }
@@ -518,6 +523,10 @@ func doTTL(cmd [][]byte, w replyWriter) {
 		return
 	}
 	expireAt := gData.heap[ent.heapIdx].Val
+	if expireAt >= kFarTimer {
+		w.outInt(int64(expireAt-kFarTimer) - int64(getUnixMs()))
+		return
+	}
 	nowUs := getMonotonicUsec()
 	if expireAt <= nowUs {
 		w.outInt(0) // due, but not yet removed

@@ -146,11 +146,23 @@ func entryExpireMs(ent *entry, nowMs int64) int64 {
 	}
 	nowUs := getMonotonicUsec()
 	expireAt := gData.heap[ent.heapIdx].Val
-	if expireAt <= nowUs {
+	switch {
+	case expireAt >= kFarTimer:
+		return int64(expireAt - kFarTimer)
+	case expireAt <= nowUs:
 		return nowMs
 	}
-	return nowMs + int64(min((expireAt-nowUs)/1000, math.MaxInt64/2))
+	return nowMs + int64((expireAt-nowUs)/1000)
 }
+
+// kFarTimer splits the values of a key's timer in two. Below it, a timer
+// is on the monotonic clock, in microseconds since the start: 2^63 of
+// them is some 292,000 years. From it up, the timer holds the unix time
+// in milliseconds itself, kFarTimer+ms, since Redis keeps any expiry that
+// fits in an int64 of milliseconds, and 2^63 milliseconds do not fit in
+// microseconds. Such a timer is above every monotonic one, so the heap
+// still orders them, and it never falls due.
+const kFarTimer = 1 << 63
 
 // errExpireTime is Redis's error for an expire time that cannot be
 // represented.
