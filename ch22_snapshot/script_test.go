@@ -14,8 +14,10 @@ import (
 // The tests watch the lines the server logs about single connections,
 // which it writes only when asked (-log-conns), so their server asks.
 func TestMain(m *testing.M) {
-	// The RESP listener takes a free port too, so tests run side by side.
-	testkit.ServerArgs = []string{"-resp-addr", "127.0.0.1:0"}
+	// The RESP listener takes a free port too, so tests run side by side;
+	// no save rules, so that a server stopped by SIGTERM in the chapter's
+	// directory leaves no dump.rdb there (a test wanting them says so).
+	testkit.ServerArgs = []string{"-resp-addr", "127.0.0.1:0", "-save", ""}
 	serve := func(args []string) int { return server.Main(append([]string{"-log-conns"}, args...)) }
 	testkit.Main(m, testkit.Programs{"server": serve, "client": client.Main})
 }

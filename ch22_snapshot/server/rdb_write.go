@@ -81,6 +81,10 @@ var rdbState = struct {
 	scheduled bool
 }{filename: "dump.rdb", lastOK: true, lastSecs: -1}
 
+// kDefaultSave is -save's default, Redis's when it runs without a
+// configuration file.
+const kDefaultSave = "3600 1 300 100 60 10000"
+
 // saveRule is one of -save's pairs: save after secs seconds if at least
 // changes writes happened.
 type saveRule struct{ secs, changes int64 }
@@ -90,7 +94,7 @@ type saveRule struct{ secs, changes int64 }
 func rdbFlags(fs *flag.FlagSet) func() error {
 	name := fs.String("dbfilename", rdbState.filename, "the RDB file's `name`, in -dir: written by SAVE and BGSAVE, read at start when there is no append-only file")
 	rwCheck := aofRewriteFlags(fs) // aof_rewrite.go
-	save := fs.String("save", "", "`rules` of background saves, as Redis's save: \"3600 1 300 100 60 10000\" (Redis's default) saves after 3600 s if 1 key changed, after 300 s if 100 did...; \"\" for none")
+	save := fs.String("save", kDefaultSave, "`rules` of background saves, as Redis's save: the default saves after 3600 s if 1 key changed, after 300 s if 100 did, after 60 s if 10000 did; with rules, SIGTERM, SIGINT and SHUTDOWN save too; \"\" for none")
 	return func() error {
 		if *name == "" || strings.ContainsRune(*name, '/') {
 			return fmt.Errorf("-dbfilename must be a file name, without a directory: %q", *name)
@@ -328,12 +332,27 @@ func respShutdown(st *respState, w *respWriter, args [][]byte) {
 		w.err(errSyntax)
 		return
 	}
+	if !shutdown(save || !nosave && len(rdbState.rules) > 0, force) {
+		w.err("ERR Errors trying to SHUTDOWN. Check logs.")
+		return
+	}
+	w.simple("OK") // only where shutdownExit returns: the package's tests
+}
+
+// shutdown saves if save, writes what the log holds and exits, for
+// SHUTDOWN and for SIGTERM and SIGINT (server.go). A save that fails
+// keeps the server up, unless force: it returns false then.
+func shutdown(save, force bool) bool {
 	msg("User requested shutdown...")
-	if save || !nosave && len(rdbState.rules) > 0 {
+	if save {
 		msg("Saving the final RDB snapshot before exiting.")
-		if err := rdbSave(); err != nil && !force {
-			w.err("ERR Errors trying to SHUTDOWN. Check logs.")
-			return
+		if err := rdbSave(); err != nil {
+			if !force {
+				msg("Error trying to save the DB, can't exit.")
+				msg("Errors trying to shut down the server. Check the logs for more information.")
+				return false
+			}
+			msg("Error trying to save the DB. Exit anyway.")
 		}
 	}
 	aofBeforeSleep() // what the log holds, written
@@ -344,7 +363,7 @@ func respShutdown(st *respState, w *respWriter, args [][]byte) {
 	msg("Redis is now ready to exit, bye bye...")
 	logFlush(time.Second)
 	shutdownExit(0)
-	w.simple("OK") // only where shutdownExit returns: the package's tests
+	return true
 }
 
 // shutdownExit ends the process for SHUTDOWN; the tests, which run every

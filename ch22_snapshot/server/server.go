@@ -145,6 +145,7 @@ func Main(args []string) int {
 	// key space half loaded. The thread pool is there already: a replayed
 	// FLUSHALL or DEL of a large value hands it the old values.
 	gData.tp = threadpool.New(4)
+	snapshotTempsClean()
 	if err := aofStart(); err != nil {
 		msg("server: %v", err)
 		return 1
@@ -179,16 +180,59 @@ func Main(args []string) int {
 // calling atExit. The kernel closes every socket of an exiting process, so
 // there is nothing else to tear down by hand. SIGHUP (the terminal went
 // away) ends it the same way, with a log line, rather than killing it
-// silently.
+// silently. With -save rules the loop saves first, as SHUTDOWN does
+// (signalShutdown): the goroutine only wakes it, since the key space is
+// the loop's alone. A second SIGINT while that waits exits at once.
 func exitOnSignal(atExit func()) {
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	var wake [2]int
+	saves := len(rdbState.rules) > 0 // fixed once the flags are parsed
+	if saves {
+		if err := unix.Pipe2(wake[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+			msg("server: %v: signals exit without saving", err)
+			saves = false
+		} else {
+			sigWakeFd = wake[0]
+		}
+	}
 	go func() {
-		msg("%v: shutting down", <-sigs)
-		atExit()
-		logFlush(time.Second)
-		os.Exit(0)
+		asked := false
+		for sig := range sigs {
+			if saves && !(asked && sig == os.Interrupt) {
+				msg("Received %s scheduling shutdown...", unix.SignalName(sig.(syscall.Signal)))
+				asked = true
+				unix.Write(wake[1], []byte{0}) // full only if the loop owes a wakeup already
+				continue
+			}
+			if asked {
+				msg("%v again: exiting now, without saving", sig)
+				atExit()
+				logFlush(time.Second)
+				os.Exit(1)
+			}
+			msg("%v: shutting down", sig)
+			atExit()
+			logFlush(time.Second)
+			os.Exit(0)
+		}
 	}()
+}
+
+// sigWakeFd is the pipe's end the loop reads when a signal asks for a
+// shutdown with a save; -1 without -save rules.
+var sigWakeFd = -1
+
+// signalShutdown is the loop's half of a signal: it saves and exits, or,
+// when the save fails, logs why and goes on serving, as Redis does.
+func signalShutdown() {
+	var b [64]byte
+	for {
+		if n, _ := unix.Read(sigWakeFd, b[:]); n < len(b) {
+			break
+		}
+	}
+	shutdown(true, false) // rdb_write.go
 }
 
 // kMaxEvents is how many ready sockets one Wait reports at most; any
@@ -226,6 +270,11 @@ func serve(fd int) error {
 	if err := respRegister(poller); err != nil {
 		return err
 	}
+	if sigWakeFd >= 0 {
+		if err := poller.Add(sigWakeFd, sock.In); err != nil {
+			return err
+		}
+	}
 
 	events := make([]sock.Event, kMaxEvents)
 	listenerWatched := true
@@ -254,7 +303,7 @@ func serve(fd int) error {
 			return err
 		}
 
-		listenerReady, respListenerReady := false, false
+		listenerReady, respListenerReady, sigReady := false, false, false
 		for _, ev := range events[:n] {
 			if int(ev.Fd) == fd {
 				listenerReady = true
@@ -262,6 +311,10 @@ func serve(fd int) error {
 			}
 			if int(ev.Fd) == respListenFd {
 				respListenerReady = true
+				continue
+			}
+			if int(ev.Fd) == sigWakeFd {
+				sigReady = true
 				continue
 			}
 			conn := gData.fd2conn[ev.Fd]
@@ -280,6 +333,9 @@ func serve(fd int) error {
 		// A snapshot's step: the next keys, to the file (snapshot.go).
 		snapshotStep()
 
+		if sigReady {
+			signalShutdown() // returns only if the save failed
+		}
 		if listenerReady {
 			acceptNewConn(fd)
 		}

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -176,6 +177,45 @@ func snapshotTemp(path string) string {
 func snapshotTempsRemove() {
 	os.Remove(snapshotTemp(rdbPath()))
 	os.Remove(snapshotTemp(aofPath()))
+}
+
+// snapshotTempsClean removes, at start, the temporary files that earlier
+// processes' saves and rewrites left in -dir (a kill -9 leaves them):
+// temp-PID-NAME for the RDB file's and the log's names, whose PID is no
+// process now (or is this one, reused: nothing of ours is running yet).
+// A live PID may be another server sharing the directory: its file stays.
+func snapshotTempsClean() {
+	ents, err := os.ReadDir(aofDir)
+	if err != nil {
+		return // the start's own open of the files says what is wrong
+	}
+	for _, e := range ents {
+		pid, ok := snapshotTempPid(e.Name())
+		if !ok || e.IsDir() {
+			continue
+		}
+		if pid != os.Getpid() && unix.Kill(pid, 0) != unix.ESRCH {
+			continue
+		}
+		if err := os.Remove(filepath.Join(aofDir, e.Name())); err == nil {
+			msg("removed %s, left by an earlier process's save", e.Name())
+		}
+	}
+}
+
+// snapshotTempPid returns the PID in name if name is a temporary file of
+// snapshotTemp's for the RDB file or the log.
+func snapshotTempPid(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "temp-")
+	digits, base, ok2 := strings.Cut(rest, "-")
+	if !ok || !ok2 || base != rdbState.filename && base != aofFilename {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(digits)
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != digits {
+		return 0, false
+	}
+	return pid, true
 }
 
 // snapshotBegin starts a snapshot of the key space to path, through a
