@@ -134,7 +134,18 @@ func serverArgv(t *testing.T, ch string, args ...string) (argv []string, addr st
 	if err != nil {
 		t.Fatal(err)
 	}
-	return append(append([]string{bin, "-addr", addr}, respFlags(ch)...), args...), addr
+	argv = append(append([]string{bin, "-addr", addr}, respFlags(ch)...), noSaveFlags(ch)...)
+	return append(argv, args...), addr
+}
+
+// noSaveFlags returns -save "" for a server with save rules by default
+// (ch22 on), which would save dump.rdb in the test's directory when it is
+// stopped; a test that wants a file passes -dir and its own -save after.
+func noSaveFlags(ch string) []string {
+	if chapters.ByDir(ch).HasFlag(chapters.FlagSave) {
+		return []string{"-save", ""}
+	}
+	return nil
 }
 
 // respFlags returns, for a server with a RESP listener (ch17 on), the

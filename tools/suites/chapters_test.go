@@ -70,7 +70,7 @@ func (c chapter) idleTimeout(d string) []string {
 // extraFlags returns the flags the suites need of a server that has them:
 // -log-conns, for the per-connection lines the tests count (off by default
 // from ch16 on), and a free port for a second listener (-resp-addr, ch17
-// on), so servers run side by side.
+// on), so servers run side by side, and no save rules (-save "", ch22 on).
 func (c chapter) extraFlags() []string {
 	var flags []string
 	if c.HasFlag(chapters.FlagLogConns) {
@@ -78,6 +78,10 @@ func (c chapter) extraFlags() []string {
 	}
 	if c.HasFlag(chapters.FlagRESPAddr) {
 		flags = append(flags, "-resp-addr", "127.0.0.1:0")
+	}
+	if c.HasFlag(chapters.FlagSave) {
+		// No dump.rdb saved in the test's directory on SIGTERM.
+		flags = append(flags, "-save", "")
 	}
 	return flags
 }

@@ -104,6 +104,10 @@ const (
 	FlagIdleTimeout                  // -idle-timeout d (ch12 on)
 	FlagLogConns                     // -log-conns (ch16 on: connection lines are off by default)
 	FlagRESPAddr                     // -resp-addr host:port (ch17 on)
+	// FlagSave is -save rules (ch22 on). The default is Redis's, and with
+	// rules SIGTERM saves dump.rdb in -dir: a tool that starts such a
+	// server passes -save "" unless it wants the file.
+	FlagSave
 )
 
 // Info is one chapter with a server, as the tools see it.
@@ -180,7 +184,7 @@ var registry = []*Info{
 	{ID: "ch19", Num: 19, Dir: "ch19_commands", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch19_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: cmds, Flags: logConn | FlagRESPAddr},
 	{ID: "ch20", Num: 20, Dir: "ch20_zsets", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: every sorted-set command (ch20_zsets/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
 	{ID: "ch21", Num: 21, Dir: "ch21_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch21_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},
-	{ID: "ch22", Num: 22, Dir: "ch22_snapshot", Title: "beyond the book: snapshots without fork: RDB and the log's rewrite", Section: "beyond the book: snapshots without fork: RDB and the log's rewrite (ch22_snapshot/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr},
+	{ID: "ch22", Num: 22, Dir: "ch22_snapshot", Title: "beyond the book: snapshots without fork: RDB and the log's rewrite", Section: "beyond the book: snapshots without fork: RDB and the log's rewrite (ch22_snapshot/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr | FlagSave},
 }
 
 // All returns every chapter with a server, in book order.

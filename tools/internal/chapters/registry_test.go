@@ -45,7 +45,7 @@ func TestRegistryMatchesTree(t *testing.T) {
 // server package).
 func TestServerFlags(t *testing.T) {
 	root := filepath.Join("..", "..", "..")
-	names := map[Flag]string{FlagAddr: "addr", FlagIdleTimeout: "idle-timeout", FlagLogConns: "log-conns", FlagRESPAddr: "resp-addr"}
+	names := map[Flag]string{FlagAddr: "addr", FlagIdleTimeout: "idle-timeout", FlagLogConns: "log-conns", FlagRESPAddr: "resp-addr", FlagSave: "save"}
 	for _, c := range All() {
 		files, _ := filepath.Glob(filepath.Join(root, c.Dir, "server", "*.go"))
 		var src []byte

@@ -39,6 +39,10 @@ func build(t *testing.T, id string) (server, client string) {
 func server(t *testing.T, id string) []string {
 	t.Helper()
 	srv, _ := build(t, id)
+	if chapters.ByID(id).HasFlag(chapters.FlagSave) {
+		// Not a dump.rdb in this directory each time the runner stops it.
+		return []string{srv, "-addr", "{addr}", "-save", ""}
+	}
 	return []string{srv, "-addr", "{addr}"}
 }
 
