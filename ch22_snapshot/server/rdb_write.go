@@ -359,12 +359,17 @@ func shutdown(save, force bool) bool {
 	if aofFd >= 0 {
 		fdatasync(aofFd) // and on the disk, whatever -appendfsync says
 	}
-	snapshotTempsRemove()
+	shutdownHook()
 	msg("Redis is now ready to exit, bye bye...")
 	logFlush(time.Second)
 	shutdownExit(0)
 	return true
 }
+
+// shutdownHook is what the process does last before it exits: remove
+// the temporary file of a snapshot running, and write the CPU profile of
+// -cpuprofile (server.go sets it).
+var shutdownHook = snapshotTempsRemove
 
 // shutdownExit ends the process for SHUTDOWN; the tests, which run every
 // command in the test binary's process, keep it alive.

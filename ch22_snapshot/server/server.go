@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -196,12 +197,13 @@ func exitOnSignal(atExit func()) {
 			sigWakeFd = wake[0]
 		}
 	}
+	shutdownHook = atExit // SHUTDOWN's exit, and the loop's on a signal
 	go func() {
-		asked := false
 		for sig := range sigs {
+			asked := sigPending.Load()
 			if saves && !(asked && sig == os.Interrupt) {
 				msg("Received %s scheduling shutdown...", unix.SignalName(sig.(syscall.Signal)))
-				asked = true
+				sigPending.Store(true)
 				unix.Write(wake[1], []byte{0}) // full only if the loop owes a wakeup already
 				continue
 			}
@@ -220,8 +222,12 @@ func exitOnSignal(atExit func()) {
 }
 
 // sigWakeFd is the pipe's end the loop reads when a signal asks for a
-// shutdown with a save; -1 without -save rules.
-var sigWakeFd = -1
+// shutdown with a save; -1 without -save rules. sigPending is set while
+// that shutdown waits for the loop.
+var (
+	sigWakeFd  = -1
+	sigPending atomic.Bool
+)
 
 // signalShutdown is the loop's half of a signal: it saves and exits, or,
 // when the save fails, logs why and goes on serving, as Redis does.
@@ -232,7 +238,9 @@ func signalShutdown() {
 			break
 		}
 	}
-	shutdown(true, false) // rdb_write.go
+	if !shutdown(true, false) { // rdb_write.go
+		sigPending.Store(false) // the next signal tries again, as Redis
+	}
 }
 
 // kMaxEvents is how many ready sockets one Wait reports at most; any
