@@ -1,6 +1,8 @@
 package server
 
 import (
+	"encoding/binary"
+	"math"
 	"math/bits"
 	"strconv"
 
@@ -181,8 +183,9 @@ func countBits(s string, from, to int64) int64 {
 	return int64(count)
 }
 
-// word returns the 8 bytes of s from i on as one word (their order does
-// not matter to a count, nor to a test for all zeros or all ones).
+// word returns the 8 bytes of s from i on as one word, the first lowest
+// (binary.LittleEndian's order, which BITOP combines it with; the order
+// does not matter to a count, nor to a test for all zeros or all ones).
 func word(s string, i int64) uint64 {
 	_ = s[i+7]
 	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
@@ -314,16 +317,15 @@ func errBitOpTooLong() string {
 // operation of the strings at the keys (a missing one is empty; a shorter
 // one is padded with zeros) at destkey, as long as the longest, and answers
 // its length. An empty result deletes destkey. NOT takes one key.
+//
+// Each source is read once, a word at a time, and the work charged is the
+// bytes read and written: past the shortest source an AND is all zeros,
+// which the fresh result already holds, so it reads the others only up to
+// there, however many sources are shorter or missing.
 func respBitOp(st *respState, w *respWriter, args [][]byte) {
 	op := args[1]
-	var combine func(a, b byte) byte
 	switch {
-	case cmdIs(op, "and"):
-		combine = func(a, b byte) byte { return a & b }
-	case cmdIs(op, "or"):
-		combine = func(a, b byte) byte { return a | b }
-	case cmdIs(op, "xor"):
-		combine = func(a, b byte) byte { return a ^ b }
+	case cmdIs(op, "and"), cmdIs(op, "or"), cmdIs(op, "xor"):
 	case cmdIs(op, "not"):
 		if len(args) != 4 {
 			w.err("ERR BITOP NOT must be called with a single source key.")
@@ -334,7 +336,7 @@ func respBitOp(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	srcs := make([]string, 0, len(args)-3)
-	longest, total := 0, 0
+	longest, shortest, total := 0, math.MaxInt, 0
 	for _, k := range args[3:] {
 		ent, ok := respString(w, k)
 		if !ok {
@@ -345,7 +347,7 @@ func respBitOp(st *respState, w *respWriter, args [][]byte) {
 			s = ent.val()
 		}
 		srcs = append(srcs, s)
-		longest = max(longest, len(s))
+		longest, shortest = max(longest, len(s)), min(shortest, len(s))
 		if total += len(s); total > kBitOpMaxBytes {
 			w.err(errBitOpTooLong())
 			return
@@ -357,21 +359,80 @@ func respBitOp(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	res := make([]byte, longest)
-	copy(res, srcs[0])
-	if combine == nil { // NOT
-		for i := range res {
-			res[i] = ^res[i]
-		}
-	}
-	for _, s := range srcs[1:] {
-		for i := 0; i < len(s); i++ {
-			res[i] = combine(res[i], s[i])
-		}
-		if cmdIs(op, "and") {
-			clear(res[len(s):]) // AND with the zeros past its end
-		}
-	}
-	chargeBytes(total + longest*len(srcs))
+	read := bitOpInto(res, srcs, op, shortest)
+	chargeBytes(read + longest)
 	storeString(args[2], res, false)
 	w.outInt(int64(longest))
+}
+
+// bitOpInto combines srcs into res, which is zeros and as long as the
+// longest, by op (AND, OR, XOR or NOT; shortest is the shortest source's
+// length), and returns the bytes it read.
+func bitOpInto(res []byte, srcs []string, op []byte, shortest int) int {
+	switch {
+	case cmdIs(op, "not"):
+		copy(res, srcs[0])
+		notBytes(res)
+		return len(srcs[0])
+	case cmdIs(op, "and"):
+		copy(res, srcs[0][:shortest])
+		for _, s := range srcs[1:] {
+			andBytes(res[:shortest], s[:shortest])
+		}
+		return shortest * len(srcs)
+	}
+	xor := cmdIs(op, "xor")
+	copy(res, srcs[0])
+	read := len(srcs[0])
+	for _, s := range srcs[1:] {
+		if xor {
+			xorBytes(res[:len(s)], s)
+		} else {
+			orBytes(res[:len(s)], s)
+		}
+		read += len(s)
+	}
+	return read
+}
+
+// andBytes, orBytes and xorBytes combine s into dst, as long as s, and
+// notBytes flips dst: 8 bytes at a time, then the bytes left over.
+func andBytes(dst []byte, s string) {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(dst[i:])&word(s, int64(i)))
+	}
+	for ; i < len(s); i++ {
+		dst[i] &= s[i]
+	}
+}
+
+func orBytes(dst []byte, s string) {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(dst[i:])|word(s, int64(i)))
+	}
+	for ; i < len(s); i++ {
+		dst[i] |= s[i]
+	}
+}
+
+func xorBytes(dst []byte, s string) {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(dst[i:])^word(s, int64(i)))
+	}
+	for ; i < len(s); i++ {
+		dst[i] ^= s[i]
+	}
+}
+
+func notBytes(dst []byte) {
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], ^binary.LittleEndian.Uint64(dst[i:]))
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = ^dst[i]
+	}
 }

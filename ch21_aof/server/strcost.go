@@ -60,9 +60,9 @@ func costLCS(p *execPlan, args [][]byte) int {
 	return int(cells)/kLCSCellsPerUnit + (a+b)/kWorkBytes + 1
 }
 
-// costBitOp: BITOP reads its sources (up to kBitOpMaxBytes) and writes a
-// result as long as the longest once per source, replacing what destkey
-// held.
+// costBitOp: BITOP reads each source once at most (up to kBitOpMaxBytes
+// in all) and writes a result as long as the longest, replacing what
+// destkey held.
 func costBitOp(p *execPlan, args [][]byte) int {
 	total, longest := 0, 0
 	for _, k := range args[3:] {
@@ -71,7 +71,7 @@ func costBitOp(p *execPlan, args [][]byte) int {
 		longest = max(longest, n)
 	}
 	total = min(total, kBitOpMaxBytes)
-	n := p.dropBound(args[2]) + (total+longest*len(args[3:]))/kWorkBytes + 1
+	n := p.dropBound(args[2]) + (total+longest)/kWorkBytes + 1
 	p.addBytes(args[2], longest)
 	return n
 }
