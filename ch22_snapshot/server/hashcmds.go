@@ -66,9 +66,6 @@ func hashTimerUpdate(ent *entry) {
 	}
 }
 
-// conds maps the condition options of the HEXPIRE family.
-var conds = map[string]hashes.Cond{"NX": hashes.NX, "XX": hashes.XX, "GT": hashes.GT, "LT": hashes.LT}
-
 // hashOpts is what the options before FIELDS of one command said.
 type hashOpts struct {
 	cond    hashes.Cond // HEXPIRE family: NX, XX, GT or LT
