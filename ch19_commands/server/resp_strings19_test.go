@@ -270,9 +270,9 @@ func TestRESPLCS(t *testing.T) {
 	saveBudget(t)
 	held := inputHeld
 	maxOutputTotal = outputHeld + inputHeld + 9*10*4 - 1
-	respSteps(t, "LCS a b LEN => -"+errLCSMemory+"|")
+	respSteps(t, "LCS a b => -"+errLCSMemory+"|")
 	maxOutputTotal += 1 + 1<<20 // and room for the reply
-	respSteps(t, "LCS a b LEN => :6|")
+	respSteps(t, "LCS a b LEN => :6|", "LCS a b => $6|mytext|")
 	if inputHeld != held {
 		t.Errorf("LCS left %d bytes counted in the budget", inputHeld-held)
 	}

@@ -88,6 +88,36 @@ func lcsTable(a, b string) []uint32 {
 	return t
 }
 
+// lcsLen returns the LCS length of a and b, the table's corner, from two
+// of its rows at a time, the one being filled and the one before, each as
+// long as the shorter string (the length does not depend on which string
+// is which): LEN needs no walk back, so not the whole table. The cells
+// filled, and charged, are the table's.
+func lcsLen(a, b string) uint32 {
+	if len(b) > len(a) {
+		a, b = b, a
+	}
+	prev, row := make([]uint32, len(b)+1), make([]uint32, len(b)+1)
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			switch {
+			case a[i-1] == b[j-1]:
+				row[j] = prev[j-1] + 1
+			case prev[j] > row[j-1]:
+				row[j] = prev[j]
+			default:
+				row[j] = row[j-1]
+			}
+		}
+		prev, row = row, prev // row[0] stays 0; the rest is written before it is read
+	}
+	workDone += (len(a) + 1) * (len(b) + 1) / kLCSCellsPerUnit
+	return prev[len(b)]
+}
+
+// lcsLenBytes is what lcsLen holds: two rows as long as the shorter string.
+func lcsLenBytes(a, b string) int { return 2 * (min(len(a), len(b)) + 1) * 4 }
+
 // lcsMatch is one run of bytes common to both strings: a[aStart..aEnd]
 // equals b[bStart..bEnd].
 type lcsMatch struct{ aStart, aEnd, bStart, bEnd int }
@@ -159,20 +189,24 @@ func respLCS(st *respState, w *respWriter, args [][]byte) {
 	}
 	// The table is held only while the command runs, but it is memory a
 	// client made the server take: it counts in the budget of all
-	// connections meanwhile, as their buffers do.
+	// connections meanwhile, as their buffers do. LEN holds two rows.
+	lenOnly := o.length && !o.idx
 	tableBytes := (len(a) + 1) * (len(b) + 1) * 4
+	if lenOnly {
+		tableBytes = lcsLenBytes(a, b)
+	}
 	if !budgetMake(w.conn, tableBytes) {
 		w.err(errLCSMemory)
 		return
 	}
 	inputHeld += tableBytes
 	defer func() { inputHeld -= tableBytes }()
-	t := lcsTable(a, b)
-	total := t[len(t)-1]
-	if o.length && !o.idx {
-		w.outInt(int64(total))
+	if lenOnly {
+		w.outInt(int64(lcsLen(a, b)))
 		return
 	}
+	t := lcsTable(a, b)
+	total := t[len(t)-1]
 	seq, runs := lcsWalk(a, b, t)
 	if !o.idx {
 		w.outBulk(seq)
