@@ -204,8 +204,13 @@ func snapshotTempsClean() {
 }
 
 // snapshotTempPid returns the PID in name if name is a temporary file of
-// snapshotTemp's for the RDB file or the log.
+// snapshotTemp's for the RDB file or the log. The RDB file and the log
+// themselves are not, whatever they are named (-dbfilename
+// temp-1-appendonly.aof names a dump like the log's temporary file).
 func snapshotTempPid(name string) (int, bool) {
+	if name == rdbState.filename || name == aofFilename {
+		return 0, false
+	}
 	rest, ok := strings.CutPrefix(name, "temp-")
 	digits, base, ok2 := strings.Cut(rest, "-")
 	if !ok || !ok2 || base != rdbState.filename && base != aofFilename {

@@ -451,3 +451,23 @@ func TestRDBChecksumBeforeKeys(t *testing.T) {
 		t.Fatalf("the file whole: loaded %d keys, %v", n, err)
 	}
 }
+
+// TestSnapshotTempNotTheFilesThemselves: the start's clean-up of earlier
+// processes' temporary files takes neither the RDB file nor the log for
+// one, however they are named: a dump named temp-3999990-appendonly.aof
+// (the log's temporary name for a dead process) was removed at start.
+func TestSnapshotTempNotTheFilesThemselves(t *testing.T) {
+	savedRDB, savedAOF := rdbState.filename, aofFilename
+	t.Cleanup(func() { rdbState.filename, aofFilename = savedRDB, savedAOF })
+	rdbState.filename, aofFilename = "temp-3999990-appendonly.aof", "appendonly.aof"
+	if _, ok := snapshotTempPid("temp-3999990-appendonly.aof"); ok {
+		t.Error("the dump, named like the log's temporary file, is taken for one")
+	}
+	rdbState.filename, aofFilename = "dump.rdb", "temp-3999990-dump.rdb"
+	if _, ok := snapshotTempPid("temp-3999990-dump.rdb"); ok {
+		t.Error("the log, named like the dump's temporary file, is taken for one")
+	}
+	if pid, ok := snapshotTempPid("temp-3999990-temp-3999990-dump.rdb"); !ok || pid != 3999990 {
+		t.Errorf("the log's own temporary file: %d, %v", pid, ok)
+	}
+}
