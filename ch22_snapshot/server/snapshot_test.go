@@ -471,3 +471,16 @@ func TestSnapshotTempNotTheFilesThemselves(t *testing.T) {
 		t.Errorf("the log's own temporary file: %d, %v", pid, ok)
 	}
 }
+
+// TestResetStatSnapshots: CONFIG RESETSTAT zeroes INFO persistence's
+// counts of saves and rewrites too, as Redis 7.0 does.
+func TestResetStatSnapshots(t *testing.T) {
+	resetData(t)
+	rdbState.saves, aofRW.rewrites = 3, 2
+	if got := respRun(t, "CONFIG", "RESETSTAT"); got != "+OK\r\n" {
+		t.Fatalf("CONFIG RESETSTAT: %q", got)
+	}
+	if rdbState.saves != 0 || aofRW.rewrites != 0 {
+		t.Fatalf("after RESETSTAT: rdb_saves %d, aof_rewrites %d", rdbState.saves, aofRW.rewrites)
+	}
+}

@@ -137,4 +137,5 @@ func resetStats() {
 		*st = cmdStat{}
 	}
 	clear(errorStats)
+	rdbState.saves, aofRW.rewrites = 0, 0 // INFO persistence's rdb_saves, aof_rewrites
 }
