@@ -177,6 +177,24 @@ func Main(args []string) int {
 	return 1
 }
 
+// wakePipe makes the pipe a signal wakes the loop through, both ends
+// nonblocking and closed on exec. (pipe2 does it in one call, but macOS
+// has no pipe2.)
+func wakePipe(p *[2]int) error {
+	if err := unix.Pipe(p[:]); err != nil {
+		return err
+	}
+	for _, fd := range p {
+		unix.CloseOnExec(fd)
+		if err := sock.SetNonblock(fd); err != nil {
+			unix.Close(p[0])
+			unix.Close(p[1])
+			return err
+		}
+	}
+	return nil
+}
+
 // exitOnSignal ends the process with status 0 on SIGINT or SIGTERM, after
 // calling atExit. The kernel closes every socket of an exiting process, so
 // there is nothing else to tear down by hand. SIGHUP (the terminal went
@@ -190,7 +208,7 @@ func exitOnSignal(atExit func()) {
 	var wake [2]int
 	saves := len(rdbState.rules) > 0 // fixed once the flags are parsed
 	if saves {
-		if err := unix.Pipe2(wake[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		if err := wakePipe(&wake); err != nil {
 			msg("server: %v: signals exit without saving", err)
 			saves = false
 		} else {
