@@ -226,3 +226,12 @@ func respExecRefusal(estimate int) string {
 	return "EXECABORT Transaction discarded because of: it could do " + strconv.Itoa(estimate) +
 		" units of work, more than a transaction may (" + strconv.Itoa(kMaxExecWork) + ")"
 }
+
+// respWorkRefusal is the error for a lone command whose work could pass
+// kMaxExecWork, what a whole transaction may do: it is refused before it
+// runs, as EXEC refuses such a transaction, since every other client
+// would wait for it. Redis runs it; this is a deliberate difference.
+func respWorkRefusal(estimate int) string {
+	return "ERR this command could do " + strconv.Itoa(estimate) +
+		" units of work, more than one request may (" + strconv.Itoa(kMaxExecWork) + ")"
+}
