@@ -16,11 +16,10 @@
 // without an expiry is in the hashtable only and costs nothing extra: its
 // heap index fits in padding the allocator rounds every field up to anyway.
 //
-// The heap gives the hash its earliest expiry in O(1) (NextExpiry), reclaims
-// the next expired field in O(log v) for v volatile fields, and never looks
-// at fields without an expiry. The server keeps one timer per hash in its own
-// global heap, keyed by NextExpiry, so hashes without volatile fields are
-// never visited by active expiry.
+// The heap gives the earliest expiry in O(1) (NextExpiry) and reclaims the
+// next expired field in O(log v) for v volatile fields, never looking at the
+// others. The server keeps one timer per hash, keyed by NextExpiry, in a
+// global heap: active expiry never visits a hash without volatile fields.
 //
 // Every field also has a place in a dense array (Hash.order), and keeps its
 // index there, as the heap's items keep theirs. The array is what HSCAN's
@@ -39,26 +38,20 @@
 //
 // # Time
 //
-// Times are unix wall-clock milliseconds, because the commands take absolute
-// times (HPEXPIREAT, HSETEX PXAT). The package never reads a clock: every
-// operation that can observe expiry takes now as a parameter, which keeps
-// behaviour reproducible in tests and lets the server use one timestamp for a
-// whole command.
-//
-// The rules are those of Redis. A field whose expiry is at is alive while
-// now <= at and expired once now > at. Setting an expiry at or before now
-// deletes the field at once. The two rules only meet at now == at, which a
-// stored expiry can only reach by the clock moving on, so they never
-// conflict.
+// Times are unix milliseconds, as the commands take absolute times
+// (HPEXPIREAT, HSETEX PXAT). The package reads no clock: an operation that
+// can see expiry takes now, so that tests are reproducible and a command
+// uses one timestamp throughout. As in Redis, a field expiring at t is alive
+// while now <= t, and setting an expiry at or before now deletes the field
+// at once; the two rules meet only when the clock moves on.
 //
 // # Expiry
 //
-// Expired fields are treated as absent by every operation. An operation that
-// names a field reclaims it on the spot if it has expired (lazy expiry), at
-// O(log v) for that one field. ExpireSome reclaims the earliest expired
-// fields with a caller-chosen bound on the work (active expiry). Len and
-// GetAll, which cover the whole hash, leave expired fields where they are
-// and only skip them, so that no command pays for an unbounded backlog.
+// Every operation treats expired fields as absent. One that names a field
+// reclaims it then if it has expired (lazy expiry, O(log v)); ExpireSome
+// reclaims the earliest expired fields within a bound the caller sets
+// (active expiry). Len and GetAll, which cover the whole hash, only skip
+// expired fields, so that no command pays for an unbounded backlog.
 package hashes
 
 import (
@@ -146,11 +139,10 @@ func sameNode(a, b *hashtable.HNode[field]) bool {
 // it, so it is a plain integer.
 var Expired int64
 
-// lookup returns the stored field called name, expired or not, or nil. The
-// search key is a bare field with only the name and hash filled in. Go moves
-// it to the heap because the table hands it to eqName through a function
-// value, so every lookup by name costs one 64-byte allocation, where the
-// book's C++ builds its key on the stack.
+// lookup returns the stored field called name, expired or not, or nil. Its
+// search key, a bare field with the name and hash, escapes to Go's heap
+// through the function value eqName is passed as: one 64-byte allocation a
+// lookup, where the book's C++ builds its key on the stack.
 func (h *Hash) lookup(name string) *field {
 	key := field{name: name}
 	key.node.HCode = hashtable.Hash(name)
@@ -239,12 +231,10 @@ func (h *Hash) countBefore(at uint64) int {
 	return 0
 }
 
-// shrinkTTLs gives memory back after many volatile fields have gone, for
-// example after a mass expiry: once the heap uses a quarter of its capacity
-// or less it moves to an array twice its length. Items point at fields, not
-// into the array, so copying them changes nothing else; and the copy happens
-// only after at least 3/4 of the capacity has been deleted, so it is O(1)
-// amortised per deletion.
+// shrinkTTLs gives memory back after many volatile fields have gone (a mass
+// expiry): once the heap uses a quarter of its capacity or less it moves to
+// an array twice its length. Items point at fields, not into the array, and
+// the copy comes after 3/4 of the capacity was deleted: O(1) amortised.
 func (h *Hash) shrinkTTLs() {
 	n, c := len(h.ttls), cap(h.ttls)
 	switch {
@@ -293,9 +283,7 @@ func (h *Hash) SetKeepTTL(now uint64, name, value string) (added bool) {
 // the write is immediately undone by expiry: the field is deleted, as Redis
 // does. It reports whether the field was absent before the call.
 func (h *Hash) SetExpireAt(now uint64, name, value string, at uint64) (added bool) {
-	if at <= now {
-		// Nothing would survive the call, so do not build a field just to
-		// delete it.
+	if at <= now { // nothing would survive: build no field just to delete it
 		f := h.live(now, name)
 		if f != nil {
 			h.remove(f)
@@ -332,18 +320,15 @@ func (h *Hash) Delete(now uint64, name string) bool {
 	return true
 }
 
-// Len returns the number of live fields (HLEN). The count is exact, and
-// Len only reads: it subtracts the expired fields still stored, and leaves
-// reclaiming them to ExpireSome. Reclaiming them here instead would make a
-// constant-time command pay for an unbounded backlog: reclaiming costs
-// about 100 times as much per field as counting, some 30 ms for 100,000
-// fields against 0.3 ms. Counting them is O(k) for k such fields, but only
-// the first time in a millisecond: the count is kept, and kept exact as
-// fields come and go, until the clock moves on. The server runs every
-// hash command through Len, so without this each command walked the whole
-// backlog (300,000 fields expiring together made other clients wait
-// seconds). Redis answers with StoredLen instead, which counts fields not
-// yet reclaimed.
+// Len returns the number of live fields (HLEN), exactly, and only reads: it
+// subtracts the expired fields still stored and leaves reclaiming them to
+// ExpireSome, as reclaiming costs some 100 times what counting does (30 ms
+// for 100,000 fields against 0.3 ms) and a constant-time command must not
+// pay for a backlog. Counting k expired fields is O(k) once a millisecond:
+// the count is kept exact as fields come and go until the clock moves on.
+// Every hash command runs through Len, so without this 300,000 fields
+// expiring together made other clients wait seconds. Redis answers with
+// StoredLen instead, which counts fields not yet reclaimed.
 func (h *Hash) Len(now uint64) int {
 	return h.fields.Size() - h.countExpired(now)
 }
@@ -387,10 +372,9 @@ func (h *Hash) StoredLen() int {
 }
 
 // GetAll returns every live field with its value, in no particular order
-// (HGETALL). It skips expired fields but, like Len, does not reclaim them:
-// the walk is O(n) for n stored fields whatever has expired, and reclaiming
-// during it would cost several times the walk itself. Redis and the Valkey
-// proposal make the same choice for HGETALL and HSCAN.
+// (HGETALL). Like Len it skips expired fields without reclaiming them,
+// which would cost several times the O(n) walk itself; Redis and the
+// Valkey proposal do the same in HGETALL and HSCAN.
 func (h *Hash) GetAll(now uint64) []Pair {
 	out := make([]Pair, 0, h.Len(now))
 	h.fields.Scan(func(node *hashtable.HNode[field]) {
@@ -401,13 +385,11 @@ func (h *Hash) GetAll(now uint64) []Pair {
 	return out
 }
 
-// Expire sets the expiry of the field name to the unix time at, in
-// milliseconds, subject to cond (one field of HEXPIRE, HPEXPIRE, HEXPIREAT
-// or HPEXPIREAT; the server converts relative times and seconds). It returns
-// NoField if the field does not exist or has expired, NotMet if cond does
-// not hold, Deleted if cond holds but at is not after now (the field is
-// deleted), and OK otherwise. As in Redis, the condition is checked before
-// the time, so a failed condition never deletes.
+// Expire sets the expiry of the field name to at, unix milliseconds, if
+// cond holds (one field of the HEXPIRE family). It returns NoField if the
+// field does not exist or has expired, NotMet if cond does not hold,
+// Deleted if at is not after now (the field is deleted), else OK. As in
+// Redis, the condition comes before the time: a failed one never deletes.
 func (h *Hash) Expire(now uint64, name string, at uint64, cond Cond) int {
 	f := h.live(now, name)
 	if f == nil {
@@ -463,14 +445,11 @@ func (h *Hash) Persist(now uint64, name string) int {
 // its very last millisecond has 0 left. The server rounds for HTTL, and must
 // keep expiry times within int64 (Redis caps them far lower).
 func (h *Hash) TTL(now uint64, name string) int64 {
-	f := h.live(now, name)
-	switch {
-	case f == nil:
-		return NoField
-	case f.heapIdx < 0:
-		return NoTTL
+	at := h.ExpireTime(now, name)
+	if at < 0 {
+		return at // NoField or NoTTL
 	}
-	return int64(h.ttls[f.heapIdx].Val - now)
+	return at - int64(now)
 }
 
 // ExpireTime returns the unix time in milliseconds at which the field name
@@ -488,10 +467,9 @@ func (h *Hash) ExpireTime(now uint64, name string) int64 {
 }
 
 // NextExpiry returns the earliest expiry among the stored fields, and false
-// if no field has one. The time may be before now if expired fields await
-// reclaiming, which tells the server that work is due. The server keys its
-// one timer for this hash on this value and reads it again after every
-// operation on the hash, since any of them may change it.
+// if no field has one; a time before now means expired fields await
+// reclaiming. The server keys its one timer for this hash on it, read
+// again after every operation on the hash, since any may change it.
 func (h *Hash) NextExpiry() (at uint64, ok bool) {
 	if len(h.ttls) == 0 {
 		return 0, false
@@ -500,11 +478,9 @@ func (h *Hash) NextExpiry() (at uint64, ok bool) {
 }
 
 // ExpireSome reclaims up to budget expired fields, earliest expiry first,
-// and returns how many it removed (active expiry). Each removal is O(log v)
-// and no field without an expiry is looked at, so the work is bounded by
-// budget, as the book bounds the keys its server expires per loop
-// iteration. Fewer than budget are removed only when no expired field is
-// left.
+// and returns how many it removed (active expiry): fewer only when none is
+// left. Each removal is O(log v) and no field without an expiry is looked
+// at, so the work is bounded as the book bounds its server's expiry.
 func (h *Hash) ExpireSome(now uint64, budget int) (removed int) {
 	for removed < budget && len(h.ttls) > 0 && h.ttls[0].Val < now {
 		h.remove(h.ttls[0].Owner)

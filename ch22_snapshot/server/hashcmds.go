@@ -68,50 +68,39 @@ func hashTimerUpdate(ent *entry) {
 
 // hashOpts is what the options before FIELDS of one command said.
 type hashOpts struct {
-	cond    hashes.Cond // HEXPIRE family: NX, XX, GT or LT
-	xxLT    bool        // HEXPIRE family: XX and LT together (LT alone sets a field without a TTL)
-	fnx     bool        // HSETEX: set only if no field exists
-	fxx     bool        // HSETEX: set only if every field exists
-	timeOpt string      // EX, PX, EXAT or PXAT, "" if none
-	timeArg string      // its argument, read by resolveTime
-	at      uint64      // the time, as unix milliseconds, once resolved
-	hasAt   bool
-	keepTTL bool // HSETEX KEEPTTL
-	persist bool // HGETEX PERSIST
-	fields  []string
+	cond             hashes.Cond // HEXPIRE family: NX, XX, GT or LT
+	xxLT             bool        // HEXPIRE family: XX and LT together (LT alone sets a field without a TTL)
+	fnx, fxx         bool        // HSETEX: set only if no field exists, or every field does
+	timeOpt          string      // EX, PX, EXAT or PXAT, "" if none
+	timeArg          string      // its argument, read by resolveTime
+	at               uint64      // the time, as unix milliseconds, once resolved
+	keepTTL, persist bool        // HSETEX KEEPTTL, HGETEX PERSIST
+	fields           []string
 }
 
-// The error texts of the field-expiry commands are Valkey 9.0's: the
-// commands are Valkey's (and Redis 7.4's), and its tests check the words.
+// The error texts are Valkey 9.0's, as its tests check them.
 const (
 	errHashNumFields = "numfields should be greater than 0 and match the provided number of fields"
 	errHashSyntax    = "syntax error"
 	errHashNotInt    = "value is not an integer or out of range"
-	errHashCondNX    = "NX and XX, GT or LT options at the same time are not compatible"
-	errHashCondGTLT  = "GT and LT options at the same time are not compatible"
 )
 
-// condOptions are the options of the HEXPIRE family.
-const condOptions = "NX XX GT LT"
+const condOptions = "NX XX GT LT" // the options of the HEXPIRE family
 
 // parseHashArgs reads "[options] FIELDS numfields field ..." from args,
-// accepting the options named in allowed (upper case). With pairs, each
-// field is followed by its value. It returns the parsed options, or an
-// error message for the client. A time option's argument is only kept:
-// resolveTime reads it once the command's other checks have passed, in
-// the order Valkey checks them.
+// taking the options named in allowed (upper case), each field followed by
+// its value with pairs. It returns the options or an error for the client.
+// A time's argument is only kept: resolveTime reads it after the other
+// checks, in the order Valkey checks them.
 func parseHashArgs(args []string, allowed string, pairs bool) (hashOpts, string) {
 	var o hashOpts
 	// The options end at the first FIELDS that has a word after it; a
 	// command without one has no count, whatever else it holds.
-	at := -1
-	for i := 0; i+1 < len(args); i++ {
-		if cmdIs(args[i], "FIELDS") {
-			at = i
-			break
-		}
+	at := 0
+	for at+1 < len(args) && !cmdIs(args[at], "FIELDS") {
+		at++
 	}
-	if at < 0 {
+	if at+1 >= len(args) {
 		return o, errHashNumFields
 	}
 	if msg := o.parseOptions(args[:at], allowed); msg != "" {
@@ -136,7 +125,7 @@ func parseHashArgs(args []string, allowed string, pairs bool) (hashOpts, string)
 // option without an argument may be repeated; two of an exclusive group
 // may not, nor may a time be given twice.
 func (o *hashOpts) parseOptions(args []string, allowed string) string {
-	var nx, xx, gt, lt bool
+	seen := map[string]bool{} // NX, XX, GT and LT
 	for i := 0; i < len(args); i++ {
 		opt := ""
 		for _, name := range hashOptions {
@@ -151,14 +140,8 @@ func (o *hashOpts) parseOptions(args []string, allowed string) string {
 			return errHashSyntax
 		}
 		switch opt {
-		case "NX":
-			nx = true
-		case "XX":
-			xx = true
-		case "GT":
-			gt = true
-		case "LT":
-			lt = true
+		case "NX", "XX", "GT", "LT":
+			seen[opt] = true
 		case "FNX", "FXX":
 			if o.fnx && opt == "FXX" || o.fxx && opt == "FNX" {
 				return errHashSyntax
@@ -177,11 +160,11 @@ func (o *hashOpts) parseOptions(args []string, allowed string) string {
 			i++
 		}
 	}
-	switch {
+	switch nx, xx, gt, lt := seen["NX"], seen["XX"], seen["GT"], seen["LT"]; {
 	case nx && (xx || gt || lt):
-		return errHashCondNX
+		return "NX and XX, GT or LT options at the same time are not compatible"
 	case gt && lt:
-		return errHashCondGTLT
+		return "GT and LT options at the same time are not compatible"
 	case nx:
 		o.cond = hashes.NX
 	case gt: // GT already wants a TTL, so XX adds nothing
@@ -196,34 +179,27 @@ func (o *hashOpts) parseOptions(args []string, allowed string) string {
 
 // resolveTime reads the argument of EX, PX, EXAT or PXAT, if one was
 // given, into o.at. name is the command's, which the error names.
-func (o *hashOpts) resolveTime(name string, now uint64) string {
-	if o.timeOpt == "" {
-		return ""
+func (o *hashOpts) resolveTime(name string, now uint64) (msg string) {
+	if o.timeOpt != "" {
+		unit := uint64(1000) // EX, EXAT: seconds
+		if o.timeOpt[0] == 'P' {
+			unit = 1
+		}
+		o.at, msg = parseExpireTime(o.timeArg, unit, strings.HasSuffix(o.timeOpt, "AT"), now, name)
 	}
-	unit := uint64(1)
-	if o.timeOpt == "EX" || o.timeOpt == "EXAT" {
-		unit = 1000
-	}
-	at, msg := parseExpireTime(o.timeArg, unit, o.timeOpt == "EXAT" || o.timeOpt == "PXAT", now, name)
-	if msg != "" {
-		return msg
-	}
-	o.at, o.hasAt = at, true
-	return ""
+	return msg
 }
 
-// hashInt parses an integer argument of the hash commands: numfields and
-// times. These commands are not the book's, so they do not take strtoll's
-// leniencies (white space, "", clamping) as the book's commands do; like
-// Redis they want the whole argument to be a decimal int64 in range.
-// (Redis also refuses a + sign and leading zeros, which ParseInt allows.)
+// hashInt parses numfields or a time. These commands are not the book's,
+// so they do not take strtoll's leniencies (white space, "", clamping):
+// like Redis they want a whole decimal int64 in range (Redis also refuses
+// a + sign and leading zeros, which ParseInt allows).
 func hashInt(s string) (int64, bool) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil
 }
 
-// hashOptions are the options of the hash commands, matched in any case
-// of their ASCII letters, as Redis's strcasecmp matches them.
+// hashOptions are the hash commands' options, in any case of their ASCII letters.
 var hashOptions = []string{"NX", "XX", "GT", "LT", "FNX", "FXX", "KEEPTTL", "PERSIST", "EX", "PX", "EXAT", "PXAT"}
 
 // parseExpireTime turns a time argument into unix milliseconds: an integer
@@ -235,16 +211,12 @@ func parseExpireTime(s string, unit uint64, absolute bool, now uint64, name stri
 	if !ok {
 		return 0, errHashNotInt
 	}
-	invalid := "invalid expire time in '" + strings.ToLower(name) + "' command"
-	if n < 0 || uint64(n) > maxExpireMs/unit {
-		return 0, invalid
-	}
 	at := uint64(n) * unit
 	if !absolute {
 		at += now
 	}
-	if at > maxExpireMs {
-		return 0, invalid
+	if n < 0 || uint64(n) > maxExpireMs/unit || at > maxExpireMs {
+		return 0, "invalid expire time in '" + strings.ToLower(name) + "' command"
 	}
 	return at, ""
 }
@@ -548,7 +520,7 @@ func doHSetEx(cmd []string, w replyWriter) {
 		switch {
 		case o.keepTTL:
 			ent.obj.hash.SetKeepTTL(now, f, v)
-		case o.hasAt:
+		case o.timeOpt != "":
 			ent.obj.hash.SetExpireAt(now, f, v, o.at)
 		default:
 			ent.obj.hash.Set(now, f, v)
@@ -602,7 +574,7 @@ func doHGetEx(cmd []string, w replyWriter) {
 			if ent.obj.hash.Persist(now, f) == hashes.OK {
 				touchKey(cmd[1])
 			}
-		case o.hasAt:
+		case o.timeOpt != "":
 			ent.obj.hash.Expire(now, f, o.at, hashes.Always)
 			touchKey(cmd[1])
 		}
@@ -629,7 +601,7 @@ func hgetexReplySize(ent *entry, o hashOpts, now uint64) int {
 			continue
 		}
 		size += 4 + len(val)
-		if o.hasAt && o.at <= now {
+		if o.timeOpt != "" && o.at <= now {
 			if deleted == nil {
 				deleted = map[string]bool{}
 			}
