@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -93,6 +94,24 @@ func TestSignalSaves(t *testing.T) {
 			t.Fatalf("-save \"\": SIGTERM left dump.rdb (%v)", err)
 		}
 	})
+}
+
+// TestSignalHangupIgnored: SIGHUP neither ends the server nor saves, as
+// Redis ignores it. The SIGTERM sent after it finds the server serving and
+// is the only signal the log tells of (the kernel delivers the lower
+// signal, SIGHUP, first, so a server that took it would log it first).
+func TestSignalHangupIgnored(t *testing.T) {
+	dir := t.TempDir()
+	p, rdb := startPlain(t, dir)
+	do(t, rdb, []any{"SET", "k", "v"})
+	if err := syscall.Kill(p.Pid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	signalAndWait(t, p, syscall.SIGTERM)
+	if log := p.Stderr(); strings.Contains(log, "SIGHUP") || strings.Contains(log, "hangup") ||
+		!strings.Contains(log, "Received SIGTERM") {
+		t.Fatalf("the log after SIGHUP then SIGTERM:\n%s", log)
+	}
 }
 
 // TestSignalSaveFails: a save that fails on SIGTERM (its directory was
