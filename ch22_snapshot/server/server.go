@@ -198,10 +198,10 @@ func wakePipe(p *[2]int) error {
 // exitOnSignal ends the process with status 0 on SIGINT or SIGTERM, after
 // calling atExit. The kernel closes every socket of an exiting process, so
 // there is nothing else to tear down by hand. SIGHUP is ignored, as Redis
-// ignores it: a server whose terminal went away keeps serving, and saves
-// only when it is stopped. With -save rules the loop saves first, as SHUTDOWN does
-// (signalShutdown): the goroutine only wakes it, since the key space is
-// the loop's alone. A second SIGINT while that waits exits at once.
+// ignores it: a server whose terminal went away keeps serving. With -save
+// rules the loop saves first, as SHUTDOWN does (signalShutdown): the
+// goroutine only wakes it, since the key space is the loop's alone. A
+// second SIGINT while that waits exits at once.
 func exitOnSignal(atExit func()) {
 	sigs := make(chan os.Signal, 2)
 	signal.Ignore(syscall.SIGHUP)
