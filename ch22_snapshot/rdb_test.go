@@ -69,7 +69,9 @@ var sampleData = [][]any{
 
 // bigData adds a hash and a sorted set past Redis's listpack sizes
 // (Debian's 512 hash fields, 128 members), so
-// real Redis writes them as plain RDB_TYPE_HASH and ZSET_2.
+// real Redis writes them as plain RDB_TYPE_HASH and ZSET_2; and values
+// of few members past a megabyte, and a string of 3 MB, which a snapshot
+// here writes in parts, their long strings straight from the key space.
 func bigData(t *testing.T, rdb *redis.Client) {
 	h := []any{"HSET", "bighash"}
 	z := []any{"ZADD", "bigz"}
@@ -78,6 +80,9 @@ func bigData(t *testing.T, rdb *redis.Client) {
 		z = append(z, strconv.Itoa(i), "m"+strconv.Itoa(i))
 	}
 	do(t, rdb, h, z)
+	do(t, rdb, []any{"HSET", "fewbig", "a", strings.Repeat("a", 600<<10), "b", strings.Repeat("b", 600<<10), "c", "small"},
+		[]any{"ZADD", "fewbigz", "1", strings.Repeat("x", 700<<10), "2", strings.Repeat("y", 700<<10)},
+		[]any{"SET", "bigs", strings.Repeat("s", 3<<20)})
 }
 
 // TestRDBRedisReadsOurs: SAVE's dump.rdb passes redis-check-rdb, and real

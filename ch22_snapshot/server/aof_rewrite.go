@@ -87,7 +87,7 @@ func aofRewriteWanted() bool {
 	if aofRW.scheduled {
 		return true
 	}
-	size := aofWritten + int64(len(aofBuf))
+	size := aofWritten + int64(aofLen())
 	return aofRW.percentage > 0 && size >= aofRW.minSize &&
 		size-aofRW.baseSize >= aofRW.baseSize*int64(aofRW.percentage)/100
 }
@@ -422,7 +422,7 @@ func (aofEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, in
 		b = appendCommand(b, "SET", key, ent.val())
 	case tZSet:
 		var w int
-		b, _, w = aofEncoder{}.zsetMembers(b, ent, ent.obj.zset.SeekGE(negInf, ""), math.MaxInt)
+		b, _, w = aofEncoder{}.zsetMembers(b, ent, ent.obj.zset.SeekGE(negInf, ""), math.MaxInt, nil)
 		work += w
 	case tHash:
 		h := ent.obj.hash
@@ -473,12 +473,13 @@ func (aofEncoder) splitStart(b []byte, ent *entry, expireMs, nowMs int64) []byte
 // i on, the fields live at nowMs, as one HSET and then an HPEXPIREAT
 // for each field with a TTL, and returns the place after the last (-1 at
 // the end) and the work. A count of more than kRewriteBatch comes in
-// batches of that many.
-func (enc aofEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64) ([]byte, int, int) {
-	start, work, h := len(b), 0, ent.obj.hash
-	for count > kRewriteBatch && i >= 0 {
+// batches of that many. With straight, it stops once the fields hold
+// kSnapFlushBytes, and long names and values go to straight.
+func (enc aofEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64, straight straightFn) ([]byte, int, int) {
+	start, work, h, size := len(b), 0, ent.obj.hash, 0
+	for count > kRewriteBatch && i >= 0 && straight == nil {
 		var w int
-		b, i, w = enc.hashFields(b, ent, i, kRewriteBatch, nowMs)
+		b, i, w = enc.hashFields(b, ent, i, kRewriteBatch, nowMs, nil)
 		count, work = count-kRewriteBatch, work+w
 	}
 	if i < 0 {
@@ -486,19 +487,20 @@ func (enc aofEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64
 	}
 	args := []string{"HSET", ent.key()}
 	var ttls []string
-	for ; i < h.StoredLen() && count > 0; i, count = i+1, count-1 {
+	for ; i < h.StoredLen() && count > 0 && (straight == nil || size < kSnapFlushBytes); i, count = i+1, count-1 {
 		work += kVisitWork
 		p, live := h.At(uint64(nowMs), i)
 		if !live {
 			continue
 		}
 		args = append(args, p.Name, p.Value)
+		size += len(p.Name) + len(p.Value)
 		if at := h.ExpireAt(i); at >= 0 {
 			ttls = append(ttls, p.Name, strconv.FormatInt(at, 10))
 		}
 	}
 	if len(args) > 2 {
-		b = appendCommand(b, args...)
+		b = appendCommandStraight(b, straight, args...)
 	}
 	for k := 0; k < len(ttls); k += 2 {
 		b = appendCommand(b, "HPEXPIREAT", ent.key(), ttls[k+1], "FIELDS", "1", ttls[k])
@@ -511,20 +513,22 @@ func (enc aofEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64
 
 // zsetMembers appends at most count members of the sorted set ent from n
 // on, as ZADDs of kRewriteBatch members, and returns the member after the
-// last written (nil at the end) and the work.
-func (aofEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int) ([]byte, *zset.ZNode, int) {
-	start, work := len(b), 0
+// last written (nil at the end) and the work. With straight, as
+// hashFields.
+func (aofEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int, straight straightFn) ([]byte, *zset.ZNode, int) {
+	start, work, size := len(b), 0, 0
 	args := []string{"ZADD", ent.key()}
-	for ; n != nil && count > 0; n, count = ent.obj.zset.Offset(n, +1), count-1 {
+	for ; n != nil && count > 0 && (straight == nil || size < kSnapFlushBytes); n, count = ent.obj.zset.Offset(n, +1), count-1 {
 		args = append(args, formatScore(n.Score()), n.Name())
+		size += len(n.Name())
 		if len(args) == 2+2*kRewriteBatch {
-			b = appendCommand(b, args...)
+			b = appendCommandStraight(b, straight, args...)
 			args = args[:2]
 		}
 		work += kVisitWork
 	}
 	if len(args) > 2 {
-		b = appendCommand(b, args...)
+		b = appendCommandStraight(b, straight, args...)
 	}
 	return b, n, work + (len(b)-start)/kWorkBytes
 }
@@ -543,6 +547,16 @@ func appendCommand(b []byte, args ...string) []byte {
 	b = appendHeader(b, '*', len(args))
 	for _, a := range args {
 		b = appendBulk(b, a)
+	}
+	return b
+}
+
+// appendCommandStraight is appendCommand, but long arguments go to
+// straight if it is set (appendStraight).
+func appendCommandStraight(b []byte, straight straightFn, args ...string) []byte {
+	b = appendHeader(b, '*', len(args))
+	for _, a := range args {
+		b = append(appendStraight(appendHeader(b, '$', len(a)), a, straight), '\r', '\n')
 	}
 	return b
 }

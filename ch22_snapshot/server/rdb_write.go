@@ -408,7 +408,7 @@ func (e *rdbEncoder) begin(b []byte, keys, expires int) []byte {
 func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, int) {
 	if ent.typ() == tZSet {
 		b = e.splitStart(b, ent, expireMs, nowMs)
-		b, _, work := e.zsetMembers(b, ent, ent.obj.zset.SeekGE(negInf, ""), math.MaxInt)
+		b, _, work := e.zsetMembers(b, ent, ent.obj.zset.SeekGE(negInf, ""), math.MaxInt, nil)
 		return b, 1 + work
 	}
 	start := len(b)
@@ -474,11 +474,12 @@ func rdbFieldTTLs(ent *entry, version int) (minAt uint64, ttls bool) {
 // hashFields appends at most count places of the hash ent's order from
 // i on, each field live at nowMs as its TTL (in RDB_TYPE_HASH_METADATA),
 // name and value, and returns the place after the last (-1 at the end)
-// and the work.
-func (e *rdbEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64) ([]byte, int, int) {
-	start, work, h := len(b), 0, ent.obj.hash
+// and the work. With straight, it stops once the fields hold
+// kSnapFlushBytes, and long names and values go to straight.
+func (e *rdbEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64, straight straightFn) ([]byte, int, int) {
+	start, work, h, size := len(b), 0, ent.obj.hash, 0
 	minAt, ttls := rdbFieldTTLs(ent, e.version)
-	for ; i < h.StoredLen() && count > 0; i, count = i+1, count-1 {
+	for ; i < h.StoredLen() && count > 0 && (straight == nil || size < kSnapFlushBytes); i, count = i+1, count-1 {
 		work += kVisitWork
 		p, live := h.At(uint64(nowMs), i)
 		if !live {
@@ -491,8 +492,9 @@ func (e *rdbEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64)
 			}
 			b = rdbAppendLen(b, ttl)
 		}
-		b = rdbAppendString(b, p.Name)
-		b = rdbAppendString(b, p.Value)
+		b = rdbAppendStraight(b, p.Name, straight)
+		b = rdbAppendStraight(b, p.Value, straight)
+		size += len(p.Name) + len(p.Value)
 	}
 	if i == h.StoredLen() {
 		i = -1
@@ -502,13 +504,15 @@ func (e *rdbEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64)
 
 // zsetMembers appends at most count members of the sorted set ent from n
 // on, each its name and its score as a binary double, and returns the
-// member after the last written (nil at the end) and the work.
-func (e *rdbEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int) ([]byte, *zset.ZNode, int) {
-	start, work := len(b), 0
-	for ; n != nil && count > 0; n, count = ent.obj.zset.Offset(n, +1), count-1 {
-		b = rdbAppendString(b, n.Name())
+// member after the last written (nil at the end) and the work. With
+// straight, as hashFields.
+func (e *rdbEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int, straight straightFn) ([]byte, *zset.ZNode, int) {
+	start, work, size := len(b), 0, 0
+	for ; n != nil && count > 0 && (straight == nil || size < kSnapFlushBytes); n, count = ent.obj.zset.Offset(n, +1), count-1 {
+		b = rdbAppendStraight(b, n.Name(), straight)
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(n.Score()))
 		work += kVisitWork
+		size += len(n.Name()) + 8
 	}
 	return b, n, work + (len(b)-start)/kWorkBytes
 }
@@ -589,6 +593,12 @@ func rdbAppendLen(b []byte, n uint64) []byte {
 		return binary.BigEndian.AppendUint32(append(b, rdb32Bit), uint32(n))
 	}
 	return binary.BigEndian.AppendUint64(append(b, rdb64Bit), n)
+}
+
+// rdbAppendStraight appends s as a length and its bytes, which go to
+// straight if it is set and s long (appendStraight).
+func rdbAppendStraight(b []byte, s string, straight straightFn) []byte {
+	return appendStraight(rdbAppendLen(b, uint64(len(s))), s, straight)
 }
 
 // rdbAppendString appends s as a length and its bytes.

@@ -59,12 +59,37 @@ type snapEncoder interface {
 // over several turns, a stretch at a time (snapshot.writeSplit): its
 // start, the members from n on or the fields from place i on (at most
 // count; each returns where the next stretch starts, nil or -1 at the
-// end, and the work), and its end.
+// end, and the work), and its end. With straight set (the walk's
+// stretches), a stretch also ends once its members' bytes reach
+// kSnapFlushBytes, and a name or value of kSnapStraightBytes or more is
+// not copied: straight takes it, to be written from the value itself
+// (snapshot.straight), and the bytes are charged as they are written.
+// The whole-entry encoders call them with straight nil.
 type valueSplitter interface {
 	splitStart(buf []byte, ent *entry, expireMs, nowMs int64) []byte
-	zsetMembers(buf []byte, ent *entry, n *zset.ZNode, count int) ([]byte, *zset.ZNode, int)
-	hashFields(buf []byte, ent *entry, i, count int, nowMs int64) ([]byte, int, int)
+	zsetMembers(buf []byte, ent *entry, n *zset.ZNode, count int, straight straightFn) ([]byte, *zset.ZNode, int)
+	hashFields(buf []byte, ent *entry, i, count int, nowMs int64, straight straightFn) ([]byte, int, int)
 	splitEnd(buf []byte, ent *entry, expireMs int64) []byte
+}
+
+// straightFn takes a string an encoder would have appended to buf, to be
+// written at that place in the output from where it is (snapshot.straight).
+type straightFn func(buf []byte, v string) []byte
+
+// appendStraight appends v to b, or with straight set and v long, hands
+// it to straight.
+func appendStraight(b []byte, v string, straight straightFn) []byte {
+	if straight != nil && len(v) >= kSnapStraightBytes {
+		return straight(b, v)
+	}
+	return append(b, v...)
+}
+
+// snapSeg is a string the snapshot writes at offset at of buf, from the
+// key space rather than from a copy (snapshot.straight).
+type snapSeg struct {
+	at int
+	v  string
 }
 
 // stringSplitter is what an encoder does to write a big string without
@@ -101,8 +126,18 @@ type snapshot struct {
 	partNow int64
 	partExp int64
 	side    []byte
-	// buf holds the bytes not yet written to the temporary file fd.
+	// partStr is set when part is a big string: its value is the one
+	// seg, written over as many turns as its size needs.
+	partStr bool
+	// buf holds the bytes not yet written to the temporary file fd,
+	// from bufAt on; segs the long strings of part to write between them
+	// (each at its offset of buf, in order), the first from segAt on.
+	// While segs are left, part is not finished, so that nothing changes
+	// what they point at.
 	buf     []byte
+	bufAt   int
+	segs    []snapSeg
+	segAt   int
 	fd      int
 	tmp     string // the temporary file, renamed to path when complete
 	path    string
@@ -146,8 +181,11 @@ var gSnap *snapshot
 
 // kSnapFlushBytes is how many bytes the snapshot gathers before it
 // writes them to the file: about the memory it holds between writes (a
-// string larger than this goes to the file from the key space; a sorted
-// set or hash of fewer than kSnapSplitMembers is encoded whole).
+// string larger than this, or a long name or value in a value written in
+// parts, goes to the file from the key space; a sorted set or hash is
+// encoded whole only if it has fewer than kSnapSplitMembers and fewer
+// bytes than this). It is also about the most one stretch of a value
+// written in parts encodes.
 const kSnapFlushBytes = 1 << 20
 
 // kSnapStepWork is the work one loop turn gives the walk: a quarter of
@@ -156,8 +194,15 @@ const kSnapFlushBytes = 1 << 20
 const kSnapStepWork = kMaxTurnWork / 4
 
 // kSnapSplitMembers is the size from which the walk writes a sorted set
-// or a hash over several turns rather than in one step.
+// or a hash over several turns rather than in one step; one whose names
+// and values pass kSnapFlushBytes is written so too, whatever its size
+// (bigValue).
 const kSnapSplitMembers = 1024
+
+// kSnapStraightBytes is the length from which a name or value of a value
+// written in parts is not copied into buf but written to the file from
+// the key space, in slices, as many turns as it needs.
+const kSnapStraightBytes = 64 << 10
 
 // kSnapEntryWork is what writing one key costs the walk besides its
 // bytes and members: finding it in the table, its expiry, its record;
@@ -254,8 +299,8 @@ func (s *snapshot) pending(ent *entry) bool { return ent.klen&kSnapMark != snapM
 func (s *snapshot) write(ent *entry) int {
 	work := 0
 	split := s.splits(ent)
-	ss, bigStr := s.enc.(stringSplitter)
-	bigStr = bigStr && ent.typ() == tStr && len(ent.val()) > kSnapFlushBytes
+	ss, _ := s.enc.(stringSplitter)
+	bigStr := s.bigString(ent)
 	if s.part != nil && (ent == s.part || split || bigStr || len(s.side) >= kSnapFlushBytes) {
 		work += s.writeMore(math.MaxInt)
 	}
@@ -285,24 +330,40 @@ func (s *snapshot) write(ent *entry) int {
 }
 
 // writeSplit writes ent for the walk, within budget if it can: a big
-// sorted set or hash is begun, and writeMore carries it on in the next
-// turns. A hash's fields, expired ones included, keep their places in
+// sorted set, hash or string is begun, and writeMore carries it on in
+// the next turns. A hash's fields, expired ones included, keep their places in
 // its order while nothing changes it: a write, a field's timer and the
 // reclaiming a read does (snapshotKeepPart) finish it first.
 func (s *snapshot) writeSplit(ent *entry, budget int) int {
-	if !s.splits(ent) {
+	if !s.splits(ent) && !s.bigString(ent) {
 		return s.write(ent)
 	}
-	if ent.typ() == tZSet {
-		s.partAt, s.partIdx = ent.obj.zset.SeekGE(negInf, ""), -1
-	} else {
-		s.partAt, s.partIdx = nil, 0
-	}
-	sp := s.enc.(valueSplitter)
 	s.part, s.partNow = ent, int64(getUnixMs())
 	s.partExp = s.expireMs(ent, s.partNow)
+	s.partAt, s.partIdx, s.partStr = nil, -1, false
+	if ss, ok := s.enc.(stringSplitter); ok && ent.typ() == tStr {
+		// A big string: its value is the part's one stretch, written
+		// from the key space in slices.
+		v := ent.val()
+		s.partStr = true
+		s.buf = s.straight(ss.stringHead(s.buf, ent, len(v), s.partExp), v)
+		return s.writeMore(budget)
+	}
+	if ent.typ() == tZSet {
+		s.partAt = ent.obj.zset.SeekGE(negInf, "")
+	} else {
+		s.partIdx = 0
+	}
+	sp := s.enc.(valueSplitter)
 	s.buf = sp.splitStart(s.buf, ent, s.partExp, s.partNow)
 	return s.writeMore(budget)
+}
+
+// straight is the walk's straightFn: v goes to the file at buf's end,
+// from where it is, when the output is written (drain).
+func (s *snapshot) straight(buf []byte, v string) []byte {
+	s.segs = append(s.segs, snapSeg{len(buf), v})
+	return buf
 }
 
 // writeString writes the big string ent and marks it written: what
@@ -323,19 +384,48 @@ func (s *snapshot) writeString(ss stringSplitter, ent *entry) int {
 	return kSnapEntryWork + len(v)/kWorkBytes
 }
 
+// bigString reports whether ent is a string longer than kSnapFlushBytes,
+// with an encoder that can write it without a copy of its value.
+func (s *snapshot) bigString(ent *entry) bool {
+	_, ok := s.enc.(stringSplitter)
+	return ok && ent.typ() == tStr && len(ent.val()) > kSnapFlushBytes
+}
+
 // splits reports whether ent is written in parts: a sorted set or a hash
-// of kSnapSplitMembers or more, with an encoder that can.
+// of kSnapSplitMembers or more, or of more than kSnapFlushBytes, with an
+// encoder that can.
 func (s *snapshot) splits(ent *entry) bool {
 	if _, ok := s.enc.(valueSplitter); !ok {
 		return false
 	}
 	switch ent.typ() {
 	case tZSet:
-		return ent.obj.zset.Len() >= kSnapSplitMembers
+		return ent.obj.zset.Len() >= kSnapSplitMembers || bigValue(ent)
 	case tHash:
-		return ent.obj.hash.StoredLen() >= kSnapSplitMembers
+		return ent.obj.hash.StoredLen() >= kSnapSplitMembers || bigValue(ent)
 	}
 	return false
+}
+
+// bigValue reports whether the names and values of the sorted set or
+// hash ent, of fewer than kSnapSplitMembers, pass kSnapFlushBytes: few
+// big members weigh as much as many small ones, and encoded whole would
+// be held whole. It reads only their lengths.
+func bigValue(ent *entry) bool {
+	n := 0
+	if ent.typ() == tZSet {
+		z := ent.obj.zset
+		for m := z.SeekGE(negInf, ""); m != nil && n <= kSnapFlushBytes; m = z.Offset(m, +1) {
+			n += len(m.Name()) + 8
+		}
+		return n > kSnapFlushBytes
+	}
+	h := ent.obj.hash
+	for i := 0; i < h.StoredLen() && n <= kSnapFlushBytes; i++ {
+		p, _ := h.At(0, i)
+		n += len(p.Name) + len(p.Value)
+	}
+	return n > kSnapFlushBytes
 }
 
 // writeMore writes members or fields of the value in parts until work
@@ -343,25 +433,40 @@ func (s *snapshot) splits(ent *entry) bool {
 func (s *snapshot) writeMore(budget int) int {
 	sp := s.enc.(valueSplitter)
 	work := 0
-	for (s.partAt != nil || s.partIdx >= 0) && work < budget {
+	for (s.partAt != nil || s.partIdx >= 0 || len(s.segs) > 0) && work < budget {
+		if len(s.segs) > 0 {
+			// The last stretch's long strings first, a slice a turn:
+			// the next stretch waits until they are written.
+			n := math.MaxInt // all of it, when a change waits
+			if left := budget - work; left < math.MaxInt/kWorkBytes {
+				n = max(kSnapStraightBytes, left*kWorkBytes)
+			}
+			work += s.drain(n)
+			continue
+		}
 		var w int
 		if s.partAt != nil {
-			s.buf, s.partAt, w = sp.zsetMembers(s.buf, s.part, s.partAt, kRewriteBatch)
+			s.buf, s.partAt, w = sp.zsetMembers(s.buf, s.part, s.partAt, kRewriteBatch, s.straight)
 		} else {
-			s.buf, s.partIdx, w = sp.hashFields(s.buf, s.part, s.partIdx, kRewriteBatch, s.partNow)
+			s.buf, s.partIdx, w = sp.hashFields(s.buf, s.part, s.partIdx, kRewriteBatch, s.partNow, s.straight)
 		}
 		work += w
-		s.peak = max(s.peak, len(s.buf)+len(s.side))
-		if len(s.buf) >= kSnapFlushBytes {
+		s.peak = max(s.peak, len(s.buf)-s.bufAt+len(s.side))
+		if len(s.buf) >= kSnapFlushBytes && len(s.segs) == 0 {
 			s.flush()
 		}
 	}
-	if s.partAt != nil || s.partIdx >= 0 {
+	if s.partAt != nil || s.partIdx >= 0 || len(s.segs) > 0 {
 		return work
 	}
 	ent := s.part
 	s.part = nil
-	s.buf = sp.splitEnd(s.buf, ent, s.partExp)
+	if s.partStr {
+		s.partStr = false
+		s.buf = s.enc.(stringSplitter).stringTail(s.buf, ent, s.partExp)
+	} else {
+		s.buf = sp.splitEnd(s.buf, ent, s.partExp)
+	}
 	ent.klen = ent.keyLen() | snapMark
 	s.keys++
 	work += kSnapEntryWork + len(s.side)/kWorkBytes
@@ -397,8 +502,43 @@ func (s *snapshot) expireMs(ent *entry, nowMs int64) int64 {
 // its page cache: the disk is reached only by the fsync at the end, which
 // a goroutine does.
 func (s *snapshot) flush() {
-	s.out(s.buf)
-	s.buf = shrunk(s.buf[:0])
+	s.drain(math.MaxInt)
+}
+
+// drain writes the output in order, buf's bytes and the long strings of
+// segs between them, until limit bytes of segs are written or none is
+// left; what buf holds after the last is left gathered, unless limit is
+// math.MaxInt (a flush), which writes it all. It returns the work: the
+// bytes of segs written, over kWorkBytes (buf's were charged as they
+// were encoded).
+func (s *snapshot) drain(limit int) int {
+	done := 0
+	for done < limit && len(s.segs) > 0 {
+		seg := &s.segs[0]
+		if s.bufAt < seg.at {
+			s.out(s.buf[s.bufAt:seg.at])
+			s.bufAt = seg.at
+		}
+		n := min(len(seg.v)-s.segAt, limit-done)
+		s.out(unsafe.Slice(unsafe.StringData(seg.v[s.segAt:]), n))
+		s.segAt += n
+		done += n
+		if s.segAt == len(seg.v) {
+			s.segs[0] = snapSeg{} // keep no value alive
+			s.segs, s.segAt = s.segs[1:], 0
+		}
+	}
+	if len(s.segs) > 0 {
+		return done / kWorkBytes
+	}
+	if limit == math.MaxInt {
+		s.out(s.buf[s.bufAt:])
+		s.buf = shrunk(s.buf[:0])
+	} else {
+		s.buf = append(s.buf[:0], s.buf[s.bufAt:]...)
+	}
+	s.bufAt, s.segs = 0, nil
+	return done / kWorkBytes
 }
 
 // out writes b to the file, and counts it in the checksum.
