@@ -295,7 +295,7 @@ func commandRows() []*command {
 		{name: "zunionstore", arity: -4, flags: flagWrite | flagDenyOOM | flagMovableKeys, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgUnion, true), cost: costZAlgebra(zalgUnion, true)},
 		{name: "zinterstore", arity: -4, flags: flagWrite | flagDenyOOM | flagMovableKeys, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgInter, true), cost: costZAlgebra(zalgInter, true)},
 		{name: "zdiffstore", arity: -4, flags: flagWrite | flagDenyOOM | flagMovableKeys, first: 1, last: 1, step: 1, resp: respZAlgebraOf(zalgDiff, true), cost: costZAlgebra(zalgDiff, true)},
-		{name: "zintercard", arity: -3, flags: flagReadonly | flagMovableKeys, resp: respZInterCard, cost: costZAlgebra(zalgInter, false)},
+		{name: "zintercard", arity: -3, flags: flagReadonly | flagMovableKeys, resp: respZInterCard, cost: costZInterCard},
 		{name: "zmscore", arity: -3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZMScore, cost: costMembers},
 		{name: "zrandmember", arity: -2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZRandMember, cost: costZRandMember},
 		{name: "zscan", arity: -3, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZScan, cost: costZScan},

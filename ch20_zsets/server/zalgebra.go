@@ -18,6 +18,12 @@ import (
 // them, without building one; the STORE forms build the sorted set and
 // put it at their key. A key that does not exist is an empty set; inputs that
 // are plain sets (SADD's) are out of reach: this server has none.
+//
+// A key named more than once is one set: each of its members is found in
+// it once, whatever the times it is named (zalgDistinct), and only the
+// scores are combined again for each naming, in Redis's order, so that
+// they come out as Redis's do. A lone command whose work could pass what
+// a transaction may do is refused before it runs (zalgRefused).
 
 // zalgOp is which operation a command does.
 type zalgOp int
@@ -151,20 +157,47 @@ func zalgLen(z *zset.ZSet) int {
 	return z.Len()
 }
 
-// zalgBound bounds the members of the result: the sum of the inputs' for
-// a union, the smallest input's for an intersection, the first one's for
-// a difference.
-func zalgBound(op zalgOp, sets []*zset.ZSet) int {
-	n := 0
+// zalgDistinct numbers the inputs' sets: ids[i] is the same for two keys
+// that hold the same set (one key named twice, or two keys that do not
+// exist), and uniq[d] is where set d is named first: len(uniq) sets are
+// different.
+func zalgDistinct(sets []*zset.ZSet) (ids []int, uniq []int) {
+	ids = make([]int, len(sets))
+	seen := make(map[*zset.ZSet]int, len(sets))
 	for i, z := range sets {
-		switch {
-		case op == zalgUnion:
-			n += zalgLen(z)
-		case op == zalgDiff && i > 0:
-		case op == zalgDiff, i == 0:
-			n = zalgLen(z)
-		default:
+		d, ok := seen[z]
+		if !ok {
+			d = len(uniq)
+			seen[z] = d
+			uniq = append(uniq, i)
+		}
+		ids[i] = d
+	}
+	return ids, uniq
+}
+
+// zalgNamedAgain reports whether the first input is named again among the
+// others: a difference is then empty.
+func zalgNamedAgain(ids []int) bool { return slices.Contains(ids[1:], ids[0]) }
+
+// zalgBound bounds the members of the result: the sum of the different
+// inputs' for a union, the smallest input's for an intersection, the
+// first one's for a difference (none if it is named again).
+func zalgBound(op zalgOp, sets []*zset.ZSet, ids, uniq []int) int {
+	n := 0
+	switch op {
+	case zalgUnion:
+		for _, i := range uniq {
+			n += zalgLen(sets[i])
+		}
+	case zalgInter:
+		n = zalgLen(sets[0])
+		for _, z := range sets {
 			n = min(n, zalgLen(z))
+		}
+	case zalgDiff:
+		if !zalgNamedAgain(ids) {
+			n = zalgLen(sets[0])
 		}
 	}
 	return n
@@ -173,7 +206,7 @@ func zalgBound(op zalgOp, sets []*zset.ZSet) int {
 // zalgWeighted is a score times its input's weight; a product that is not
 // a number (0 times an infinity) counts as 0, as in Redis.
 func zalgWeighted(score, weight float64) float64 {
-	if v := score * weight; !math.IsNaN(v) {
+	if v := float64(score * weight); !math.IsNaN(v) {
 		return v
 	}
 	return 0
@@ -196,7 +229,9 @@ func zalgCombine(acc, v float64, agg zalgAgg) float64 {
 		}
 		return acc
 	}
-	if s := acc + v; !math.IsNaN(s) {
+	// The conversions round the product and the sum each on its own, as
+	// Redis does: without them Go may fuse them into one operation.
+	if s := float64(acc + float64(v)); !math.IsNaN(s) {
 		return s
 	}
 	return 0
@@ -238,34 +273,60 @@ type zpair struct {
 	score float64
 }
 
+// zseen is, for a union, a member of an input named again: where it is in
+// the result and its score in the input.
+type zseen struct {
+	at    int
+	score float64
+}
+
 // kZPairBytes is what a zpair holds (a string's header and a score);
 // kZSlotBytes, about what a union's index takes a member: a slot of the
 // map (its name's header and an index), its control byte, and room for
-// the map's load factor and its doubling.
+// the map's load factor and its doubling; kZSeenBytes, what a zseen holds.
 const (
 	kZPairBytes = 24
 	kZSlotBytes = 64
+	kZSeenBytes = 16
 )
 
 // zalgHeld is the bytes zalgPairs may hold for a result of at most bound
-// members: the pairs, and for a union its index of them.
-func zalgHeld(op zalgOp, bound int) int {
-	if op == zalgUnion {
-		return bound * (kZPairBytes + kZSlotBytes)
+// members: the pairs, and for a union its index of them and the members
+// of each input named more than once (zseen).
+func zalgHeld(op zalgOp, sets []*zset.ZSet, ids, uniq []int, bound int) int {
+	if op != zalgUnion {
+		return bound * kZPairBytes
 	}
-	return bound * kZPairBytes
+	seen := 0
+	for d, i := range uniq {
+		if slices.Contains(ids[i+1:], d) {
+			seen += zalgLen(sets[i])
+		}
+	}
+	return bound*(kZPairBytes+kZSlotBytes) + seen*kZSeenBytes
 }
+
+// kFoldsPerUnit is how many scores of a member, found once in a set named
+// several times, are combined for a unit of work: each is a product, a
+// test and a sum or a comparison on what is at hand, a few nanoseconds.
+const kFoldsPerUnit = 16
+
+// zalgFoldWork is what the combining of a walked member's scores in n
+// inputs after the first is charged (kFoldsPerUnit), rounded up.
+func zalgFoldWork(n int) int { return (n + kFoldsPerUnit - 1) / kFoldsPerUnit }
 
 // zalgPairs merges the inputs into the members of the result with their
 // scores, in no particular order but a difference's, which keeps its
 // first input's order, charging the work as it goes: each member walked
 // (kVisitWork), each looked up by name in another input or in the union
-// so far (kMemberWork). bound bounds the members (zalgBound).
+// so far (kMemberWork), and the scores of a set named again combined
+// without either (kFoldsPerUnit, or a unit each for a union's). ids and
+// uniq are zalgDistinct's; bound bounds the members (zalgBound).
 //
 // A union finds the members it has so far in a Go map keyed by their
 // names: the names are clients', but Go seeds each map's hash afresh, so
 // a client cannot choose names that collide in it.
-func zalgPairs(op zalgOp, sets []*zset.ZSet, a *zalgArgs, bound int) []zpair {
+func zalgPairs(op zalgOp, sets []*zset.ZSet, ids, uniq []int, a *zalgArgs, bound int) []zpair {
 	weight := func(i int) float64 {
 		if a.weights == nil {
 			return 1
@@ -277,49 +338,90 @@ func zalgPairs(op zalgOp, sets []*zset.ZSet, a *zalgArgs, bound int) []zpair {
 	switch op {
 	case zalgUnion:
 		// Every member of every input, from the smallest input on: one
-		// new in the result is added, one already there combined.
+		// new in the result is added, one already there combined. A set
+		// named again is not walked again: its members' places in the
+		// result and their scores, kept from its first walk, are.
+		// Redis combines each member's scores in the order the inputs
+		// are visited, and so does this, each naming in its turn.
 		at := make(map[string]int, bound)
+		walked := make([]bool, len(uniq))
+		again := make([][]zseen, len(uniq))
 		for _, i := range order {
+			d := ids[i]
+			if walked[d] {
+				for _, m := range again[d] {
+					workDone++
+					v := zalgWeighted(m.score, weight(i))
+					out[m.at].score = zalgCombine(out[m.at].score, v, a.agg)
+				}
+				continue
+			}
+			walked[d] = true
+			keep := slices.Contains(ids[i+1:], d)
+			if keep {
+				again[d] = make([]zseen, 0, zalgLen(sets[i]))
+			}
 			zalgWalk(sets[i], func(node *zset.ZNode) bool {
 				v := zalgWeighted(node.Score(), weight(i))
 				chargeMembers(1) // looked up in the result
-				if j, ok := at[node.Name()]; ok {
+				j, ok := at[node.Name()]
+				if ok {
 					out[j].score = zalgCombine(out[j].score, v, a.agg)
 				} else {
-					at[node.Name()] = len(out)
+					j = len(out)
+					at[node.Name()] = j
 					out = append(out, zpair{node.Name(), v})
+				}
+				if keep {
+					again[d] = append(again[d], zseen{j, node.Score()})
 				}
 				return true
 			})
 		}
 	case zalgInter:
-		// The members of the smallest input that every other one has.
+		// The members of the smallest input that every other one has,
+		// each looked up once in each other set, however many times it
+		// is named: its score there is kept for the namings after.
 		first := order[0]
+		found := make([]float64, len(uniq)) // by set: the walked member's score there
+		stamp := make([]int, len(uniq))     // by set: the walked member found holds
+		folds := zalgFoldWork(len(ids) - len(uniq))
+		n := 0
 		zalgWalk(sets[first], func(node *zset.ZNode) bool {
+			n++
+			workDone += folds
 			v := zalgWeighted(node.Score(), weight(first))
 			// As in Redis, only the walked input's weighted score counts
 			// a NaN as 0; the others' are combined as they are, so that a
 			// NaN makes a sum 0 and loses to any score under MIN or MAX.
 			for _, j := range order[1:] {
 				score := node.Score()
-				if sets[j] != sets[first] { // the same key again: no lookup
-					chargeMembers(1)
-					other := sets[j].Lookup(node.Name())
-					if other == nil {
-						return true
+				if d := ids[j]; d != ids[first] { // the walked set again: no lookup
+					if stamp[d] != n {
+						chargeMembers(1)
+						other := sets[j].Lookup(node.Name())
+						if other == nil {
+							return true
+						}
+						found[d], stamp[d] = other.Score(), n
 					}
-					score = other.Score()
+					score = found[d]
 				}
-				v = zalgCombine(v, score*weight(j), a.agg)
+				v = zalgCombine(v, float64(score*weight(j)), a.agg)
 			}
 			out = append(out, zpair{node.Name(), v})
 			return true
 		})
 	case zalgDiff:
 		// The members of the first input that no other one has, with
-		// their scores there.
+		// their scores there: none if it is named again. Each other set
+		// is looked in once, however many times it is named.
+		if zalgNamedAgain(ids) {
+			return out
+		}
+		others := zalgOthers(sets, ids, 0)
 		zalgWalk(sets[0], func(node *zset.ZNode) bool {
-			for _, other := range sets[1:] {
+			for _, other := range others {
 				chargeMembers(1)
 				if other != nil && other.Lookup(node.Name()) != nil {
 					return true
@@ -328,6 +430,20 @@ func zalgPairs(op zalgOp, sets []*zset.ZSet, a *zalgArgs, bound int) []zpair {
 			out = append(out, zpair{node.Name(), node.Score()})
 			return true
 		})
+	}
+	return out
+}
+
+// zalgOthers is the sets other than the one at input i, each once.
+func zalgOthers(sets []*zset.ZSet, ids []int, i int) []*zset.ZSet {
+	var out []*zset.ZSet
+	taken := make([]bool, len(ids)) // by set
+	taken[ids[i]] = true
+	for j, d := range ids {
+		if !taken[d] {
+			taken[d] = true
+			out = append(out, sets[j])
+		}
 	}
 	return out
 }
@@ -358,14 +474,24 @@ func zalgSort(op zalgOp, pairs []zpair) {
 }
 
 // zalgInterCard counts the members every input has, up to limit (0 for no
-// limit), without building the intersection.
+// limit), without building the intersection. Every member counts when
+// one set is named every time: its size is the answer, with no walk.
 func zalgInterCard(sets []*zset.ZSet, limit int64) int64 {
-	order := zalgOrder(zalgInter, sets)
+	ids, _ := zalgDistinct(sets)
+	walked := zalgOrder(zalgInter, sets)[0]
+	others := zalgOthers(sets, ids, walked)
 	n := int64(0)
-	zalgWalk(sets[order[0]], func(node *zset.ZNode) bool {
-		for _, j := range order[1:] {
+	if len(others) == 0 {
+		n = int64(zalgLen(sets[walked]))
+		if limit > 0 {
+			n = min(n, limit)
+		}
+		return n
+	}
+	zalgWalk(sets[walked], func(node *zset.ZNode) bool {
+		for _, other := range others {
 			chargeMembers(1)
-			if sets[j].Lookup(node.Name()) == nil {
+			if other.Lookup(node.Name()) == nil {
 				return true
 			}
 		}
@@ -373,6 +499,20 @@ func zalgInterCard(sets []*zset.ZSet, limit int64) int64 {
 		return limit == 0 || n < limit
 	})
 	return n
+}
+
+// zalgRefused refuses a lone command whose work could pass what a whole
+// transaction may do, weighed as EXEC weighs it (its row's cost), and
+// reports whether it did: it would hold every other client for as long,
+// and its work cannot be split without breaking its atomicity. The
+// weighing looks each key up again, as zalgInputs did (and charged).
+func zalgRefused(w *respWriter, args [][]byte) bool {
+	var plan execPlan
+	if e := plan.estimate(running, args); e > kMaxExecWork {
+		w.err(respWorkRefusal(e))
+		return true
+	}
+	return false
 }
 
 // respZAlgebraOf returns the handler of ZUNION, ZINTER or ZDIFF (store
@@ -402,17 +542,21 @@ func respZAlgebraOf(op zalgOp, store bool) respHandler {
 			w.err(errText)
 			return
 		}
+		if zalgRefused(w, args) {
+			return
+		}
 		// The pairs are held while the command runs: they count in the
 		// clients' budget, reserved before they are made.
-		bound := zalgBound(op, sets)
-		held := zalgHeld(op, bound)
+		ids, uniq := zalgDistinct(sets)
+		bound := zalgBound(op, sets, ids, uniq)
+		held := zalgHeld(op, sets, ids, uniq, bound)
 		if !budgetMake(w.conn, held) {
 			w.err(errReplyMemory)
 			return
 		}
 		inputHeld += held
 		defer func() { inputHeld -= held }()
-		pairs := zalgPairs(op, sets, &a, bound)
+		pairs := zalgPairs(op, sets, ids, uniq, &a, bound)
 		if store {
 			zalgStore(w, args[1], pairs)
 			return
@@ -491,6 +635,9 @@ func respZInterCard(st *respState, w *respWriter, args [][]byte) {
 		w.err(errText)
 		return
 	}
+	if zalgRefused(w, args) {
+		return
+	}
 	w.outInt(zalgInterCard(sets, a.limit))
 }
 
@@ -517,50 +664,87 @@ func respZMScore(st *respState, w *respWriter, args [][]byte) {
 	}
 }
 
+// zalgKeyStats is what the cost functions read of the keys of a command
+// of the set algebra, from the data EXEC expects (execPlan): the members
+// of the different keys together (sum), of the smallest key and the first,
+// those of the keys named again (again), how many keys are different, and
+// whether the first is named again.
+type zalgKeyStats struct {
+	sum, least, first, again, distinct int
+	firstAgain                         bool
+}
+
+func zalgStatsOf(p *execPlan, keys [][]byte) zalgKeyStats {
+	var k zalgKeyStats
+	named := make(map[string]bool, len(keys))
+	for i, key := range keys {
+		m := p.itemLen(key)
+		if i == 0 || m < k.least {
+			k.least = m
+		}
+		if i == 0 {
+			k.first = m
+		}
+		if named[string(key)] {
+			k.again += m
+			k.firstAgain = k.firstAgain || string(key) == string(keys[0])
+			continue
+		}
+		named[string(key)] = true
+		k.distinct++
+		k.sum += m
+	}
+	return k
+}
+
+// zalgCostKeys returns the keys of a command of the set algebra, read
+// where numkeys says, or false for a malformed command (which costs its
+// arguments).
+func zalgCostKeys(args [][]byte, at int) ([][]byte, bool) {
+	if len(args) <= at {
+		return nil, false
+	}
+	n, ok := respInt(args[at])
+	if !ok || n < 1 || n > int64(len(args)-at-1) {
+		return nil, false
+	}
+	return args[at+1 : at+1+int(n)], true
+}
+
 // costZAlgebra returns the cost function of a command of the set algebra:
-// a union walks every input's members and looks each up in the result so
-// far; an intersection or a difference walks one input and looks each
-// member up in every other; that bounds the result, which is sorted
-// (zalgSortWork, under a lookup a member) and walked for the reply. A
-// STORE may replace its destination, and adds the result there (a lookup
-// a member, where a reply's sort is). Keys are read where numkeys says; a malformed command
-// costs its arguments.
+// a union walks every different input's members and looks each up in the
+// result so far, and combines the scores of a set named again (a unit a
+// member); an intersection or a difference walks one input and looks each
+// member up in every other different one, an intersection combining the
+// scores of those named again (zalgFoldWork), a difference whose first
+// input is named again doing nothing. That bounds the result, which is
+// sorted (zalgSortWork, under a lookup a member) and walked for the reply.
+// A STORE may replace its destination, and adds the result there (a
+// lookup a member, where a reply's sort is).
 func costZAlgebra(op zalgOp, store bool) func(p *execPlan, args [][]byte) int {
 	return func(p *execPlan, args [][]byte) int {
 		at := 1
 		if store {
 			at = 2
 		}
-		if len(args) <= at {
+		keys, ok := zalgCostKeys(args, at)
+		if !ok {
 			return 0
 		}
-		n, ok := respInt(args[at])
-		if !ok || n < 1 || n > int64(len(args)-at-1) {
-			return 0
-		}
-		keys := args[at+1 : at+1+int(n)]
-		sum, least, first := 0, -1, 0
-		for i, key := range keys {
-			m := p.itemLen(key)
-			sum += m
-			if least < 0 || m < least {
-				least = m
-			}
-			if i == 0 {
-				first = m
-			}
-		}
+		k := zalgStatsOf(p, keys)
 		var bound, work int
 		switch op {
 		case zalgUnion:
-			bound = sum
-			work = sum * (kVisitWork + 2*kMemberWork)
+			bound = k.sum
+			work = k.sum*(kVisitWork+2*kMemberWork) + k.again
 		case zalgInter:
-			bound = least
-			work = least * (kVisitWork + len(keys)*kMemberWork)
+			bound = k.least
+			work = k.least * (kVisitWork + k.distinct*kMemberWork + zalgFoldWork(len(keys)-k.distinct))
 		case zalgDiff:
-			bound = first
-			work = first * (kVisitWork + len(keys)*kMemberWork)
+			if !k.firstAgain {
+				bound = k.first
+			}
+			work = bound * (kVisitWork + k.distinct*kMemberWork)
 		}
 		work += bound * kVisitWork // the reply's walk
 		if store {
@@ -569,4 +753,20 @@ func costZAlgebra(op zalgOp, store bool) func(p *execPlan, args [][]byte) int {
 		}
 		return work + len(keys)
 	}
+}
+
+// costZInterCard: ZINTERCARD walks its smallest input and looks each
+// member up in every other different one; one set named every time it
+// counts without a walk. LIMIT does not lower that bound: the members
+// the walk passes before it finds the limit's are not bounded by it.
+func costZInterCard(p *execPlan, args [][]byte) int {
+	keys, ok := zalgCostKeys(args, 1)
+	if !ok {
+		return 0
+	}
+	k := zalgStatsOf(p, keys)
+	if k.distinct == 1 {
+		return len(keys)
+	}
+	return k.least*(kVisitWork+(k.distinct-1)*kMemberWork) + len(keys)
 }
