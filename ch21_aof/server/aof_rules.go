@@ -93,7 +93,7 @@ func logString(args [][]byte) {
 		aofAppend([]byte("DEL"), key)
 		return
 	}
-	aofAppend([]byte("SET"), key, []byte(ent.val()))
+	aofAppend([]byte("SET"), key, aofView(ent.val()))
 	if ent.heapIdx != -1 {
 		logKeyTTL(args)
 	}
@@ -167,7 +167,7 @@ func logFieldsKeepTTL(key []byte, names [][]byte) {
 			gone = append(gone, name)
 			continue
 		}
-		pairs = append(pairs, name, []byte(v))
+		pairs = append(pairs, name, aofView(v))
 		if at := h.ExpireTime(now, string(name)); at != hashes.NoTTL && at != hashes.NoField {
 			timed = append(timed, name)
 		}
@@ -206,7 +206,7 @@ func logFieldsNamed(key []byte, names [][]byte) {
 			gone = append(gone, name)
 			continue
 		}
-		set = append(set, name, []byte(v))
+		set = append(set, name, aofView(v))
 		there = append(there, name)
 	}
 	if len(there) > 0 {

@@ -352,6 +352,12 @@ func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 		w.err(refusal) // the log cannot be written (aof.go)
 		return
 	}
+	if c.flags&flagWrite != 0 && aofDepth == 0 {
+		if refusal := aofRoom(w.conn, args); refusal != "" {
+			w.err(refusal) // its record would not fit in the budget (aof.go)
+			return
+		}
+	}
 	mark := aofBegin(c, args)
 	at, start := len(w.buf), getMonotonicUsec()
 	c.resp(st, w, args)

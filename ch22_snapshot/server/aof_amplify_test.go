@@ -32,6 +32,7 @@ func runLogged(t *testing.T, words ...string) (req, log int) {
 		args[i] = []byte(w)
 	}
 	aofBuf = aofBuf[:0]
+	before := aofWritten
 	st := newRESPState(nil)
 	st.w.begin(nil)
 	respDo(&conn{state: stateReq}, st, args)
@@ -39,7 +40,9 @@ func runLogged(t *testing.T, words ...string) (req, log int) {
 	if len(st.w.buf) > 0 && st.w.buf[0] == '-' {
 		t.Fatalf("%.40q...: %s", words, st.w.buf)
 	}
-	return respBytes(args), len(aofBuf)
+	// What it wrote (a record with a long argument goes to the file as
+	// its command ends), and what the buffer holds.
+	return respBytes(args), int(aofWritten-before) + aofLen()
 }
 
 // TestAOFLogAmplification: fields named under a long key, given TTLs or

@@ -294,6 +294,18 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	queue := st.tx.queue
+	// The room for the writes' records in the log's buffer, before
+	// anything runs (aof.go).
+	var writes [][][]byte
+	for _, cmd := range queue {
+		if c, _ := respResolve(cmd); c != nil && c.flags&flagWrite != 0 {
+			writes = append(writes, cmd)
+		}
+	}
+	if refusal := aofRoom(st.conn, writes...); refusal != "" {
+		respExecAbort(st, w, refusal)
+		return
+	}
 	st.unwatchAll() // it has passed: its own writes below cannot fail it
 
 	// The transaction's work, bounded before anything runs: each
@@ -305,6 +317,7 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 		workDone += len(cmd)     // the weighing's lookups
 		c, _ := respResolve(cmd) // found when queued
 		e := plan.estimate(c, cmd)
+		e += aofCost(c, cmd) // and its log's bytes (aof.go)
 		estimate += e
 		if execDone != nil {
 			weighed = append(weighed, e)
