@@ -314,8 +314,9 @@ func aofNested() bool { return aofDepth > 1 }
 
 // kAOFTxPiece is how much of a running transaction the log's buffer
 // holds before it is written: EXEC's commands may log up to its work
-// bound (hundreds of MiB), outside the memory budget, and put in front
-// of them at the end, a MULTI would copy them all again.
+// bound (hundreds of MiB), which would take that much of the memory
+// budget, and put in front of them at the end, a MULTI would move them
+// all. (So EXEC makes room for a piece and its largest record: aofRoom.)
 const kAOFTxPiece = 1 << 20
 
 // aofEnd logs the command c with args, which has just run, if it changed
