@@ -31,23 +31,24 @@ func respHGetAll(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	now := getUnixMs()
+	h := ent.obj.hash
 	// Each field takes at least 12 bytes of the reply ("$0\r\n\r\n" for
 	// its name and its value): a reply that cannot fit in what the budget
-	// has left is refused before the walk, which over a million fields
-	// would list them all first.
-	if 12*ent.obj.hash.Len(now) > w.left() {
+	// has left is refused before the walk.
+	n := h.Len(now)
+	if 12*n > w.left() {
 		w.err(errReplyMemory)
 		return
 	}
-	workDone += ent.obj.hash.StoredLen() * kVisitWork // the fields GetAll walks, expired ones too
-	pairs := ent.obj.hash.GetAll(now)
+	// The fields go into the reply as the walk finds them, with no list of
+	// them first (which the budget would not see): a reply that outgrows
+	// the budget stops the walk at once, and is refused (respWriter.over);
+	// only the fields walked are charged (expired ones too).
+	w.outMap(n)
+	workDone += h.Each(now, func(name, value string) bool {
+		w.outStr(name)
+		w.outStr(value)
+		return !w.over
+	}) * kVisitWork
 	hashDone(ent, now)
-	w.outMap(len(pairs))
-	for _, p := range pairs {
-		w.outStr(p.Name)
-		w.outStr(p.Value)
-		if w.over {
-			return
-		}
-	}
 }

@@ -250,6 +250,29 @@ func (m *HMap[T]) Scan(fn func(*HNode[T])) {
 	m.ht2.scan(fn)
 }
 
+// ScanUntil is Scan that stops at the first node fn returns false for,
+// for a caller that may not need them all (a reply cut off part way); it
+// reports whether it went through every node.
+func (m *HMap[T]) ScanUntil(fn func(*HNode[T]) bool) bool {
+	return m.ht1.scanUntil(fn) && m.ht2.scanUntil(fn)
+}
+
+// scanUntil is scan that stops once fn returns false, and reports whether
+// it did not.
+func (t *HTab[T]) scanUntil(fn func(*HNode[T]) bool) bool {
+	if t.size == 0 {
+		return true
+	}
+	for _, node := range t.tab {
+		for ; node != nil; node = node.next {
+			if !fn(node) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // StrHash hashes a key with the book's FNV-style function: a 32-bit state
 // that starts at the FNV offset basis and, for each byte, adds the byte and
 // then multiplies by the FNV prime. (Standard FNV-1 and FNV-1a use xor

@@ -385,6 +385,20 @@ func (h *Hash) GetAll(now uint64) []Pair {
 	return out
 }
 
+// Each calls fn with every live field and its value, in GetAll's order,
+// until fn returns false, and returns how many stored fields it went by,
+// expired ones too: GetAll without its list, for a caller that writes the
+// fields out as it goes and may stop part way (a reply that outgrows its
+// budget), so that nothing is held but what it writes.
+func (h *Hash) Each(now uint64, fn func(name, value string) bool) (visited int) {
+	h.fields.ScanUntil(func(node *hashtable.HNode[field]) bool {
+		visited++
+		f := node.Owner
+		return h.expired(f, now) || fn(f.name, f.value)
+	})
+	return visited
+}
+
 // Expire sets the expiry of the field name to at, unix milliseconds, if
 // cond holds (one field of the HEXPIRE family). It returns NoField if the
 // field does not exist or has expired, NotMet if cond does not hold,

@@ -38,25 +38,26 @@ func respHGetAll(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	now := getUnixMs()
+	h := ent.obj.hash
 	// Each field takes at least 12 bytes of the reply ("$0\r\n\r\n" for
 	// its name and its value): a reply that cannot fit in what the budget
-	// has left is refused before the walk, which over a million fields
-	// would list them all first.
-	if 12*ent.obj.hash.Len(now) > w.left() {
+	// has left is refused before the walk.
+	n := h.Len(now)
+	if 12*n > w.left() {
 		w.err(errReplyMemory)
 		return
 	}
-	workDone += ent.obj.hash.StoredLen() * kVisitWork // the fields GetAll walks, expired ones too
-	pairs := ent.obj.hash.GetAll(now)
+	// The fields go into the reply as the walk finds them, with no list of
+	// them first (which the budget would not see): a reply that outgrows
+	// the budget stops the walk at once, and is refused (respWriter.over);
+	// only the fields walked are charged (expired ones too).
+	w.outMap(n)
+	workDone += h.Each(now, func(name, value string) bool {
+		w.outStr(name)
+		w.outStr(value)
+		return !w.over
+	}) * kVisitWork
 	hashDone(ent, now)
-	w.outMap(len(pairs))
-	for _, p := range pairs {
-		w.outStr(p.Name)
-		w.outStr(p.Value)
-		if w.over {
-			return
-		}
-	}
 }
 
 // respHashRead finds the hash at key for a command that reads it: nil if
@@ -140,8 +141,9 @@ func respHIncrBy(st *respState, w *respWriter, args [][]byte) {
 }
 
 // respHKeysVals: HKEYS key and HVALS key. Like HGETALL's, a reply that
-// cannot fit in what the budget has left is refused before the walk: each
-// field takes at least 6 bytes ("$0\r\n\r\n").
+// cannot fit in what the budget has left is refused before the walk (each
+// field takes at least 6 bytes, "$0\r\n\r\n"), and one that outgrows it
+// stops the walk.
 func respHKeysVals(keys bool) respHandler {
 	return func(st *respState, w *respWriter, args [][]byte) { respHKeysOrVals(w, args, keys) }
 }
@@ -156,24 +158,23 @@ func respHKeysOrVals(w *respWriter, args [][]byte, keys bool) {
 		return
 	}
 	now := getUnixMs()
-	if 6*ent.obj.hash.Len(now) > w.left() {
+	h := ent.obj.hash
+	n := h.Len(now)
+	if 6*n > w.left() {
 		w.err(errReplyMemory)
 		return
 	}
-	workDone += ent.obj.hash.StoredLen() * kVisitWork // the fields GetAll walks, expired ones too
-	pairs := ent.obj.hash.GetAll(now)
-	hashDone(ent, now)
-	w.outArr(len(pairs))
-	for _, p := range pairs {
+	// Written as the walk goes, as HGETALL's are.
+	w.outArr(n)
+	workDone += h.Each(now, func(name, value string) bool {
 		if keys {
-			w.outStr(p.Name)
+			w.outStr(name)
 		} else {
-			w.outStr(p.Value)
+			w.outStr(value)
 		}
-		if w.over {
-			return
-		}
-	}
+		return !w.over
+	}) * kVisitWork
+	hashDone(ent, now)
 }
 
 // respHMSet: HMSET key field value [field value ...], HSET under its old
