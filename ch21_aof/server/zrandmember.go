@@ -132,7 +132,18 @@ func respZRandMember(st *respState, w *respWriter, args [][]byte) {
 		w.err(errReplyMemory)
 		return
 	}
-	p, ok := newZRandPicker(w, z, picks)
+	// The picks run whole, in one request: if their work could pass what
+	// a transaction may, the request is refused before any.
+	if estimate := zRandWork(n, count) + picks*per/kWorkBytes; estimate > kMaxExecWork {
+		w.err(respWorkRefusal(int(estimate)))
+		return
+	}
+	// The whole set, by a walk in order, needs no list.
+	listFor := picks
+	if count > 0 && picks == n {
+		listFor = 0
+	}
+	p, ok := newZRandPicker(w, z, listFor)
 	if !ok {
 		w.err(errReplyMemory)
 		return
@@ -183,6 +194,27 @@ func respZRandMember(st *respState, w *respWriter, args [][]byte) {
 	}
 }
 
+// zRandWork is the work respZRandMember's picks from a set of n members
+// do, as they charge it (newZRandPicker, zRandPicker.at, zRandDistinct):
+// -count picks for a negative count, min(count, n) distinct ones for a
+// positive one; a seek each (kMemberWork) while they are fewer than
+// n/kRandSnapshotShare, a draw too for distinct ones; past that a walk
+// listing the set (kVisitWork a member) and a unit a pick; the whole set
+// by a walk alone. A count past 2^40 is weighed as 2^40, far past any
+// bound, so that the products cannot overflow.
+func zRandWork(n, count int64) int64 {
+	picks := min(max(count, -count), 1<<40)
+	switch {
+	case count > 0 && picks >= n:
+		return n * kVisitWork
+	case picks < n/kRandSnapshotShare && count > 0:
+		return picks * (kMemberWork + 1)
+	case picks < n/kRandSnapshotShare:
+		return picks * kMemberWork
+	}
+	return n*kVisitWork + picks
+}
+
 // kRandRankBytes is what a rank drawn for distinct picks holds: its place
 // in the list of ranks and its slot in the map of those drawn.
 const kRandRankBytes = 8 + 48
@@ -205,6 +237,7 @@ func zRandDistinct(p *zRandPicker, n, k int, emit func(zpair) bool) {
 	chosen := make(map[int]struct{}, k)
 	ranks := make([]int, 0, k)
 	for j := n - k; j < n; j++ {
+		workDone++ // a draw, and its place in the map
 		r := rand.IntN(j + 1)
 		if _, dup := chosen[r]; dup {
 			r = j
@@ -220,10 +253,10 @@ func zRandDistinct(p *zRandPicker, n, k int, emit func(zpair) bool) {
 	}
 }
 
-// costZRandMember: a pick is a seek (kMemberWork), or, once there are
-// enough picks, a walk of the set (kVisitWork a member) and a pick from
-// the list (one unit); a count past the set's size takes the whole set by
-// a walk.
+// costZRandMember: a pick is a seek (kMemberWork, and a unit for a
+// distinct one's draw), or, once there are enough picks, a walk of the
+// set (kVisitWork a member) and a pick from the list (one unit); a count
+// past the set's size takes the whole set by a walk.
 func costZRandMember(p *execPlan, args [][]byte) int {
 	n := int64(p.itemLen(args[1]))
 	picks := int64(1)
@@ -238,5 +271,5 @@ func costZRandMember(p *execPlan, args [][]byte) int {
 		}
 	}
 	// Seeks only while there are fewer picks than n/kRandSnapshotShare.
-	return int(n*kVisitWork + picks + min(picks, n/kRandSnapshotShare+1)*kMemberWork)
+	return int(n*kVisitWork + picks + min(picks, n/kRandSnapshotShare+1)*(kMemberWork+1))
 }

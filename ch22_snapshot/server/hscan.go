@@ -110,11 +110,14 @@ var errHRandRange = "ERR value is out of range, value must between " + strconv.F
 // Redis takes), then the key.
 //
 // Bounded: a reply that cannot fit in what the budget has left, at its
-// least bytes an item, is refused before anything is picked; then each
-// pick costs one random place (kVisitWork), and the reply's bytes are
-// charged as every reply's are. Expired fields are reclaimed first
-// (kMemberWork each), so that every place holds a live field; each is
-// reclaimed once, work active expiry would do anyway (see hrandReclaim).
+// least bytes an item, is refused before anything is picked, and so is a
+// count whose picks could do more work than a transaction may
+// (respWorkRefusal: they run whole, and every other client waits for
+// them); then each pick costs one random place (kVisitWork), and the
+// reply's bytes are charged as every reply's are. Expired fields are
+// reclaimed first (kMemberWork each), so that every place holds a live
+// field; each is reclaimed once, work active expiry would do anyway (see
+// hrandReclaim).
 func respHRandField(st *respState, w *respWriter, args [][]byte) {
 	if len(args) == 2 {
 		respHRandOne(w, args[1])
@@ -151,6 +154,42 @@ func respHRandField(st *respState, w *respWriter, args [][]byte) {
 	}
 	now := getUnixMs()
 	h := ent.obj.hash
+	distinct := n > 0
+	count := n
+	if !distinct {
+		count = -n
+	}
+	// The refusals come before the expired fields are reclaimed, so that a
+	// refused request changes nothing: they weigh the hash as it will be
+	// once its live fields are all it holds (if more are expired than one
+	// request may reclaim, hrandReclaim refuses it anyway).
+	if live := h.Len(now); live > 0 {
+		if distinct {
+			count = min(count, int64(live))
+		}
+		// The least an item takes: "$0\r\n\r\n" for a field, as much for
+		// its value, and "*2\r\n" around the two in RESP3.
+		least := int64(6)
+		if withValues {
+			least = 12
+			if w.ver == resp.RESP3 {
+				least = 16
+			}
+		}
+		if count > int64(w.left())/least {
+			w.err(errReplyMemory)
+			return
+		}
+		// The picks run whole, in one request: if what they and the
+		// reclaim would do could pass what a transaction may, the request
+		// is refused.
+		reclaim := min(h.StoredLen()-live, kHRandReclaim)
+		estimate := int64(reclaim*kMemberWork) + hrandWork(int64(live), count, distinct) + count*least/kWorkBytes
+		if estimate > kMaxExecWork {
+			w.err(respWorkRefusal(int(estimate)))
+			return
+		}
+	}
 	if !hrandReclaim(w, ent, now) {
 		return
 	}
@@ -158,27 +197,6 @@ func respHRandField(st *respState, w *respWriter, args [][]byte) {
 	if size == 0 {
 		hashDone(ent, now)
 		w.outArr(0)
-		return
-	}
-	distinct := n > 0
-	count := n
-	if !distinct {
-		count = -n
-	} else {
-		count = min(count, int64(size))
-	}
-	// The least an item takes: "$0\r\n\r\n" for a field, as much for its
-	// value, and "*2\r\n" around the two in RESP3.
-	least := int64(6)
-	if withValues {
-		least = 12
-		if w.ver == resp.RESP3 {
-			least = 16
-		}
-	}
-	if count > int64(w.left())/least {
-		hashDone(ent, now)
-		w.err(errReplyMemory)
 		return
 	}
 	emit := func(i int) bool {
@@ -215,6 +233,23 @@ func respHRandField(st *respState, w *respWriter, args [][]byte) {
 		hrandDistinct(size, int(count), emit)
 	}
 	hashDone(ent, now)
+}
+
+// hrandWork is the work respHRandField's picks of count places out of
+// size do (a distinct count at most size), as they charge it: kVisitWork
+// a field emitted; for distinct ones, a unit a place the one pass goes
+// by, or kVisitWork a draw of Floyd's way. count is at most 2^63-1, and
+// past 2^40 it is weighed as 2^40, far past any bound, so that the
+// products cannot overflow.
+func hrandWork(size, count int64, distinct bool) int64 {
+	count = min(count, 1<<40)
+	switch {
+	case !distinct || count == size:
+		return count * kVisitWork
+	case 3*count > size:
+		return size + count*kVisitWork
+	}
+	return 2 * count * kVisitWork
 }
 
 // hrandDistinct calls emit with count distinct places out of size, count
