@@ -3,6 +3,7 @@ package server
 import (
 	"math"
 	"strings"
+	"unsafe"
 
 	"example.com/byor/ch19_commands/cnum"
 	"example.com/byor/ch19_commands/dlist"
@@ -95,9 +96,28 @@ type entry struct {
 type object struct {
 	zset *zset.ZSet
 	hash *hashValue
-	// A string APPEND has added to, with room to grow (see appendVal).
-	str *strings.Builder
+	// A string APPEND, SETRANGE or SETBIT has changed, with room to grow
+	// (see appendVal, growVal).
+	str *strBuf
 }
+
+// strBuf is a string value with room to grow: the value is b, and
+// b[len(b):cap(b)] is its room, which always holds zeros. Only growVal
+// makes a buffer, and it comes from make, zeroed; the value only grows
+// into the room after that (appendVal, writeAt), never shrinks. So a
+// write past the value's end finds the gap before it zero already, and
+// pads nothing: for a buffer fresh from the system those zeros are pages
+// not yet touched, which cost no time and no resident memory until they
+// are written or read.
+type strBuf struct{ b []byte }
+
+// String returns the value as a string sharing the buffer's bytes (see
+// entry.val for why that is safe).
+func (s *strBuf) String() string { return unsafe.String(unsafe.SliceData(s.b), len(s.b)) }
+
+// Len and Cap are the value's length and the buffer's.
+func (s *strBuf) Len() int { return len(s.b) }
+func (s *strBuf) Cap() int { return cap(s.b) }
 
 // key returns the entry's key.
 func (ent *entry) key() string { return ent.kv[:ent.klen] }
@@ -133,24 +153,26 @@ func (ent *entry) appendVal(v []byte, limit int) (copied int) {
 		if ent.obj == nil || ent.obj.str.Cap()-len(val) < len(v) {
 			copied = ent.growVal(len(val)+len(v), limit)
 		}
-		ent.obj.str.Write(v)
+		ent.obj.str.b = append(ent.obj.str.b, v...)
 	}
 	touchKey(ent.key())
 	return copied
 }
 
-// growVal moves the value of a string entry into a new builder with room
+// growVal moves the value of a string entry into a new buffer with room
 // for n bytes and as many again (but not past limit), and returns the
-// bytes it copied. The first time, the value leaves kv, and the key is
+// bytes it copied. The buffer is made zeroed (strBuf), not grown by
+// appending: Go zeroes a large one only if its memory was used before,
+// in chunks, at memclr's speed, and the system's fresh pages are zero
+// until touched. The first time, the value leaves kv, and the key is
 // copied into a string of its own: a slice of kv would keep the old value
 // alive. A value that grows one growVal to the next has doubled in
 // between, so each of its bytes is copied O(1) times, amortized; and the
 // room it holds is never more than the value itself.
 func (ent *entry) growVal(n, limit int) (copied int) {
 	val := ent.val()
-	b := &strings.Builder{}
-	b.Grow(max(n, min(2*n, limit)))
-	b.WriteString(val)
+	b := &strBuf{b: make([]byte, len(val), max(n, min(2*n, limit)))}
+	copy(b.b, val)
 	copied = len(val)
 	if ent.obj == nil {
 		ent.kv = strings.Clone(ent.key())

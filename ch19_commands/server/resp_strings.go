@@ -3,7 +3,6 @@ package server
 import (
 	"math"
 	"strconv"
-	"unsafe"
 
 	"example.com/byor/ch19_commands/resp"
 )
@@ -240,26 +239,23 @@ func respSetRange(st *respState, w *respWriter, args [][]byte) {
 // writeAt writes v over the string value of ent from off on, zero bytes
 // filling any gap past its end, in place: SETRANGE and SETBIT cost what
 // they write, not the value's length, as in Redis. The value moves into a
-// builder with room to grow first (entry.growVal, as APPEND's does), and
-// is written there through the builder's bytes: the one place a string
-// value changes after it is written, which is safe because no string
-// taken from a value (ent.val) outlives the command that took it.
+// buffer with room to grow first (entry.growVal, as APPEND's does), and
+// is written there: the one place a string value changes after it is
+// written, which is safe because no string taken from a value (ent.val)
+// outlives the command that took it. The gap is the buffer's room, zeros
+// already (strBuf): nothing writes it, but its bytes are charged as the
+// value's new length, so that a request making a long value from a few
+// bytes ends its connection's turn as one that sent them would.
 func writeAt(ent *entry, off int, v []byte) {
 	end := off + len(v)
 	if ent.obj == nil || ent.obj.str.Cap() < end {
 		chargeBytes(ent.growVal(max(end, len(ent.val())), maxAppend))
 	}
-	b := ent.obj.str
-	if gap := end - b.Len(); gap > 0 {
+	s := ent.obj.str
+	if gap := end - len(s.b); gap > 0 {
 		chargeBytes(gap)
-		for ; gap > 0; gap -= min(gap, len(zeros)) {
-			b.Write(zeros[:min(gap, len(zeros))])
-		}
+		s.b = s.b[:end]
 	}
-	val := b.String()
-	copy(unsafe.Slice(unsafe.StringData(val), len(val))[off:], v)
+	copy(s.b[off:], v)
 	touchKey(ent.key())
 }
-
-// zeros are what writeAt pads with.
-var zeros [4096]byte

@@ -112,7 +112,7 @@ const (
 	kHashFieldSize = 64                    // hashes' field
 	kBucketBytes   = 8                     // a chain's head in a hash table
 	kHashSetBytes  = 48 + kObjectBytes + 8 // zset.ZSet or hashValue, and the object
-	kBuilderBytes  = 32                    // strings.Builder
+	kStrBufBytes   = 24                    // strBuf
 	kDefaultSample = 5                     // as Redis's MEMORY USAGE
 )
 
@@ -187,7 +187,7 @@ func memoryUsage(ent *entry, samples int64) int {
 		n += kHashSetBytes + ent.obj.hash.StoredLen()*(kHashFieldSize+kBucketBytes+16)
 	default:
 		if ent.obj != nil {
-			n += kObjectBytes + kBuilderBytes + allocSize(ent.obj.str.Cap())
+			n += kObjectBytes + kStrBufBytes + allocSize(ent.obj.str.Cap())
 		}
 	}
 	return n
