@@ -266,13 +266,20 @@ func TestRESPLCS(t *testing.T) {
 	kLCSMaxCells = saved
 
 	// The table counts in the budget of all connections while it is
-	// held, and nothing stays counted after.
+	// held, and nothing stays counted after. (Strings of some hundreds of
+	// bytes, so that the table as bits is more than the error's reply.)
+	long, short := strings.Repeat("mynewtext", 70), strings.Repeat("ohmytext", 40)
+	respRun(t, "MSET", "la", long, "lb", short)
 	saveBudget(t)
 	held := inputHeld
-	maxOutputTotal = outputHeld + inputHeld + 9*10*4 - 1
-	respSteps(t, "LCS a b => -"+errLCSMemory+"|")
+	_, table := newLCSBits(long, short, true)
+	maxOutputTotal = outputHeld + inputHeld + table + len(short) - 1
+	respSteps(t, "LCS lb la => -"+errLCSMemory+"|")
 	maxOutputTotal += 1 + 1<<20 // and room for the reply
 	respSteps(t, "LCS a b LEN => :6|", "LCS a b => $6|mytext|")
+	if got := respRun(t, "LCS", "lb", "la"); !strings.HasPrefix(got, "$") {
+		t.Errorf("LCS lb la with room: %.40q", got)
+	}
 	if inputHeld != held {
 		t.Errorf("LCS left %d bytes counted in the budget", inputHeld-held)
 	}

@@ -20,9 +20,9 @@ func costSetAt(val int) func(p *execPlan, args [][]byte) int {
 func costStringLen(p *execPlan, args [][]byte) int { return p.strLen(args[1])/kWorkBytes + 1 }
 
 // costSetRange and costSetBit: SETRANGE and SETBIT write in place
-// (writeAt), after moving the value into a builder with room for twice
-// its new length (at most maxAppend bytes), and padding with zeros up to
-// the offset.
+// (writeAt), after moving the value into a buffer with room for twice its
+// new length (at most maxAppend bytes), and are charged the bytes from
+// its old end to the new one, the zeros up to the offset included.
 func costSetRange(p *execPlan, args [][]byte) int {
 	off, ok := respInt(args[2])
 	return costSplice(p, args[1], off, int64(len(args[3])), ok)
@@ -52,12 +52,12 @@ func costIncrFloat(p *execPlan, args [][]byte) int {
 	return n
 }
 
-// costLCS: the table of the two strings, up to its bound, and the walk
-// back through it.
+// costLCS: the table of the two strings as bit columns, up to its bound,
+// and the walk back through it (lcsWork). The strings may be shorter when
+// it runs than the bound on them here, and within the table's bound.
 func costLCS(p *execPlan, args [][]byte) int {
 	a, b := p.strLen(args[1]), p.strLen(args[2])
-	cells := min(int64(a+1)*int64(b+1), int64(kLCSMaxCells))
-	return int(cells)/kLCSCellsPerUnit + (a+b)/kWorkBytes + 1
+	return lcsWork(int(min(int64(a+1)*int64(b+1), int64(kLCSMaxCells))), a+b)
 }
 
 // costBitOp: BITOP reads each source once at most (up to kBitOpMaxBytes
