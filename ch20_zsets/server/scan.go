@@ -42,6 +42,14 @@ const (
 	// It is the per-turn bound, kMaxTurnWork, which one request may pass
 	// by at most its own bound.
 	kScanMaxWork = kMaxTurnWork
+	// kScanKeyBytes is how many bytes of keys one of COUNT stands for: a
+	// call takes at most COUNT times this many (and its first place's
+	// keys, whatever their length), so that COUNT bounds the bytes a call
+	// hashes and sends, not only the keys. Keys up to this long come
+	// COUNT a call as before; a call over longer ones costs at most some
+	// two or three times one over short keys (the bytes sent cost about
+	// 3 ns each, a short key's walk and framing 0.3 us).
+	kScanKeyBytes = 128
 )
 
 // gScanKeys holds the keys one SCAN returns, between the walk and the
@@ -60,7 +68,10 @@ var gScanKeys []*entry
 // As in Redis, COUNT is how much to look at, not how many keys to return:
 // the walk takes steps of count slots until it has seen count keys
 // (before filtering them), or done ten times count units of work, or
-// kScanMaxWork. Its work counts every key the table hashes on the way by
+// kScanMaxWork, or taken count*kScanKeyBytes bytes of keys: over keys of
+// 64 KB a call with COUNT 1000 returns 2 of them, near what one over
+// short keys costs, not the 39 its work would allow (each a copy of
+// 64 KB into the reply and to the socket, charged only after). Its work counts every key the table hashes on the way by
 // its bytes (keytable's Scan weighs them with keyWeight), and ends the
 // walk early once the budget is spent, or once it has hashed about as
 // many bytes of keys as the reply has room for: long keys make short
@@ -74,8 +85,9 @@ func scanKeys(cursor uint64, count int, keep func(*entry) bool, extra func() int
 	nowUs := getMonotonicUsec()
 	budget := min(10*count, kScanMaxWork)
 	seen, work, size, groups, full := 0, 0, 3*over, 0, false
+	enough := 3*over + count*kScanKeyBytes // the bytes of keys a call takes
 	take := func(g []*entry) bool {
-		if groups > 0 && (full || work+extra() >= budget) {
+		if groups > 0 && (full || size >= enough || work+extra() >= budget) {
 			return false
 		}
 		before, add := len(gScanKeys), 0
@@ -98,15 +110,27 @@ func scanKeys(cursor uint64, count int, keep func(*entry) bool, extra func() int
 		size += add
 		return true
 	}
+	grow, retries := 0, 0
 	for {
 		// A call's walk may hash no more bytes of keys than the reply has
-		// room for: the keys past those would only be hashed again by the
-		// next call.
+		// room for, or than it takes: the keys past those would only be
+		// hashed again by the next call.
 		var w int
-		room := max(0, limit-size) / kKeyBytesPerItem
-		cursor, w = gData.db.Scan(cursor, count, min(budget-work, room), take)
+		room := max(0, min(limit, enough)-size) / kKeyBytesPerItem
+		prev := cursor
+		cursor, w = gData.db.Scan(cursor, count, max(grow, min(budget-work, room)), take)
 		work += w
-		if cursor == 0 || full || seen >= count || work+extra() >= budget {
+		if groups == 0 && cursor == prev && cursor != 0 && retries < 8 {
+			// Cut short before its first place: a run of long keys
+			// longer than the walk's room. The same walk again would
+			// hash them again for nothing; a longer one reaches past.
+			retries++
+			grow = 2 * max(w, 1)
+			continue
+		}
+		// A walk that got no further has met a key longer than the room
+		// left: the next call takes it.
+		if cursor == 0 || cursor == prev || full || size >= enough || seen >= count || work+extra() >= budget {
 			break
 		}
 	}
