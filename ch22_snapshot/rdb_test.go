@@ -395,6 +395,13 @@ func TestShutdown(t *testing.T) {
 	p, rdb := startIn(t, dir, "-save", "3600 1")
 	ctx := context.Background()
 	do(t, rdb, []any{"SET", "kept", "1"})
+	// No shutdown is ever in progress to abort, and ABORT goes alone.
+	if err := rdb.Do(ctx, "SHUTDOWN", "ABORT").Err(); err == nil || err.Error() != "ERR No shutdown in progress." {
+		t.Fatalf("SHUTDOWN ABORT: %v", err)
+	}
+	if err := rdb.Do(ctx, "SHUTDOWN", "NOSAVE", "ABORT").Err(); err == nil || err.Error() != "ERR syntax error" {
+		t.Fatalf("SHUTDOWN NOSAVE ABORT: %v", err)
+	}
 	rdb.Do(ctx, "SHUTDOWN") // no reply: the server is gone
 	waitExit(t, p)
 	p, rdb = startIn(t, dir, "-save", "3600 1")

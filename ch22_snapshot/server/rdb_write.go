@@ -313,6 +313,12 @@ func respLastsave(st *respState, w *respWriter, args [][]byte) {
 // rules, or when told to) and exits. A save that fails keeps the server
 // up, unless FORCE.
 func respShutdown(st *respState, w *respWriter, args [][]byte) {
+	if len(args) == 2 && cmdIs(args[1], "abort") {
+		// A shutdown here never waits (for replicas, as Redis's may), so
+		// there is never one in progress to abort.
+		w.err("ERR No shutdown in progress.")
+		return
+	}
 	save, nosave, force := false, false, false
 	for _, a := range args[1:] {
 		switch {
