@@ -9,16 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
-// The log's buffer in the memory budget: a long argument is written to
-// the file from where the request holds it, not copied; what the buffer
-// does hold is counted in inputHeld, and a write whose record the budget
-// cannot take is refused before it runs.
+// The log's buffer in the memory budget: what it holds is counted in
+// inputHeld, its bytes are charged as work, and a write whose record the
+// budget cannot take is refused before it runs.
 
-// respArgs runs one RESP command given as arguments and returns its reply.
+// respRunArgs runs one RESP command given as arguments and returns its reply.
 func respRunArgs(st *respState, args [][]byte) string {
 	st.w.begin(nil)
 	respDo(&conn{state: stateReq}, st, args)
@@ -38,21 +35,22 @@ func msetArgs(n, size int) [][]byte {
 // logCounted checks that the budget counts the log's buffer, all of it.
 func logCounted(t *testing.T, in0 int) {
 	t.Helper()
-	if want := cap(aofBuf) + cap(aofRefs)*kAOFRefSize; inputHeld-in0 != want {
-		t.Errorf("the budget counts %d bytes for the log, which holds %d", inputHeld-in0, want)
+	if inputHeld-in0 != cap(aofBuf) {
+		t.Errorf("the budget counts %d bytes for the log, which holds %d", inputHeld-in0, cap(aofBuf))
 	}
 }
 
-// TestAOFLongArgumentsNotCopied: an MSET of 8 MiB of values with the log
-// on allocates about what it does with the log off (the key space's
-// copies); it allocated some four times the values more while append
-// grew the log's buffer a quarter at a time, and held the whole record in
-// the buffer, outside the budget, until the turn ended. The file holds
-// the record as given.
-func TestAOFLongArgumentsNotCopied(t *testing.T) {
+// TestAOFLongArgumentsCopiedOnce: an MSET of 8 MiB of values with the log
+// on copies its record into the log's buffer once, in room made for it
+// whole (aofRoom) and counted in the budget: it allocates about the
+// record more than with the log off, where append, growing the buffer a
+// quarter at a time, allocated some four times the values more, outside
+// the budget. The file holds the record as given, and once it is written
+// the budget has the buffer back.
+func TestAOFLongArgumentsCopiedOnce(t *testing.T) {
 	path := logOn(t)
 	args := msetArgs(32, 256<<10)
-	values := argBytes(args)
+	record := respBytes(args)
 	st := newRESPState(nil)
 	allocated := func() int {
 		var m0, m1 runtime.MemStats
@@ -69,20 +67,23 @@ func TestAOFLongArgumentsNotCopied(t *testing.T) {
 	without := allocated()
 	aofFd = fd
 	in0 := inputHeld
-	if with := allocated(); with > without+values/8 {
-		t.Errorf("MSET of %d bytes allocated %d with the log on, %d with it off", values, with, without)
+	if with := allocated(); with > without+record+record/8 {
+		t.Errorf("MSET of a %d-byte record allocated %d with the log on, %d with it off", record, with, without)
 	}
-	if aofLen() > 0 || cap(aofBuf) > 64<<10 {
-		t.Errorf("after MSET the log's buffer holds %d bytes, of room for %d", aofLen(), cap(aofBuf))
+	if len(aofBuf) != record || cap(aofBuf) > 2*record {
+		t.Errorf("after MSET the log's buffer holds %d bytes, of room for %d; want the record's %d", len(aofBuf), cap(aofBuf), record)
 	}
 	logCounted(t, in0)
 	aofWrite()
+	if inputHeld != in0 {
+		t.Errorf("the budget counts %d bytes after the write, %d before the MSET", inputHeld, in0)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(b) != string(resp2Request(args)) {
-		t.Errorf("the file holds %d bytes, not the MSET as given (%d)", len(b), respBytes(args))
+		t.Errorf("the file holds %d bytes, not the MSET as given (%d)", len(b), record)
 	}
 }
 
@@ -110,8 +111,8 @@ func TestAOFLogBufferInBudget(t *testing.T) {
 		t.Fatalf("MSET: %q", reply)
 	}
 	withLog := workDone - resetWork
-	if aofLen() < argBytes(args) {
-		t.Fatalf("the buffer holds %d bytes, want the record of %d", aofLen(), argBytes(args))
+	if len(aofBuf) < argBytes(args) {
+		t.Fatalf("the buffer holds %d bytes, want the record of %d", len(aofBuf), argBytes(args))
 	}
 	logCounted(t, in0)
 	aofWrite()
@@ -142,8 +143,8 @@ func TestAOFRecordRefusedOverBudget(t *testing.T) {
 	if got := respRunArgs(st, msetArgs(200, 500)); got != "-"+errLogMemory+"\r\n" {
 		t.Errorf("MSET of 100 KB with 32 KB of budget left: %.100q", got)
 	}
-	if lookupEntry([]byte("k0")) != nil || aofLen() > 0 {
-		t.Errorf("the refused MSET changed something: k0 %v, %d bytes logged", lookupEntry([]byte("k0")) != nil, aofLen())
+	if lookupEntry([]byte("k0")) != nil || len(aofBuf) > 0 {
+		t.Errorf("the refused MSET changed something: k0 %v, %d bytes logged", lookupEntry([]byte("k0")) != nil, len(aofBuf))
 	}
 	if got := respSession(t, "SET a 1"); got != "+OK\r\n" {
 		t.Errorf("SET a 1 with 32 KB of budget left: %q", got)
@@ -167,13 +168,14 @@ func TestAOFRecordRefusedOverBudget(t *testing.T) {
 	}
 }
 
-// TestAOFLongArgumentsWrapped: records with long arguments, written from
-// the arguments, come in the file in their order, a command logged as
-// more than one and EXEC's wrapped in MULTI/EXEC as before; the file
-// replays to the same key space, and redis-check-aof accepts it.
-func TestAOFLongArgumentsWrapped(t *testing.T) {
+// TestAOFLongRecordsWrapped: records with long arguments come in the
+// file in their order, a command logged as more than one and EXEC's
+// wrapped in MULTI/EXEC (aofMulti moves the records after it within the
+// buffer); the file replays to the same key space, and redis-check-aof
+// accepts it.
+func TestAOFLongRecordsWrapped(t *testing.T) {
 	path := logOn(t)
-	long := strings.Repeat("x", 4*kAOFRefMin)
+	long := strings.Repeat("x", 4096)
 	respSession(t, "SET b "+long+" PX 100000")
 	respSession(t, "MULTI", "SET a "+long, "INCR c", "SET d "+long+" PX 100000", "APPEND a "+long, "EXEC")
 	respSession(t, "SET e "+long)
@@ -218,65 +220,33 @@ func TestAOFLongArgumentsWrapped(t *testing.T) {
 	}
 }
 
-// TestAOFLongArgumentsFailedWrite: a record with a long argument whose
-// write fails is copied into the buffer before its command ends, counted
-// in the budget, and written whole once the file takes it.
-func TestAOFLongArgumentsFailedWrite(t *testing.T) {
-	path := logOn(t)
-	good := aofFd
-	bad, err := unix.Open(path, unix.O_RDONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(bad)
-	t.Cleanup(func() { aofFd, aofWriteErr = good, nil })
-	in0 := inputHeld
-	aofFd = bad
-	args := [][]byte{[]byte("SET"), []byte("k"), bytes.Repeat([]byte("v"), 64<<10)}
-	st := newRESPState(nil)
-	if got := respRunArgs(st, args); got != "+OK\r\n" {
-		t.Fatalf("SET: %q", got)
-	}
-	if aofWriteErr == nil || len(aofRefs) > 0 || aofLen() != respBytes(args) {
-		t.Fatalf("after a failed write: error %v, %d references, %d bytes held; want the record's %d in the buffer", aofWriteErr, len(aofRefs), aofLen(), respBytes(args))
-	}
-	logCounted(t, in0)
-	args[2][0] = 'X' // the request's memory, used again: the log has its own copy
-	aofFd = good
-	aofWrite()
-	if b, _ := os.ReadFile(path); string(b) != respCmdText("SET", "k", strings.Repeat("v", 64<<10)) {
-		t.Errorf("the log holds %d bytes, not the SET", len(b))
-	}
-}
-
-// TestAOFDropInsideReferences: dropping the part of a failed write that
-// stays in the file (aofDrop) leaves the rest in order, whether the cut
-// falls in the buffer's bytes or in a reference's.
-func TestAOFDropInsideReferences(t *testing.T) {
+// TestAOFExecWeighsRecords: with the log on, EXEC weighs each write's
+// record among its work before anything runs, and the work the write did
+// stays within what was weighed.
+func TestAOFExecWeighsRecords(t *testing.T) {
 	logOn(t)
-	build := func() {
-		aofBuf, aofRefs, aofRefBytes = aofBuf[:0], aofRefs[:0], 0
-		aofAppend([]byte("SET"), []byte("a"), bytes.Repeat([]byte("1"), kAOFRefMin))
-		aofAppend([]byte("SET"), []byte("b"), []byte("2"))
-		aofAppend([]byte("SET"), []byte("c"), bytes.Repeat([]byte("3"), kAOFRefMin+5))
-	}
-	content := func() string {
-		saved, savedRefs, savedBytes := aofBuf, aofRefs, aofRefBytes
-		aofBuf = append([]byte(nil), aofBuf...)
-		aofRefs = append([]aofRef(nil), aofRefs...)
-		aofOwn()
-		s := string(aofBuf)
-		aofBuf, aofRefs, aofRefBytes = saved, savedRefs, savedBytes
-		return s
-	}
-	build()
-	whole := content()
-	for n := 0; n <= len(whole); n++ {
-		build()
-		aofDrop(n)
-		if got := content(); got != whole[n:] || aofLen() != len(whole)-n {
-			t.Fatalf("after dropping %d bytes of %d the log holds %d bytes (%d counted), not the rest", n, len(whole), len(got), aofLen())
+	var weighed, did []int
+	execDone = func(w, d []int) { weighed, did = w, d }
+	t.Cleanup(func() { execDone = nil })
+	value := bytes.Repeat([]byte("v"), 256<<10)
+	st := newRESPState(nil)
+	exec := func() int {
+		respRunArgs(st, [][]byte{[]byte("MULTI")})
+		respRunArgs(st, [][]byte{[]byte("SET"), []byte("k"), value})
+		if got := respRunArgs(st, [][]byte{[]byte("EXEC")}); got != "*1\r\n+OK\r\n" {
+			t.Fatalf("EXEC: %.100q", got)
 		}
+		if did[0] > weighed[0] {
+			t.Errorf("the SET did %d units of work, weighed at %d", did[0], weighed[0])
+		}
+		return weighed[0]
 	}
-	aofBuf, aofRefs, aofRefBytes = aofBuf[:0], nil, 0
+	with := exec()
+	fd := aofFd
+	aofFd = -1
+	without := exec()
+	aofFd = fd
+	if with-without < len(value)/kWorkBytes {
+		t.Errorf("EXEC weighed SET of %d bytes at %d units with the log on, %d with it off", len(value), with, without)
+	}
 }

@@ -289,7 +289,7 @@ func serveRequests(conn *conn) {
 	// exercise: ch16-batched-replies
 	made, handled := 0, 0 // reply bytes made, requests answered this turn
 	work := workDone      // workDone - work is this turn's work
-	logged := aofTurnMark()
+	logged := aofCmds     // aofHold tells by it whether the turn logged
 	for sent := true; ; {
 		// Answer requests while the output allows, and this turn's share
 		// (kMaxTurn, kMaxTurnRequests, kMaxTurnWork) is not spent. Any left over wait in

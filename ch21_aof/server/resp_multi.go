@@ -294,18 +294,6 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	queue := st.tx.queue
-	// The room for the writes' records in the log's buffer, before
-	// anything runs (aof.go).
-	var writes [][][]byte
-	for _, cmd := range queue {
-		if c, _ := respResolve(cmd); c != nil && c.flags&flagWrite != 0 {
-			writes = append(writes, cmd)
-		}
-	}
-	if refusal := aofRoom(st.conn, writes...); refusal != "" {
-		respExecAbort(st, w, refusal)
-		return
-	}
 	st.unwatchAll() // it has passed: its own writes below cannot fail it
 
 	// The transaction's work, bounded before anything runs: each
@@ -330,6 +318,10 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 	if estimate+least/kWorkBytes > kMaxExecWork {
 		st.endMulti()
 		w.err(respExecRefusal(estimate + least/kWorkBytes))
+		return
+	}
+	if refusal := aofRoom(st.conn, queue...); refusal != "" {
+		respExecAbort(st, w, refusal) // no room for their records (aof.go)
 		return
 	}
 	replyMax := (kMaxExecWork - estimate) * kWorkBytes

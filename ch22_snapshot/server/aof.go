@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -42,15 +43,9 @@ const (
 // (aofSynced, which the everysec worker moves), and aofBuf, the commands
 // appended and not yet written.
 var (
-	aofFd  = -1
-	aofBuf []byte
-	// aofRefs are the long arguments of the records in aofBuf, held by
-	// reference, not copied (aofAppend); aofRefBytes is their length.
-	aofRefs     []aofRef
-	aofRefBytes int
-	// aofCounted is what the buffer and aofRefs count in the memory
-	// budget (inputHeld): their capacities (aofAccount).
-	aofCounted int
+	aofFd      = -1
+	aofBuf     []byte
+	aofCounted int // what aofBuf counts in the memory budget (aofAccount)
 	aofWritten int64
 	aofSynced  atomic.Int64
 	// aofCmds counts the commands appended, so that a command that
@@ -158,120 +153,68 @@ func syncDir(dir string) {
 	}
 }
 
-// An argument of kAOFRefMin bytes or more is not copied into the log's
-// buffer: the buffer holds a reference to it (aofRef), and its bytes go
-// from where they are to the file, with the buffer's around them, in one
-// writev (aofWrite). The arguments of a request are already held, in the
-// read buffer (counted in the budget); a copy would hold them twice, and
-// a 200 MiB MSET with the log on held its values three times over while
-// append grew the buffer. A reference lives no longer than the command
-// that made it: aofEnd writes it, or copies it into the buffer if the
-// write fails (aofOwn), before the arguments' memory is used again or a
-// value taken from the key space (ent.val) changes.
-const kAOFRefMin = 1024
-
-// aofRef is a long argument of a record, whose bytes go before aofBuf[at].
-type aofRef struct {
-	at int
-	b  []byte
-}
-
-// kAOFRefSize is what one aofRef takes in aofRefs.
-const kAOFRefSize = int(unsafe.Sizeof(aofRef{}))
-
-// aofLen is the length of what the log holds and has not written: the
-// buffer's bytes and its references'.
-func aofLen() int { return len(aofBuf) + aofRefBytes }
-
-// aofAccount brings the budget's count of the log's memory up to date
-// with the capacities of aofBuf and aofRefs. The log belongs to no
-// connection, so no one is closed for it; the room for a record is made
-// before its command runs (aofRoom), and what still grows past it is
-// counted as it grows.
+// aofAccount counts the log's buffer in the clients' memory budget
+// (inputHeld), where aofRoom makes a write's room before it runs.
 func aofAccount() {
-	now := cap(aofBuf) + cap(aofRefs)*kAOFRefSize
-	inputHeld += now - aofCounted
-	aofCounted = now
+	inputHeld += cap(aofBuf) - aofCounted
+	aofCounted = cap(aofBuf)
 }
 
-// aofGrow makes room in aofBuf for n more bytes: at least doubling, so
-// that a buffer grown a record at a time is copied a constant number of
-// times over, and counted in the budget (aofAccount).
+// aofGrow makes room in aofBuf for n more bytes, at least doubling it.
 func aofGrow(n int) {
-	if cap(aofBuf)-len(aofBuf) >= n {
-		return
+	if cap(aofBuf)-len(aofBuf) < n {
+		aofResize(max(2*cap(aofBuf), len(aofBuf)+n, 4096))
 	}
-	grown := make([]byte, len(aofBuf), max(2*cap(aofBuf), len(aofBuf)+n, 4096))
+}
+
+// aofResize moves aofBuf to a buffer of size bytes.
+func aofResize(size int) {
+	grown := make([]byte, len(aofBuf), size)
 	chargeBytes(copy(grown, aofBuf))
 	aofBuf = grown
 	aofAccount()
 }
 
-// aofOwnedSize is how many bytes of aofBuf the record of args takes:
-// all but the long arguments' own.
-func aofOwnedSize(args [][]byte) int {
-	n := 1 + 20 + 2
-	for _, a := range args {
-		n += 1 + 20 + 2 + 2
-		if len(a) < kAOFRefMin {
-			n += len(a)
-		}
-	}
-	return n
+// aofSize is at most how many bytes the record of args takes.
+func aofSize(args [][]byte) int {
+	return len("*\r\n") + 20 + argBytes(args) + len(args)*(len("$\r\n\r\n")+20)
 }
 
 // aofCost is what logging the write c with args may cost in work, for
-// EXEC's estimate: its record's bytes, as given; twice that for a row
-// logged by a rule, which may name the key and the fields again (a TTL
-// beside the values: aof_rules.go); and a record's room more, for a
-// PEXPIREAT and a MULTI and EXEC around them.
+// EXEC's estimate: twice its record for a rule, which may name the key
+// and fields again (aof_rules.go), and a small record's room more.
 func aofCost(c *command, args [][]byte) int {
 	if aofFd < 0 || c.flags&flagWrite == 0 {
 		return 0
 	}
-	n := len("*\r\n") + 20 + argBytes(args) + len(args)*(len("$\r\n\r\n")+20)
+	n := aofSize(args)
 	if _, ruled := aofRules[c.name]; ruled {
 		n *= 2
-	}
-	if len(args) > 1 {
-		n += len(args[1])
 	}
 	return (n + 256) / kWorkBytes
 }
 
-// aofAppend appends one command to the log's buffer, in RESP, its long
-// arguments by reference. The bytes are charged as work: the buffer's as
-// they are copied, the references' for the kernel's copy when written.
+// aofAppend appends one command to the log's buffer, in RESP, and
+// charges its bytes as work.
 func aofAppend(args ...[]byte) {
-	aofGrow(aofOwnedSize(args))
+	aofGrow(aofSize(args))
 	start := len(aofBuf)
 	aofBuf = append(aofBuf, '*')
 	aofBuf = strconv.AppendInt(aofBuf, int64(len(args)), 10)
 	aofBuf = append(aofBuf, '\r', '\n')
-	refs := 0
 	for _, a := range args {
 		aofBuf = append(aofBuf, '$')
 		aofBuf = strconv.AppendInt(aofBuf, int64(len(a)), 10)
 		aofBuf = append(aofBuf, '\r', '\n')
-		if len(a) >= kAOFRefMin {
-			aofRefs = append(aofRefs, aofRef{at: len(aofBuf), b: a})
-			aofRefBytes += len(a)
-			refs += len(a)
-		} else {
-			aofBuf = append(aofBuf, a...)
-		}
+		aofBuf = append(aofBuf, a...)
 		aofBuf = append(aofBuf, '\r', '\n')
 	}
-	if refs > 0 {
-		aofAccount() // aofRefs may have grown
-	}
-	chargeBytes(len(aofBuf) - start + refs)
+	chargeBytes(len(aofBuf) - start)
 	aofCmds++
 }
 
 // aofView is the bytes of s, not copied, for a rule to log a value of the
-// key space as it is: the log only reads them, and not after the command
-// ends (kAOFRefMin), when the value may change (writeAt).
+// key space: aofAppend only reads them, into the buffer.
 func aofView(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // aofAppendStrings is aofAppend for arguments held as strings.
@@ -314,9 +257,8 @@ func aofNested() bool { return aofDepth > 1 }
 
 // kAOFTxPiece is how much of a running transaction the log's buffer
 // holds before it is written: EXEC's commands may log up to its work
-// bound (hundreds of MiB), which would take that much of the memory
-// budget, and put in front of them at the end, a MULTI would move them
-// all. (So EXEC makes room for a piece and its largest record: aofRoom.)
+// bound (hundreds of MiB), all in the memory budget, and put in front
+// of them at the end, a MULTI would copy them all again.
 const kAOFTxPiece = 1 << 20
 
 // aofEnd logs the command c with args, which has just run, if it changed
@@ -346,7 +288,7 @@ func aofEnd(c *command, args [][]byte, m aofMark, book bool) {
 		}
 	}
 	switch {
-	case aofDepth > 0 && aofLen() > kAOFTxPiece && aofWriteErr == nil:
+	case aofDepth > 0 && len(aofBuf) > kAOFTxPiece && aofWriteErr == nil:
 		aofWrite() // a big transaction goes to the file as it runs
 	case aofDepth == 0 && aofTxOpen:
 		aofAppendStrings("EXEC")
@@ -357,88 +299,39 @@ func aofEnd(c *command, args [][]byte, m aofMark, book bool) {
 		aofMulti(aofOuter.buf)
 		aofAppendStrings("EXEC")
 	}
-	if len(aofRefs) > 0 {
-		// The references go no further than the command that made them:
-		// to the file now (inside EXEC, its MULTI first: aofWrite), or,
-		// if the write fails, into the buffer.
-		if aofWriteErr == nil {
-			aofWrite()
-		}
-		aofOwn()
-	}
 }
 
-// aofMulti puts MULTI before the commands appended from aofBuf[at:]:
-// the bytes after it move along within the buffer, and the references
-// after it with them.
+// aofMulti puts MULTI before the commands appended from aofBuf[at:].
 func aofMulti(at int) {
 	const multi = "*1\r\n$5\r\nMULTI\r\n"
-	aofGrow(len(multi))
-	end := len(aofBuf)
-	aofBuf = aofBuf[:end+len(multi)]
-	chargeBytes(copy(aofBuf[at+len(multi):], aofBuf[at:end]))
-	copy(aofBuf[at:], multi)
-	for i := range aofRefs {
-		if aofRefs[i].at >= at {
-			aofRefs[i].at += len(multi)
-		}
-	}
+	aofGrow(len(multi)) // so the tail moves within the buffer
+	chargeBytes(len(aofBuf) - at)
+	aofBuf = slices.Insert(aofBuf, at, []byte(multi)...)
 	aofCmds++
 }
 
-// aofOwn copies the references' bytes into the buffer, for a write that
-// failed: the arguments they point into are gone once the command ends.
-// The copy is counted in the budget (aofAccount), past it if it must:
-// the command has run, and its record must stay until it is written.
-func aofOwn() {
-	if len(aofRefs) == 0 {
-		return
-	}
-	own := make([]byte, 0, aofLen())
-	prev := 0
-	for _, r := range aofRefs {
-		own = append(append(own, aofBuf[prev:r.at]...), r.b...)
-		prev = r.at
-	}
-	own = append(own, aofBuf[prev:]...)
-	chargeBytes(len(own))
-	aofBuf, aofRefs, aofRefBytes = own, nil, 0
-	aofAccount()
-}
-
-// kAOFRecordMin is the room a write is sure to find in the log's buffer
-// without asking the budget: that of its small records (a DEL, a
-// PEXPIREAT), which the budget need not weigh one at a time.
-const kAOFRecordMin = 256
-
-// aofRoom makes room in the log's buffer, before the write c runs with
-// args (or EXEC with the writes queued, cmds), for the records it logs,
-// as given, within the memory budget; and returns the error that refuses
-// it if the budget cannot hold them, as Redis refuses a client past its
-// limits: nothing has run. conn is the connection asking (see budgetMake).
-// A rule that logs more than the command as given grows the buffer past
-// the room made, counted as it grows.
+// aofRoom makes room in the log's buffer, within the memory budget, for
+// the records of a write (or EXEC's, cmds) before it runs, or refuses it
+// (conn asks: budgetMake); a rule logging more grows the buffer, counted.
 func aofRoom(conn *conn, cmds ...[][]byte) string {
 	if aofFd < 0 || aofLoading {
 		return ""
 	}
-	need, most := 0, 0
+	need, most := 256, 0 // 256: a small record's room, a PEXPIREAT's
 	for _, args := range cmds {
-		n := aofOwnedSize(args)
+		if c, _ := respResolve(args); c == nil || c.flags&flagWrite == 0 {
+			continue // not logged
+		}
+		n := aofSize(args)
 		need, most = need+n, max(most, n)
 	}
 	if len(cmds) > 1 {
-		// MULTI and EXEC; and the buffer is written once it passes
-		// kAOFTxPiece, so it holds at most a piece and a record more.
-		need = min(need, kAOFTxPiece+most) + 64
+		need = min(need, 256+kAOFTxPiece+most) // written past kAOFTxPiece
 	}
-	if cap(aofBuf)-len(aofBuf) >= max(need, kAOFRecordMin) {
+	if cap(aofBuf)-len(aofBuf) >= need {
 		return ""
 	}
-	// Doubling if the budget has room, else just what is needed. The old
-	// buffer is held while it is copied: the budget must have room for
-	// the new one whole.
-	need = max(need, kAOFRecordMin)
+	// Doubled if the budget holds it (the old is copied), else what's needed.
 	size := max(2*cap(aofBuf), len(aofBuf)+need)
 	if !budgetMake(conn, size) {
 		size = len(aofBuf) + need
@@ -446,15 +339,11 @@ func aofRoom(conn *conn, cmds ...[][]byte) string {
 			return errLogMemory
 		}
 	}
-	grown := make([]byte, len(aofBuf), size)
-	chargeBytes(copy(grown, aofBuf))
-	aofBuf = grown
-	aofAccount()
+	aofResize(size)
 	return ""
 }
 
-// errLogMemory refuses a write whose record the log's buffer cannot
-// hold within the memory budget.
+// errLogMemory refuses a write whose record the budget cannot hold.
 const errLogMemory = "ERR the server's memory for clients is full (-max-output-mb): no room for the write's record in the append-only file's buffer; try again later"
 
 // aofExpired logs the deletion of a key whose TTL came due, as Redis
@@ -495,7 +384,7 @@ func strerror(err error) string {
 // only part of it, is undone (the file is cut back to what it held) and
 // the buffer kept, to be written again; until then writes are refused.
 func aofWrite() {
-	if aofFd < 0 || aofLen() == 0 {
+	if aofFd < 0 || len(aofBuf) == 0 {
 		return
 	}
 	if aofDepth > 0 && !aofTxOpen {
@@ -509,16 +398,22 @@ func aofWrite() {
 		} else {
 			// It has logged nothing yet: its records will begin after
 			// what the buffer still holds once written.
-			defer func() { aofOuter.buf = len(aofBuf) }() // (references left sit after this offset)
+			defer func() { aofOuter.buf = len(aofBuf) }()
 		}
 	}
-	n, err := aofWritev()
+	n, err := unix.Write(aofFd, aofBuf)
+	if n < 0 {
+		n = 0
+	}
+	if err == nil && n < len(aofBuf) {
+		err = unix.ENOSPC // a short write: the disk is full
+	}
 	if err != nil {
 		if n > 0 && unix.Ftruncate(aofFd, aofWritten) != nil {
 			// The part written stays: go on after it.
 			aofWritten += int64(n)
 			aofWrittenShared.Store(aofWritten)
-			aofDrop(n)
+			aofBuf = aofBuf[:copy(aofBuf, aofBuf[n:])]
 		}
 		if aofWriteErr == nil {
 			msg("error writing to the append-only file: %v", err)
@@ -529,12 +424,9 @@ func aofWrite() {
 	}
 	aofWritten += int64(n)
 	aofWrittenShared.Store(aofWritten)
-	aofBuf, aofRefs, aofRefBytes = aofBuf[:0], aofRefs[:0], 0
+	aofBuf = aofBuf[:0]
 	if cap(aofBuf) > 1<<20 && aofDepth == 0 {
 		aofBuf = nil // a large request's buffer is not kept
-	}
-	if cap(aofRefs) > 1<<10 {
-		aofRefs = nil
 	}
 	aofAccount()
 	if aofWriteErr != nil {
@@ -543,96 +435,11 @@ func aofWrite() {
 	}
 }
 
-// kIOVMax is the most pieces one writev takes (Linux's IOV_MAX).
-const kIOVMax = 1024
-
-// aofWritev writes what the log holds, the buffer's bytes and the
-// references' in their order, with as few writevs as IOV_MAX allows, and
-// returns the bytes written; a short write is the disk full (ENOSPC).
-func aofWritev() (int, error) {
-	iov := make([][]byte, 0, min(2*len(aofRefs)+1, kIOVMax))
-	written, prev := 0, 0
-	flush := func() error {
-		want := 0
-		for _, b := range iov {
-			want += len(b)
-		}
-		n, err := unix.Writev(aofFd, iov)
-		if n > 0 {
-			written += n
-		}
-		iov = iov[:0]
-		if err == nil && n < want {
-			err = unix.ENOSPC
-		}
-		return err
-	}
-	add := func(b []byte) error {
-		if len(b) == 0 {
-			return nil
-		}
-		iov = append(iov, b)
-		if len(iov) == kIOVMax {
-			return flush()
-		}
-		return nil
-	}
-	for _, r := range aofRefs {
-		if err := add(aofBuf[prev:r.at]); err != nil {
-			return written, err
-		}
-		if err := add(r.b); err != nil {
-			return written, err
-		}
-		prev = r.at
-	}
-	if err := add(aofBuf[prev:]); err != nil || len(iov) == 0 {
-		return written, err
-	}
-	return written, flush()
-}
-
-// aofDrop drops the first n bytes of what the log holds (written, and
-// kept in the file after a failed write).
-func aofDrop(n int) {
-	// The references' bytes before the cut are bytes of the buffer's
-	// order too: find the buffer's offset the cut falls at.
-	skip, at := n, 0
-	i := 0
-	for ; i < len(aofRefs); i++ {
-		r := &aofRefs[i]
-		if skip <= r.at-at {
-			break
-		}
-		skip -= r.at - at
-		at = r.at
-		if skip < len(r.b) {
-			// The cut is inside this reference: keep its rest.
-			aofRefBytes -= skip
-			r.b = r.b[skip:]
-			skip = 0
-			break
-		}
-		skip -= len(r.b)
-		aofRefBytes -= len(r.b)
-	}
-	cut := at + skip
-	aofRefs = aofRefs[:copy(aofRefs, aofRefs[i:])]
-	for j := range aofRefs {
-		aofRefs[j].at -= cut
-	}
-	aofBuf = aofBuf[:copy(aofBuf, aofBuf[cut:])]
-}
-
-// aofTurnMark returns what aofHold compares with to tell whether a
-// connection's turn appended to the log.
-func aofTurnMark() int { return aofCmds }
-
 // aofHold writes the log before conn's replies are sent, and reports
 // whether they must wait (aofBeforeSleep sends them): under always, for
 // its fsync, those of a turn that appended to the log, and any after
 // them; under everysec and no, for its write, those of a turn whose
-// records a failing write left in the buffer. mark is aofTurnMark from
+// records a failing write left in the buffer. mark is aofCmds from
 // the start of the turn.
 func aofHold(conn *conn, mark int) bool {
 	if aofFd < 0 {
@@ -643,8 +450,8 @@ func aofHold(conn *conn, mark int) bool {
 		// A reply sent while the write is still to do (the disk is full)
 		// would acknowledge what a crash loses.
 		_, held := aofHeld[conn]
-		if held || aofCmds != mark && aofLen() > 0 {
-			aofHeld[conn] = aofWritten + int64(aofLen())
+		if held || aofCmds != mark && len(aofBuf) > 0 {
+			aofHeld[conn] = aofWritten + int64(len(aofBuf))
 			return true
 		}
 		return false
@@ -654,7 +461,7 @@ func aofHold(conn *conn, mark int) bool {
 	// earlier in this iteration): Redis too sends every reply after the
 	// fsync. (What a failing write left in the buffer does not hold
 	// them: reads go on while the disk is full.)
-	need := aofWritten + int64(aofLen())
+	need := aofWritten + int64(len(aofBuf))
 	if _, held := aofHeld[conn]; held || aofCmds != mark || aofSynced.Load() < aofWritten {
 		aofHeld[conn] = need
 		return true
@@ -733,8 +540,8 @@ func aofInfo(field func(k string, v any)) {
 	aofRewriteInfo(field) // the rewrite's (aof_rewrite.go)
 	field("aof_last_write_status", status)
 	if aofOn {
-		field("aof_current_size", aofWritten+int64(aofLen()))
-		field("aof_buffer_length", aofLen())
+		field("aof_current_size", aofWritten+int64(len(aofBuf)))
+		field("aof_buffer_length", len(aofBuf))
 		field("aof_pending_bio_fsync", b2i(aofSynced.Load() != aofWritten))
 	}
 }

@@ -87,7 +87,7 @@ func aofRewriteWanted() bool {
 	if aofRW.scheduled {
 		return true
 	}
-	size := aofWritten + int64(aofLen())
+	size := aofWritten + int64(len(aofBuf))
 	return aofRW.percentage > 0 && size >= aofRW.minSize &&
 		size-aofRW.baseSize >= aofRW.baseSize*int64(aofRW.percentage)/100
 }

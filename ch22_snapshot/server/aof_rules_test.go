@@ -24,12 +24,12 @@ func logOn(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aofFd, aofBuf, aofRefs, aofRefBytes, aofWritten, aofWriteErr = fd, nil, nil, 0, 0, nil
+	aofFd, aofBuf, aofWritten, aofWriteErr = fd, nil, 0, nil
 	aofCounted = 0 // resetData emptied the budget
-	loggedSince, loggedPath, loggedAt = bothClocks(), path, 0
+	loggedSince = bothClocks()
 	t.Cleanup(func() {
 		unix.Close(fd)
-		aofFd, aofBuf, aofRefs, aofRefBytes, aofWritten, aofWriteErr = -1, nil, nil, 0, 0, nil
+		aofFd, aofBuf, aofWritten, aofWriteErr = -1, nil, 0, nil
 		aofAccount()
 	})
 	return path
@@ -46,32 +46,11 @@ func bothClocks() int64 {
 	return min(keyNowMs(), int64(getUnixMs()))
 }
 
-// loggedPath is the log logOn opened, and loggedAt its size at the last
-// call of logged.
-var (
-	loggedPath string
-	loggedAt   int64
-)
-
 // logged returns the commands appended since the last call, one line
-// each, the arguments joined by spaces, and drops them: those the file
-// has gained (a record with a long argument is written when its command
-// ends, see kAOFRefMin), cut off again, and those the buffer holds.
+// each, the arguments joined by spaces, and empties the buffer.
 func logged(t *testing.T) []string {
 	t.Helper()
-	aofOwn()
-	b, err := os.ReadFile(loggedPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := logLines(t, append(b[loggedAt:aofWritten], aofBuf...))
-	if aofWritten > loggedAt {
-		if err := unix.Ftruncate(aofFd, loggedAt); err != nil {
-			t.Fatal(err)
-		}
-		aofWritten = loggedAt
-		aofWrittenShared.Store(aofWritten)
-	}
+	lines := logLines(t, aofBuf)
 	aofBuf = aofBuf[:0]
 	loggedSince = bothClocks()
 	return lines

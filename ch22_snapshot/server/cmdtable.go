@@ -347,15 +347,13 @@ var running *command
 // meter its arguments and its reply's bytes (see work.go).
 func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 	running = c
-	if refusal := aofRefusal(c); refusal != "" {
-		w.err(refusal) // the log cannot be written (aof.go)
-		return
+	refusal := aofRefusal(c) // the log cannot be written (aof.go)
+	if refusal == "" && c.flags&flagWrite != 0 && aofDepth == 0 {
+		refusal = aofRoom(w.conn, args) // its record would not fit
 	}
-	if c.flags&flagWrite != 0 && aofDepth == 0 {
-		if refusal := aofRoom(w.conn, args); refusal != "" {
-			w.err(refusal) // its record would not fit in the budget (aof.go)
-			return
-		}
+	if refusal != "" {
+		w.err(refusal)
+		return
 	}
 	snapshotBeforeWrite(c, args) // the snapshot keeps what the command changes
 	mark := aofBegin(c, args)
