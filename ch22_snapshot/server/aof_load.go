@@ -98,12 +98,9 @@ func (ar *aofReader) record() ([][]byte, error) {
 			return nil, err
 		}
 		args = append(args, arg)
-		end := make([]byte, 2)
-		if _, err := io.ReadFull(ar.r, end); err != nil {
-			return nil, errAOFShort
-		}
-		ar.off += 2
-		if string(end) != "\r\n" {
+		if end, err := ar.line(); err != nil {
+			return nil, err
+		} else if end != "" { // the CRLF after it is an empty line
 			return nil, errors.New("a bulk string not ended by CRLF")
 		}
 	}
