@@ -70,7 +70,9 @@ func respRename(nx bool) respHandler {
 		} else {
 			ent.kv = string(args[2])
 		}
-		ent.klen = uint32(len(args[2]))
+		// The snapshot's mark stays: snapshotBeforeWrite has written the
+		// key under its old name if the running snapshot had not yet.
+		ent.klen = uint32(len(args[2])) | ent.klen&kSnapMark
 		insertEntry(ent)
 		if nx {
 			w.outInt(1)
@@ -188,7 +190,7 @@ func copyEntry(src *entry, key []byte) *entry {
 	}
 	val := src.val()
 	chargeBytes(len(key) + len(val))
-	return &entry{kv: string(key) + val, klen: uint32(len(key)), heapIdx: -1}
+	return &entry{kv: string(key) + val, klen: uint32(len(key)) | snapMark, heapIdx: -1} // a new key, as newEntry's
 }
 
 // respRandomKey: RANDOMKEY answers a key picked at random, or null if
