@@ -263,6 +263,9 @@ func TestRESPLCS(t *testing.T) {
 	respSteps(t, "LCS a b LEN => :6|")
 	kLCSMaxCells--
 	respSteps(t, "LCS a b LEN => -"+errLCSTooLong()+"|")
+	// With an empty string there is no table, whatever the other's length.
+	kLCSMaxCells = 5
+	respSteps(t, "LCS a nothere => $0||", "LCS nothere b LEN => :0|")
 	kLCSMaxCells = saved
 
 	// The table counts in the budget of all connections while it is

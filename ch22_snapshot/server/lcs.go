@@ -30,7 +30,7 @@ const kLCSWordsPerUnit = 16
 
 // errLCSTooLong refuses an LCS whose table would pass kLCSMaxCells.
 func errLCSTooLong() string {
-	return "ERR LCS is refused when the lengths multiply past " + strconv.Itoa(kLCSMaxCells) +
+	return "ERR LCS is refused when the lengths, each plus one, multiply past " + strconv.Itoa(kLCSMaxCells) +
 		": the table would stall the server"
 }
 
@@ -300,7 +300,8 @@ func respLCS(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	a, b := strs[0], strs[1]
-	if int64(len(a)+1)*int64(len(b)+1) > int64(kLCSMaxCells) {
+	// An empty string makes no table to fill: Redis answers it at once.
+	if len(a) > 0 && len(b) > 0 && int64(len(a)+1)*int64(len(b)+1) > int64(kLCSMaxCells) {
 		w.err(errLCSTooLong())
 		return
 	}

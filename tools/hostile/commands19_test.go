@@ -521,7 +521,7 @@ func testStringAttacks19(t *testing.T, ch string) {
 	}
 	expect("LCS at the bound", lines, lines[0])
 	lines, _ = run(fmt.Sprintf("%d LCS LEN of two strings of 1 MiB", lcsN), strings.Repeat(respCmd("LCS", "lcs:A", "lcs:B", "LEN"), lcsN), lcsN)
-	expect("LCS past the bound", lines, "-ERR LCS is refused when the lengths multiply past 16777216: the table would stall the server")
+	expect("LCS past the bound", lines, "-ERR LCS is refused when the lengths, each plus one, multiply past 16777216: the table would stall the server")
 	lines, _ = run(fmt.Sprintf("the twin: %d LCS LEN of two strings of 64 bytes", lcsN), strings.Repeat(respCmd("LCS", "lcs:x", "lcs:y", "LEN"), lcsN), lcsN)
 	if !strings.HasPrefix(lines[0], ":") {
 		t.Fatalf("LCS of short strings: %q", lines[0])
