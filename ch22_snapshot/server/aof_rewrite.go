@@ -213,6 +213,8 @@ func (t *aofTail) waits() bool { return t.syncing != nil && t.last() }
 func (t *aofTail) step(all bool) (bool, error) {
 	done, err := t.turn(all)
 	if done {
+		inputHeld -= len(t.buf) // the buffer leaves the budget (copy)
+		t.buf = nil
 		if t.old != nil {
 			// After the switch this is the old log's last descriptor,
 			// and closing it frees the file, in time that grows with
@@ -291,6 +293,9 @@ func (t *aofTail) pollSync(wait bool) error {
 func (t *aofTail) copy(n int64) error {
 	end := min(t.at+n, aofWritten)
 	if want := int(min(end-t.at, kSnapFlushBytes)); len(t.buf) < want {
+		// Counted in the clients' budget until the end, past it if it
+		// must be, as the walk's buffers are (snapshot.account).
+		inputHeld += want - len(t.buf)
 		t.buf = make([]byte, want)
 	}
 	for t.at < end {

@@ -147,6 +147,7 @@ type snapshot struct {
 	keys    int    // the keys written
 	total   int    // the keys at the instant
 	peak    int    // the most bytes buf held (INFO's current_cow_peak)
+	counted int    // what buf and side count in the memory budget (account)
 	kept    int    // of which written before a change (copied on write)
 	adopted bool   // FLUSHALL handed table over: destroy it at the end
 	// heap holds the TTL timers of an adopted table's entries (their
@@ -282,8 +283,26 @@ func snapshotBegin(enc snapEncoder, path string, onDone func(*snapshot, error)) 
 		startUs: getMonotonicUsec(), onDone: onDone}
 	s.total = gData.db.Len()
 	s.buf = enc.begin(make([]byte, 0, kSnapFlushBytes), s.total, len(gData.heap))
+	s.account()
 	gSnap = s
 	return s, nil
+}
+
+// account counts what the snapshot's buffers hold now (buf, and side,
+// its copies on write) in the clients' memory budget: they are the
+// clients' writes kept for the disk, as the log's buffer is. The
+// snapshot's ways in (snapshotBegin, the walk, the hooks before a change,
+// finish) call it on their way out, for nothing reads the budget in
+// between. A buffer grows past what the budget has left rather than fail
+// the snapshot: a copy on write must be made before the change it comes
+// before, the buffers stay about a stretch or two (kSnapFlushBytes), and
+// a save that clients' memory could make fail would let them keep the
+// server from ever saving. Counted, they leave the clients that much
+// less: the next one to ask for memory makes room (budgetMake).
+func (s *snapshot) account() {
+	n := cap(s.buf) + cap(s.side)
+	inputHeld += n - s.counted
+	s.counted = n
 }
 
 // pending reports whether ent is in the snapshot's instant and not yet
@@ -582,6 +601,7 @@ func snapshotBeforeWrite(c *command, args [][]byte) {
 			s.kept++
 		}
 	}
+	s.account()
 }
 
 // snapshotKeep writes ent into the running snapshot, if it is due there,
@@ -590,6 +610,7 @@ func snapshotKeep(ent *entry) {
 	if s := gSnap; s != nil && !s.walked && s.pending(ent) {
 		workDone += s.write(ent)
 		s.kept++
+		s.account()
 	}
 }
 
@@ -601,6 +622,7 @@ func snapshotKeep(ent *entry) {
 func snapshotKeepPart(ent *entry) {
 	if s := gSnap; s != nil && s.part == ent {
 		workDone += s.writeMore(math.MaxInt)
+		s.account()
 	}
 }
 
@@ -714,6 +736,7 @@ func (s *snapshot) walk(budget int) {
 		s.scanned = next == 0
 	}
 	if !s.walked {
+		s.account()
 		return
 	}
 	s.buf = s.enc.end(s.buf)
@@ -721,7 +744,8 @@ func (s *snapshot) walk(budget int) {
 		s.buf = binary.LittleEndian.AppendUint64(s.buf, crc64Jones(s.crc, s.buf))
 	}
 	s.flush()
-	s.buf = nil
+	s.buf, s.side = nil, nil
+	s.account()
 	if s.adopted {
 		old := s.table
 		gData.tp.Queue(func() { old.All(entryDestroy) })
@@ -775,6 +799,8 @@ func syncDirErr(dir string) error {
 // finish ends the snapshot, on the loop, with the goroutine's outcome.
 func (s *snapshot) finish(err error) {
 	gSnap = nil
+	s.buf, s.side = nil, nil // given back to the budget, if the walk did not
+	s.account()
 	s.onDone(s, err)
 }
 
