@@ -35,8 +35,8 @@ func bookKeysOrder(inserted []string) []string {
 
 func keysChecks(st *Stage, cfg *Config) []Check {
 	newer := cfg.Edition == EditionNewer
-	// From chapter 16 on the key space is no longer the book's chained
-	// table (ch16 replaces it with open addressing for speed), so the
+	// From chapter 17 on the key space is no longer the book's chained
+	// table (ch17 replaces it with open addressing for speed), so the
 	// order of keys is no longer the book's and is not checked there.
 	var out []Check
 	if st.Num < 16 {

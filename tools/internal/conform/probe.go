@@ -106,9 +106,9 @@ func lookalike(st *Stage, addr string) string {
 // respTellTales are, for the chapters after 17 that add commands to the
 // RESP listener, one inline command each that the chapter introduces.
 var respTellTales = map[string]string{
-	"ch18": "SCAN 0",
-	"ch19": "GETRANGE conform:probe 0 1",
-	"ch20": "ZLEXCOUNT conform:probe - +",
+	"ch19": "SCAN 0",
+	"ch20": "GETRANGE conform:probe 0 1",
+	"ch21": "ZLEXCOUNT conform:probe - +",
 }
 
 // respLookalike tells a RESP server of an earlier chapter given a later

@@ -47,14 +47,14 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch12": idleChecks,
 	"ch13": ttlChecks,
 	"ch14": poolChecks,
-	"ch15": fieldTTLChecks,
-	"ch16": outputChecks,
-	"ch17": respChecks,
-	"ch18": respChecks18,
-	"ch19": respChecks19,
-	"ch20": respChecks20,
-	"ch21": respChecks21,
-	"ch22": respChecks22,
+	"ch16": fieldTTLChecks,
+	"ch17": outputChecks,
+	"ch18": respChecks,
+	"ch19": respChecks18,
+	"ch20": respChecks19,
+	"ch21": respChecks20,
+	"ch22": respChecks21,
+	"ch23": respChecks22,
 }
 
 // stages are built from the chapter registry: one per chapter with a
@@ -119,7 +119,7 @@ func UpTo(id string) (*Plan, error) {
 		p.Why = fmt.Sprintf("the wire format changes at %s: a %s server speaks %s, which the stages before %s do not",
 			first, id, target.Proto, first)
 		if target.Proto == chapters.RESP {
-			p.Why += fmt.Sprintf(" (check a chapter %d server's book listener, -addr, with -upto ch16)", target.Num)
+			p.Why += fmt.Sprintf(" (check a chapter %d server's book listener, -addr, with -upto ch17)", target.Num)
 		}
 	}
 	return p, nil

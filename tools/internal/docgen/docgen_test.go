@@ -31,7 +31,7 @@ func repo(t *testing.T) string {
 		{"ch03_hello", "a first server"},
 		{"ch04_protocol", "framing | lengths"},
 		{"ch06_eventloop", "one thread"},
-		{"ch15_extra", "more"},
+		{"ch16_extra", "more"},
 	} {
 		for k, v := range chapter(ch[0], ch[1]) {
 			files[k] = v
@@ -45,7 +45,7 @@ func TestChapterMap(t *testing.T) {
 	root := repo(t)
 	dir := filepath.Join(root, "docs")
 	testkit.WriteFiles(t, dir, map[string]string{"ch04_protocol.md": "# guide\n"})
-	if err := os.RemoveAll(filepath.Join(root, "ch15_extra", "cmd")); err != nil {
+	if err := os.RemoveAll(filepath.Join(root, "ch16_extra", "cmd")); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ChapterMap(root, dir)
@@ -57,7 +57,7 @@ func TestChapterMap(t *testing.T) {
 | 03 | [ch03_hello](../ch03_hello) | a first server |  | ` + "`go run ./ch03_hello/cmd/server`" + ` |  |
 | 04 | [ch04_protocol](../ch04_protocol) | framing \| lengths | [ch04_protocol.md](ch04_protocol.md) | ` + "`go run ./ch04_protocol/cmd/server`" + ` | [` + "`go run ./tools/chdiff ch03_hello ch04_protocol`" + `](diffs/ch03_hello..ch04_protocol.diff) |
 | 05-06 | [ch06_eventloop](../ch06_eventloop) | one thread |  | ` + "`go run ./ch06_eventloop/cmd/server`" + ` | [` + "`go run ./tools/chdiff ch04_protocol ch06_eventloop`" + `](diffs/ch04_protocol..ch06_eventloop.diff) |
-| beyond the book | [ch15_extra](../ch15_extra) | more |  |  | [` + "`go run ./tools/chdiff ch06_eventloop ch15_extra`" + `](diffs/ch06_eventloop..ch15_extra.diff) |
+| beyond the book | [ch16_extra](../ch16_extra) | more |  |  | [` + "`go run ./tools/chdiff ch06_eventloop ch16_extra`" + `](diffs/ch06_eventloop..ch16_extra.diff) |
 `
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ChapterMap (-want +got):\n%s", diff)
@@ -67,10 +67,10 @@ func TestChapterMap(t *testing.T) {
 func TestChapterMapRejectsBadReadme(t *testing.T) {
 	root := repo(t)
 	// A chapter copied from the previous one, title not yet updated.
-	testkit.WriteFiles(t, root, map[string]string{"ch15_extra/README.md": "# ch06_eventloop: one thread\n"})
+	testkit.WriteFiles(t, root, map[string]string{"ch16_extra/README.md": "# ch06_eventloop: one thread\n"})
 	_, err := ChapterMap(root, filepath.Join(root, "docs"))
-	if err == nil || !strings.Contains(err.Error(), filepath.Join("ch15_extra", "README.md")) {
-		t.Errorf("ChapterMap error = %v, want one naming ch15_extra/README.md", err)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join("ch16_extra", "README.md")) {
+		t.Errorf("ChapterMap error = %v, want one naming ch16_extra/README.md", err)
 	}
 }
 
@@ -158,7 +158,7 @@ func TestWriteThenCheck(t *testing.T) {
 		readme + " has stale generated blocks",
 		filepath.Join(dir, "diffs", "ch03_hello..ch04_protocol.diff") + " is missing",
 		filepath.Join(dir, "diffs", "ch04_protocol..ch06_eventloop.diff") + " is missing",
-		filepath.Join(dir, "diffs", "ch06_eventloop..ch15_extra.diff") + " is missing",
+		filepath.Join(dir, "diffs", "ch06_eventloop..ch16_extra.diff") + " is missing",
 	}
 	if diff := cmp.Diff(want, problems); diff != "" {
 		t.Errorf("Check before Write (-want +got):\n%s", diff)
