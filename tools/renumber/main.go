@@ -1,9 +1,9 @@
 // Command renumber moves the chapters beyond a number up (or down), so
 // that a chapter can be cut in two, or two joined, without hunting for
 // every place that names one: the directories and module paths, go.work,
-// imports, the short names (ch18, ch18-ch23, "(ch18 on)"), the prose
-// ("chapter 18's server", "chapters 18 and 19"), and the file names that
-// carry a chapter's number (docs/ch18_resp.md, the stored diffs,
+// imports, the short names (ch17, ch17-ch22, "(ch17 on)"), the prose
+// ("chapter 17's server", "chapters 17 and 18"), and the file names that
+// carry a chapter's number (docs/ch17_resp.md, the stored diffs,
 // tools/internal/conform/resp18.go).
 //
 // Run it from the repository root, on a clean tree, and commit the result
@@ -12,7 +12,7 @@
 //	go run ./tools/renumber -at 15 -by 1 [-n]
 //
 // moves every chapter numbered 15 or more up by one, leaving room for a
-// new ch16; the book's chapters (up to 14) never move. -n prints what
+// new ch15; the book's chapters (up to 14) never move. -n prints what
 // would change and changes nothing. Only the files git tracks are read,
 // and only text files are rewritten. Numbers written without "ch" or
 // "chapter" before them ("15-22", "the 8 chapters beyond the book") are
@@ -75,7 +75,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		var out []byte
-		if isText(body) {
+		// The tool's own files name chapters as examples, which stay put.
+		if isText(body) && !strings.HasPrefix(f, "tools/renumber/") {
 			out = m.text(body)
 		}
 		to := m.path(f)
@@ -106,7 +107,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // mapper moves the numbers of the chapters at or above at by by. Only
-// numbers a chapter has move: "chapter 17, 64 requests" keeps its 64.
+// numbers a chapter has move: "chapter 16, 64 requests" keeps its 64.
 type mapper struct {
 	at, by   int
 	chapters map[int]bool
@@ -126,14 +127,22 @@ func (m mapper) num(digits string) string {
 var shortName = regexp.MustCompile(`(^|[^A-Za-z0-9_])(ch)(\d\d)([^0-9]|$)`)
 
 // prose is "chapter" or "chapters" and the numbers after it: "chapter
-// 17", "chapters 18 and 19", "chapters 16, 17 and 18", "chapters 20-21".
+// 17", "chapters 17 and 18", "chapters 15, 16 and 17", "chapters 19-20".
 var prose = regexp.MustCompile(`([Cc]hapters?\s+)(\d{1,2}(?:(?:\s*(?:,|and|or|to|through|-|–)\s*)\d{1,2})*)\b`)
 
 var digits = regexp.MustCompile(`\d{1,2}`)
 
+// registryNum is a chapter's number in tools/internal/chapters'
+// registry, written beside its short name: {ID: "ch17", Num: 17, ...}.
+var registryNum = regexp.MustCompile(`(ID: "ch)(\d\d)(", Num: )(\d{1,2})\b`)
+
 // text returns body with every chapter number it names moved.
 func (m mapper) text(body []byte) []byte {
-	out := replaceShort(body, m)
+	out := registryNum.ReplaceAllFunc(body, func(s []byte) []byte {
+		g := registryNum.FindSubmatch(s)
+		return []byte(fmt.Sprintf("%s%s%s%s", g[1], g[2], g[3], m.num(string(g[4]))))
+	})
+	out = replaceShort(out, m)
 	return prose.ReplaceAllFunc(out, func(s []byte) []byte {
 		g := prose.FindSubmatchIndex(s)
 		head, nums := s[:g[4]], s[g[4]:g[5]]
@@ -143,7 +152,7 @@ func (m mapper) text(body []byte) []byte {
 }
 
 // replaceShort moves the numbers of short names. Neighbouring matches
-// share their edges ("ch18-ch19"), which one pass of the expression
+// share their edges ("ch17-ch18"), which one pass of the expression
 // would skip, so it loops until no name is left unmoved.
 func replaceShort(body []byte, m mapper) []byte {
 	var b bytes.Buffer
@@ -244,8 +253,8 @@ func isText(body []byte) bool {
 }
 
 // moveAll renames the files of moves (from -> to, relative to root): all
-// first into a directory of their own, then into place, so that ch22's
-// files may take ch23's places before ch23's have left. Directories the
+// first into a directory of their own, then into place, so that ch21's
+// files may take ch22's places before ch22's have left. Directories the
 // moves leave empty are removed.
 func moveAll(root string, moves map[string]string) error {
 	if len(moves) == 0 {

@@ -39,7 +39,7 @@ func keysChecks(st *Stage, cfg *Config) []Check {
 	// table (ch17 replaces it with open addressing for speed), so the
 	// order of keys is no longer the book's and is not checked there.
 	var out []Check
-	if st.Num < 16 {
+	if st.Has(chapters.KeysOrder) {
 		out = append(out, Check{
 			Name:       "keys lists the keys in the order the book's hashtable fixes",
 			Section:    "08. Data Structure: Hashtables; 09. Data Serialization (keys)",
