@@ -46,6 +46,7 @@ func acceptPaused() bool {
 // pauses accepting (see kAcceptBackoffMs), and it logs the error at most
 // once per kAcceptLogEveryUs.
 func acceptAll(fd int, start func(connfd int)) {
+	// exercise: ch15-accept-all
 	for {
 		connfd, err := sock.Accept(fd)
 		switch {
@@ -63,6 +64,7 @@ func acceptAll(fd int, start func(connfd int)) {
 		logAcceptError(err)
 		return
 	}
+	// end exercise: ch15-accept-all
 }
 
 // logAcceptError logs a failed accept, unless one was logged less than

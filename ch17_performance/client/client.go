@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -27,8 +28,9 @@ const DefaultAddr = "127.0.0.1:1234"
 func Main(args []string) int {
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
 	addr := fs.String("addr", DefaultAddr, "server `host:port`")
+	drip := fs.Duration("drip", 0, "send the request one byte at a time, waiting this `long` between bytes, as a slow or hostile client would")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: client [-addr host:port] cmd [arg ...]")
+		fmt.Fprintln(fs.Output(), "usage: client [-addr host:port] [-drip duration] cmd [arg ...]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -40,24 +42,53 @@ func Main(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	if err := run(sa, fs.Args()); err != nil {
+	if err := run(sa, fs.Args(), *drip); err != nil {
 		fmt.Fprintln(os.Stderr, "client:", err)
 		return 1
 	}
 	return 0
 }
 
-func run(sa *unix.SockaddrInet4, cmd []string) error {
+func run(sa *unix.SockaddrInet4, cmd []string, drip time.Duration) error {
 	fd, err := sock.Dial(sa)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(fd)
 
+	if drip > 0 {
+		return dripReq(fd, cmd, drip)
+	}
 	if err := sendReq(fd, cmd); err != nil {
 		return err
 	}
 	return readRes(fd, os.Stdout)
+}
+
+// errClosedEarly is what a dripping client reports when the server
+// closes the connection before the request is whole.
+var errClosedEarly = errors.New("the server closed the connection before the request was whole")
+
+// dripReq sends one command as a request a byte at a time, pause apart,
+// then prints the reply. A write fails once the server has closed the
+// connection (the one before draws the reset), and a read finds the end.
+func dripReq(fd int, cmd []string, pause time.Duration) error {
+	req := proto.EncodeReq(cmd)
+	if len(req) > proto.KMaxMsg {
+		return proto.ErrTooLong
+	}
+	msg := binary.LittleEndian.AppendUint32(nil, uint32(len(req)))
+	for _, b := range append(msg, req...) {
+		if err := sock.WriteAll(fd, []byte{b}); err != nil {
+			return errClosedEarly
+		}
+		time.Sleep(pause)
+	}
+	err := readRes(fd, os.Stdout)
+	if errors.Is(err, io.EOF) || errors.Is(err, unix.ECONNRESET) {
+		return errClosedEarly
+	}
+	return err
 }
 
 // sendReq sends one command as a request.

@@ -698,7 +698,7 @@ func TestOutOfFDsServerSurvives(t *testing.T) {
 func TestOutOfFDsNoSpin(t *testing.T) {
 	const nofile, clients = 64, 150
 	const window = 2 * time.Second
-	eachChapter(t, fieldChapters, func(t *testing.T, ch string) {
+	eachChapter(t, hardChapters, func(t *testing.T, ch string) {
 		p := startServer(t, ch, nofile)
 		first := dial(t, p.Addr)
 		first.do("set", "k", "v")
@@ -748,7 +748,7 @@ func TestOutOfFDsNoSpin(t *testing.T) {
 // whole within the idle timeout (on the RESP listener, Redis's timeout,
 // set to 1 s here: it is 0, never, by default).
 func TestDrippingClientDropped(t *testing.T) {
-	eachChapter(t, fieldChapters, func(t *testing.T, ch string) { testDrippingClient(t, ch, false) })
+	eachChapter(t, hardChapters, func(t *testing.T, ch string) { testDrippingClient(t, ch, false) })
 	// RESP connections (ch18 on) read into a buffer of their own.
 	eachChapterAs(t, withFeature(chapters.RESPListener), "-RESP", func(t *testing.T, ch string) { testDrippingClient(t, ch, true) })
 }

@@ -52,8 +52,12 @@ var (
 	costlyRESP = firstAndNewest(chapters.RESPListener)
 )
 
-// fieldChapters are the chapters with hashes whose fields expire.
-var fieldChapters = withFeature(chapters.FieldTTL)
+// fieldChapters are the chapters with hashes whose fields expire, and
+// hardChapters those that survive what surrounds them (chapter 15 on).
+var (
+	fieldChapters = withFeature(chapters.FieldTTL)
+	hardChapters  = withFeature(chapters.Hardened)
+)
 
 // The chapters the attacks on each later chapter's commands run on: every
 // chapter that has them where an attack is cheap, the first and the

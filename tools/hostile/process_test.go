@@ -23,7 +23,7 @@ import (
 // TestHangupExitsCleanly: SIGHUP (the terminal went away) ends the server
 // with status 0 and a log line; it used to kill it silently.
 func TestHangupExitsCleanly(t *testing.T) {
-	eachChapter(t, fieldChapters, func(t *testing.T, ch string) {
+	eachChapter(t, hardChapters, func(t *testing.T, ch string) {
 		p := startServer(t, ch, 0)
 		if ignoresHangup(ch) {
 			hangupIgnored(t, p)
@@ -53,7 +53,7 @@ func TestHangupExitsCleanly(t *testing.T) {
 // times.
 func TestHangupAtFirstAccept(t *testing.T) {
 	const tries = 20
-	eachChapter(t, fieldChapters, func(t *testing.T, ch string) {
+	eachChapter(t, hardChapters, func(t *testing.T, ch string) {
 		for i := range tries {
 			p := startAccepting(t, ch)
 			if ignoresHangup(ch) {
@@ -172,7 +172,7 @@ func churn(addr string, n int) error {
 // nobody reads. Once the pipe is full a write to it blocks; a server that
 // logs on its event loop then stops serving everyone.
 func TestUnreadLogDoesNotBlock(t *testing.T) {
-	eachChapter(t, fieldChapters, func(t *testing.T, ch string) {
+	eachChapter(t, hardChapters, func(t *testing.T, ch string) {
 		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
@@ -209,7 +209,7 @@ func TestUnreadLogDoesNotBlock(t *testing.T) {
 // program that writes to such a stdout or stderr with SIGPIPE unless it
 // says otherwise.
 func TestClosedLogDoesNotKill(t *testing.T) {
-	eachChapter(t, fieldChapters, func(t *testing.T, ch string) {
+	eachChapter(t, hardChapters, func(t *testing.T, ch string) {
 		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)

@@ -85,6 +85,7 @@ const (
 	IdleTimer                        // ch12 on: idle connections closed
 	TTL                              // ch13 on: pexpire, pttl
 	ThreadPool                       // ch14 on: large sets freed off the loop
+	Hardened                         // ch15 on: out of descriptors, unread logs, SIGHUP, dripping clients
 	FieldTTL                         // ch16 on: hash fields with TTLs
 	OutputBound                      // ch17 on: a client's unsent replies bounded
 	RESPListener                     // ch18 on: a second listener speaking RESP
@@ -149,7 +150,8 @@ const (
 	timers  = zs | IdleTimer
 	ttl     = timers | TTL
 	pool    = ttl | ThreadPool
-	fields  = pool | FieldTTL
+	hard    = pool | Hardened
+	fields  = hard | FieldTTL
 	perf    = fields&^KeysOrder | OutputBound
 	resp    = perf | RESPListener
 	scan    = resp | ScanMulti
@@ -177,6 +179,7 @@ var registry = []*Info{
 	{ID: "ch12", Num: 12, Dir: "ch12_timers", Title: "idle timers", Section: "12. The Event Loop and Timers", Protocols: []Protocol{Tagged11}, Features: timers, Flags: idle},
 	{ID: "ch13", Num: 13, Dir: "ch13_heap_ttl", Title: "key TTLs", Section: "13. The Heap Data Structure and the TTL", Protocols: []Protocol{Tagged11}, Features: ttl, Flags: idle},
 	{ID: "ch14", Num: 14, Dir: "ch14_threadpool", Title: "the thread pool", Section: "14. The Thread Pool & Asynchronous Tasks", Protocols: []Protocol{Tagged11}, Features: pool, Flags: idle},
+	{ID: "ch15", Num: 15, Dir: "ch15_hardening", Title: "beyond the book: a server hardened against its surroundings", Section: "beyond the book: what the book's server does not survive (ch15_hardening/README.md)", Protocols: []Protocol{Tagged11}, Features: hard, Flags: idle},
 	{ID: "ch16", Num: 16, Dir: "ch16_field_ttl", Title: "beyond the book: hash fields with TTLs", Section: "beyond the book: the Valkey RFC on hash field TTLs (ch16_field_ttl/README.md)", Protocols: []Protocol{Tagged11}, Features: fields, Flags: idle},
 	{ID: "ch17", Num: 17, Dir: "ch17_performance", Title: "beyond the book: performance", Section: "beyond the book: the book's speed exercises (ch17_performance/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
 	{ID: "ch18", Num: 18, Dir: "ch18_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch18_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},

@@ -174,12 +174,12 @@ func TestUpTo(t *testing.T) {
 		{"ch08", "ch07 ch08", "ch03 ch04 ch06"},
 		{"ch10", "ch09 ch10", "ch03 ch04 ch06 ch07 ch08"},
 		{"ch14", "ch11 ch12 ch13 ch14", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
-		{"ch17", "ch11 ch12 ch13 ch14 ch16 ch17", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
-		{"ch18", "ch18", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch16 ch17"},
-		{"ch19", "ch18 ch19", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch16 ch17"},
-		{"ch21", "ch18 ch19 ch20 ch21", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch16 ch17"},
-		{"ch22", "ch18 ch19 ch20 ch21 ch22", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch16 ch17"},
-		{"ch23", "ch18 ch19 ch20 ch21 ch22 ch23", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch16 ch17"},
+		{"ch17", "ch11 ch12 ch13 ch14 ch15 ch16 ch17", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
+		{"ch18", "ch18", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17"},
+		{"ch19", "ch18 ch19", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17"},
+		{"ch21", "ch18 ch19 ch20 ch21", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17"},
+		{"ch22", "ch18 ch19 ch20 ch21 ch22", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17"},
+		{"ch23", "ch18 ch19 ch20 ch21 ch22 ch23", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17"},
 	} {
 		p, err := UpTo(c.id)
 		if err != nil {

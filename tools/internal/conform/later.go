@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"example.com/byor/tools/internal/chapters"
 	"example.com/byor/tools/internal/wire"
 )
 
@@ -375,6 +376,44 @@ func poolChecks(st *Stage, cfg *Config) []Check {
 			}
 			return c.Cmd(e.Nil(), "zscore", k, "m1")
 		}),
+	}}
+}
+
+// hardChecks: beyond the book, chapter 15 drops a client that keeps a
+// request incomplete by sending it a byte at a time.
+func hardChecks(st *Stage, cfg *Config) []Check {
+	return []Check{{
+		Name:    "beyond the book: a client dripping a request a byte every 200 ms is closed after about 5 s",
+		Hint:    "bytes of a request still incomplete do not renew the idle timer: a request must arrive whole within the idle timeout",
+		Slow:    true,
+		Timeout: 60 * time.Second,
+		Run: func(e *Env) error {
+			c, err := e.Dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			// Long enough that it is never finished (200 bytes, 40 s).
+			req := e.Req("get", "conform:drip:"+strings.Repeat("d", 200))
+			start := time.Now()
+			// The book renews the timer on every read, so it never closes
+			// this client; 20 s leaves room for a slow machine. A write
+			// fails once the server has closed the connection (the one
+			// before it draws the reset), so the drip itself finds out.
+			for i := 0; i < len(req)-1; i++ {
+				if time.Since(start) > 20*time.Second {
+					return fmt.Errorf("a connection dripping a request stayed open %v", time.Since(start).Round(time.Second))
+				}
+				if err := c.Send(req[i : i+1]); err != nil {
+					break
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			if after := time.Since(start); after < 4*time.Second {
+				return fmt.Errorf("the dripping connection was closed after %v, well before 5 s", after.Round(time.Millisecond))
+			}
+			return nil
+		},
 	}}
 }
 

@@ -47,6 +47,7 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch12": idleChecks,
 	"ch13": ttlChecks,
 	"ch14": poolChecks,
+	"ch15": hardChecks,
 	"ch16": fieldTTLChecks,
 	"ch17": outputChecks,
 	"ch18": respChecks,

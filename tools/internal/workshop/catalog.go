@@ -214,6 +214,21 @@ var Catalog = []Exercise{
 		Hint: "Always wait in a for loop that re-checks the condition, and run the task after " +
 			"unlocking; a popped slot must be cleared so the task's memory can be reclaimed.",
 	},
+	{
+		ID: "ch15-accept-all", Chapter: "ch15_hardening", Title: "accepting when descriptors run out",
+		Task: "Write acceptAll in server/accept.go: accept every pending connection and hand " +
+			"each to start; stop at EAGAIN; skip one that gave up waiting (ECONNABORTED); on " +
+			"EMFILE, ENFILE, ENOBUFS or ENOMEM pause accepting for kAcceptBackoffMs, and log " +
+			"each failure through logAcceptError.",
+		Minutes: 20,
+		Tests: []TestRef{
+			{"./server", "^(TestAcceptAllTakesEveryPending|TestAcceptErrorsRateLimited)$"},
+			{".", "^TestScripts$"},
+		},
+		Hint: "The pause is gAccept.pausedUntil, a monotonic time in microseconds: the event " +
+			"loop leaves the listener out of poll() until then, and nextTimerMs wakes it when " +
+			"the pause ends. Without it, a listener still readable wakes the loop at once.",
+	},
 	// The book's chapter 06 exercises, done in ch17 and checked by its tests.
 	{
 		ID: "ch17-read-offset", Chapter: "ch17_performance", Title: "consume requests by offset (the book's ch06 exercise 2)",
