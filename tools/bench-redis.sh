@@ -4,12 +4,12 @@
 # usage: tools/bench-redis.sh [--parts LIST] [CHAPTER_DIR ...]
 #
 #   CHAPTER_DIR  chapter modules to measure (default: ch14_threadpool
-#                ch17_performance), or tools/floor, the least a request can
+#                ch18_performance), or tools/floor, the least a request can
 #                cost (a server that only answers nils); a directory that does
 #                not exist, or has no cmd/server, is skipped with a note. The
 #                servers must speak the protocol of chapter 11 or later;
 #                memory and expiry need pexpire (chapter 13 or later).
-#                CHAPTER_DIR:resp (chapter 18 or later, e.g. ch23_snapshot:resp)
+#                CHAPTER_DIR:resp (chapter 19 or later, e.g. ch27_snapshot:resp)
 #                measures the chapter over its RESP listener instead, driven
 #                and filled exactly as Redis is. A chapter that persists is
 #                started with persistence off (-save "", -appendonly no) and
@@ -107,7 +107,7 @@ while (($#)); do
 		;;
 	esac
 done
-((${#CHAPTERS[@]})) || CHAPTERS=(ch14_threadpool ch17_performance)
+((${#CHAPTERS[@]})) || CHAPTERS=(ch14_threadpool ch18_performance)
 want_part() { [[ ",$PARTS," == *",$1,"* ]]; }
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-request.sh: the request path alone, chapter 14 next to chapter 17.
+# bench-request.sh: the request path alone, chapter 14 next to chapter 18.
 #
 # usage: tools/bench-request.sh [OUTDIR]
 #
@@ -14,14 +14,14 @@
 #
 #   tools/bench-request.sh /tmp/new
 #   go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da \
-#       docs/bench/pipeline-ch17.txt /tmp/new/pipeline-ch17.txt
+#       docs/bench/pipeline-ch18.txt /tmp/new/pipeline-ch18.txt
 #
 # Environment: COUNT [10] runs of each benchmark; CHAPTERS
-# ["ch14_threadpool ch17_performance"] the chapters, the first one the base.
+# ["ch14_threadpool ch18_performance"] the chapters, the first one the base.
 set -euo pipefail
 
 COUNT=${COUNT:-10}
-read -r -a CHAPTERS <<<"${CHAPTERS:-ch14_threadpool ch17_performance}"
+read -r -a CHAPTERS <<<"${CHAPTERS:-ch14_threadpool ch18_performance}"
 BENCHSTAT=golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

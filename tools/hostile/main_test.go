@@ -45,7 +45,7 @@ func firstAndNewest(f chapters.Feature) []string {
 	return []string{all[0], all[len(all)-1]}
 }
 
-// The chapters the costly suites run on: about chapter 17's limits, in the
+// The chapters the costly suites run on: about chapter 18's limits, in the
 // book's protocol, and about the RESP listener.
 var (
 	costlyBook = firstAndNewest(chapters.OutputBound)
@@ -63,7 +63,7 @@ var (
 // chapter that has them where an attack is cheap, the first and the
 // newest where it is costly.
 var (
-	keys19Chapters   = withFeature(chapters.CommandSet)    // chapter 20's key commands
+	keys19Chapters   = withFeature(chapters.CommandSet)    // chapter 22's key commands
 	costly19         = firstAndNewest(chapters.CommandSet) // its strings and hashes
 	zsets20Chapters  = firstAndNewest(chapters.ZSetRanges) // every sorted-set command
 	aofChapters      = withFeature(chapters.AppendOnly)
@@ -71,7 +71,7 @@ var (
 )
 
 // txChapters are the chapters with transactions: the newest of the RESP
-// chapters (chapter 19 brought them).
+// chapters (chapter 21 brought them).
 func txChapters() []string {
 	return costlyRESP[len(costlyRESP)-1:]
 }
@@ -143,7 +143,7 @@ func serverArgv(t *testing.T, ch string, args ...string) (argv []string, addr st
 }
 
 // noSaveFlags returns -save "" for a server with save rules by default
-// (ch23 on), which would save dump.rdb in the test's directory when it is
+// (ch27 on), which would save dump.rdb in the test's directory when it is
 // stopped; a test that wants a file passes -dir and its own -save after.
 func noSaveFlags(ch string) []string {
 	if chapters.ByDir(ch).HasFlag(chapters.FlagSave) {
@@ -152,7 +152,7 @@ func noSaveFlags(ch string) []string {
 	return nil
 }
 
-// respFlags returns, for a server with a RESP listener (ch18 on), the
+// respFlags returns, for a server with a RESP listener (ch19 on), the
 // flags that put it on a free port: servers run side by side, and 6380
 // may be taken. See respAddr.
 func respFlags(ch string) []string {
@@ -163,7 +163,7 @@ func respFlags(ch string) []string {
 }
 
 // logConnsFlag returns -log-conns for a server that logs per-connection
-// lines only when asked to (ch17 on), which tests that need the lines ask.
+// lines only when asked to (ch18 on), which tests that need the lines ask.
 func logConnsFlag(ch string) []string {
 	if chapters.ByDir(ch).HasFlag(chapters.FlagLogConns) {
 		return []string{"-log-conns"}

@@ -13,13 +13,13 @@ import (
 	"example.com/byor/testkit/serverproc"
 )
 
-// Attacks on persistence (chapters 22 and 23): writes that make the
+// Attacks on persistence (chapters 24 and 27): writes that make the
 // append-only file grow by more than the request carried, and big values
 // or many writes during a snapshot or a rewrite of the log. The verdicts
 // are the files' bytes and the replies; CPU and a bystander's worst PING
 // are reported, or compared with an honest twin's.
 
-// The append-only file (ch22): a write is logged as what it did, and a
+// The append-only file (ch24): a write is logged as what it did, and a
 // rule that logged values the request did not carry would let a request
 // of a few bytes append megabytes to the disk. The attack gives a TTL to
 // the fields of a hash of large values; the honest twin does the same to
@@ -137,7 +137,7 @@ func fieldNames(n int) []string {
 	return names
 }
 
-// The append-only file against a client who read its rules (ch22): a
+// The append-only file against a client who read its rules (ch24): a
 // command logged as its effect writes one record for each expiry time it
 // leaves, each record carrying the key. Under a long key, a request
 // naming many fields must not log a record a field. The attacks: HSETEX
@@ -222,7 +222,7 @@ func testAttack21FieldRecords(t *testing.T, ch string) {
 	report("HSETEX KEEPTTL", attack, twin)
 }
 
-// One big value in a snapshot (ch23). The walk writes the key space a
+// One big value in a snapshot (ch27). The walk writes the key space a
 // slice per turn; a value used to be written whole in the step that
 // reached it, so that a sorted set of a million members stalled the loop
 // for all of its encoding at once (the bystander's worst PING 1.27 s,
@@ -432,7 +432,7 @@ func testBgsaveLoop(t *testing.T, ch string) {
 	}
 }
 
-// Snapshots without fork (ch23). The loop walks the key space a slice per
+// Snapshots without fork (ch27). The loop walks the key space a slice per
 // turn, and a write to a key the walk has not reached copies that key into
 // the snapshot first. The attack writes key after key while a BGSAVE runs,
 // so that as many keys as it can reach are copied on write rather than by

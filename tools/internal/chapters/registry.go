@@ -21,7 +21,7 @@ const (
 	Status                   // ch07-ch08: lists of strings; u32 status + data replies
 	Tagged9                  // ch09-ch10: serialized replies, arrays tagged 4
 	Tagged11                 // ch11 on: doubles tagged 4, arrays 5
-	RESP                     // Redis's protocol (ch18's second listener)
+	RESP                     // Redis's protocol (ch19's second listener)
 )
 
 // protocolNames describe the wire formats, in the order of their numbers.
@@ -32,7 +32,7 @@ var protocolNames = [...]string{
 	Status:   "lists of strings with status replies (ch07-ch08)",
 	Tagged9:  "serialized replies with arrays tagged 4 (ch09-ch10)",
 	Tagged11: "serialized replies with doubles tagged 4 and arrays 5 (ch11 on)",
-	RESP:     "Redis's protocol, RESP (ch18 on)",
+	RESP:     "Redis's protocol, RESP (ch19 on)",
 }
 
 func (p Protocol) String() string {
@@ -87,13 +87,13 @@ const (
 	ThreadPool                       // ch14 on: large sets freed off the loop
 	Hardened                         // ch15 on: out of descriptors, unread logs, SIGHUP, dripping clients
 	FieldTTL                         // ch16 on: hash fields with TTLs
-	OutputBound                      // ch17 on: a client's unsent replies bounded
-	RESPListener                     // ch18 on: a second listener speaking RESP
-	ScanMulti                        // ch19 on: SCAN, MULTI/EXEC/WATCH, INFO
-	CommandSet                       // ch20 on: the string, key and hash commands
-	ZSetRanges                       // ch21 on: every sorted-set command
-	AppendOnly                       // ch22 on: the append-only file
-	Snapshots                        // ch23 on: RDB snapshots, the log's rewrite
+	OutputBound                      // ch18 on: a client's unsent replies bounded
+	RESPListener                     // ch19 on: a second listener speaking RESP
+	ScanMulti                        // ch21 on: SCAN, MULTI/EXEC/WATCH, INFO
+	CommandSet                       // ch22 on: the string, key and hash commands
+	ZSetRanges                       // ch23 on: every sorted-set command
+	AppendOnly                       // ch24 on: the append-only file
+	Snapshots                        // ch27 on: RDB snapshots, the log's rewrite
 )
 
 // Flag is a command-line flag of a chapter's server that the tools use.
@@ -103,9 +103,9 @@ type Flag uint
 const (
 	FlagAddr        Flag = 1 << iota // -addr host:port (every chapter)
 	FlagIdleTimeout                  // -idle-timeout d (ch12 on)
-	FlagLogConns                     // -log-conns (ch17 on: connection lines are off by default)
-	FlagRESPAddr                     // -resp-addr host:port (ch18 on)
-	// FlagSave is -save rules (ch23 on). The default is Redis's, and with
+	FlagLogConns                     // -log-conns (ch18 on: connection lines are off by default)
+	FlagRESPAddr                     // -resp-addr host:port (ch19 on)
+	// FlagSave is -save rules (ch27 on). The default is Redis's, and with
 	// rules SIGTERM saves dump.rdb in -dir: a tool that starts such a
 	// server passes -save "" unless it wants the file.
 	FlagSave
@@ -119,7 +119,7 @@ type Info struct {
 	Title   string
 	Section string // where in the book it comes from
 	// Protocols are what its listeners speak: first the one on -addr,
-	// then any other (ch18's RESP on -resp-addr).
+	// then any other (ch19's RESP on -resp-addr).
 	Protocols []Protocol
 	Features  Feature
 	Flags     Flag
@@ -129,7 +129,7 @@ type Info struct {
 func (c *Info) Protocol() Protocol { return c.Protocols[0] }
 
 // Newest is the protocol the chapter adds, the one its own conformance
-// stage checks: ch18's is RESP.
+// stage checks: ch19's is RESP.
 func (c *Info) Newest() Protocol { return c.Protocols[len(c.Protocols)-1] }
 
 // Has reports whether the chapter's server has every feature in f.
@@ -181,13 +181,13 @@ var registry = []*Info{
 	{ID: "ch14", Num: 14, Dir: "ch14_threadpool", Title: "the thread pool", Section: "14. The Thread Pool & Asynchronous Tasks", Protocols: []Protocol{Tagged11}, Features: pool, Flags: idle},
 	{ID: "ch15", Num: 15, Dir: "ch15_hardening", Title: "beyond the book: a server hardened against its surroundings", Section: "beyond the book: what the book's server does not survive (ch15_hardening/README.md)", Protocols: []Protocol{Tagged11}, Features: hard, Flags: idle},
 	{ID: "ch16", Num: 16, Dir: "ch16_field_ttl", Title: "beyond the book: hash fields with TTLs", Section: "beyond the book: the Valkey RFC on hash field TTLs (ch16_field_ttl/README.md)", Protocols: []Protocol{Tagged11}, Features: fields, Flags: idle},
-	{ID: "ch17", Num: 17, Dir: "ch17_performance", Title: "beyond the book: performance", Section: "beyond the book: the book's speed exercises (ch17_performance/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
-	{ID: "ch18", Num: 18, Dir: "ch18_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch18_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
-	{ID: "ch19", Num: 19, Dir: "ch19_scan_multi", Title: "beyond the book: SCAN, transactions, INFO", Section: "beyond the book: the commands every Redis client sends (ch19_scan_multi/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
-	{ID: "ch20", Num: 20, Dir: "ch20_commands", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch20_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: cmds, Flags: logConn | FlagRESPAddr},
-	{ID: "ch21", Num: 21, Dir: "ch21_zsets", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: every sorted-set command (ch21_zsets/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
-	{ID: "ch22", Num: 22, Dir: "ch22_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch22_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},
-	{ID: "ch23", Num: 23, Dir: "ch23_snapshot", Title: "beyond the book: snapshots without fork: RDB and the log's rewrite", Section: "beyond the book: snapshots without fork: RDB and the log's rewrite (ch23_snapshot/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr | FlagSave},
+	{ID: "ch18", Num: 18, Dir: "ch18_performance", Title: "beyond the book: performance", Section: "beyond the book: the book's speed exercises (ch18_performance/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
+	{ID: "ch19", Num: 19, Dir: "ch19_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch19_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
+	{ID: "ch21", Num: 21, Dir: "ch21_scan_multi", Title: "beyond the book: SCAN, transactions, INFO", Section: "beyond the book: the commands every Redis client sends (ch21_scan_multi/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
+	{ID: "ch22", Num: 22, Dir: "ch22_commands", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch22_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: cmds, Flags: logConn | FlagRESPAddr},
+	{ID: "ch23", Num: 23, Dir: "ch23_zsets", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: every sorted-set command (ch23_zsets/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
+	{ID: "ch24", Num: 24, Dir: "ch24_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch24_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},
+	{ID: "ch27", Num: 27, Dir: "ch27_snapshot", Title: "beyond the book: snapshots without fork: RDB and the log's rewrite", Section: "beyond the book: snapshots without fork: RDB and the log's rewrite (ch27_snapshot/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr | FlagSave},
 }
 
 // All returns every chapter with a server, in book order.

@@ -67,8 +67,8 @@ var limit = make(chan struct{}, 3)
 // TestChapters: every chapter's server passes its own stage, and the
 // earlier stages whose wire format it shares. (Only ch12's stage has the
 // slow idle-timeout check, so each chapter from ch12 on runs it once.)
-// Chapter 18's RESP listener takes the ch18 stage, its book listener the
-// stages of chapter 17's format.
+// Chapter 19's RESP listener takes the ch19 stage, its book listener the
+// stages of chapter 18's format.
 func TestChapters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs every chapter's server")
@@ -90,7 +90,7 @@ func TestChapters(t *testing.T) {
 				if st.Has(chapters.AppendOnly) {
 					// A log of its own for each server the runner starts
 					// (a fresh key space), which the same server started
-					// again on the same port reads (ch22's check).
+					// again on the same port reads (ch24's check).
 					resp = append(resp, "-appendonly", "yes", "-dir", t.TempDir(), "-appendfilename", "conform-{port}.aof")
 				}
 				sum, out = run(t, Config{Server: resp}, fam...)
@@ -112,7 +112,7 @@ func TestChapters(t *testing.T) {
 				out += o2
 			}
 			if !ch.Has(chapters.KeysOrder) {
-				// ch17's key table is not the book's: the order of keys,
+				// ch18's key table is not the book's: the order of keys,
 				// which the earlier stages check, is the one difference.
 				sum.Results = slices.DeleteFunc(sum.Results, func(r Result) bool {
 					return r.Outcome == Failed && strings.Contains(r.Check, "order the book's hashtable fixes")
@@ -141,13 +141,13 @@ func TestRedis(t *testing.T) {
 	for _, c := range []struct {
 		id      string
 		ok      int
-		skipped int // the stage's "not checked", and ch19's hash field TTLs, which Redis 7.0 has not
-	}{{"ch18", 15, 1}, {"ch19", 9, 2}, {"ch20", 9, 1}, {"ch21", 5, 1}, {"ch22", 1, 1}, {"ch23", 2, 1}} {
+		skipped int // the stage's "not checked", and ch21's hash field TTLs, which Redis 7.0 has not
+	}{{"ch19", 15, 1}, {"ch21", 9, 2}, {"ch22", 9, 1}, {"ch23", 5, 1}, {"ch24", 1, 1}, {"ch27", 2, 1}} {
 		t.Run(c.id, func(t *testing.T) {
 			t.Parallel()
 			// Loopback only, as every server a test starts here.
 			cmd := []string{"redis-server", "--port", "{port}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}
-			if c.id == "ch22" || c.id == "ch23" {
+			if c.id == "ch24" || c.id == "ch27" {
 				// always: under everysec Redis may put off a write while
 				// a background fsync runs, and reply before it, so a kill
 				// -9 can lose an acknowledged write, which these stages
@@ -174,12 +174,12 @@ func TestUpTo(t *testing.T) {
 		{"ch08", "ch07 ch08", "ch03 ch04 ch06"},
 		{"ch10", "ch09 ch10", "ch03 ch04 ch06 ch07 ch08"},
 		{"ch14", "ch11 ch12 ch13 ch14", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
-		{"ch17", "ch11 ch12 ch13 ch14 ch15 ch16 ch17", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
-		{"ch18", "ch18", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17"},
-		{"ch19", "ch18 ch19", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17"},
-		{"ch21", "ch18 ch19 ch20 ch21", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17"},
-		{"ch22", "ch18 ch19 ch20 ch21 ch22", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17"},
-		{"ch23", "ch18 ch19 ch20 ch21 ch22 ch23", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17"},
+		{"ch18", "ch11 ch12 ch13 ch14 ch15 ch16 ch18", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
+		{"ch19", "ch19", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch18"},
+		{"ch21", "ch19 ch21", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch18"},
+		{"ch23", "ch19 ch21 ch22 ch23", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch18"},
+		{"ch24", "ch19 ch21 ch22 ch23 ch24", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch18"},
+		{"ch27", "ch19 ch21 ch22 ch23 ch24 ch27", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch18"},
 	} {
 		p, err := UpTo(c.id)
 		if err != nil {
@@ -207,10 +207,10 @@ func TestLookalike(t *testing.T) {
 		{"ch04", "ch03", "like a ch04 server"},
 		{"ch07", "ch03", "like a ch07-ch08 server"},
 		{"ch09", "ch11", "like a ch09-ch10 server"},
-		{"ch14", "ch09", "like a ch11-ch17 server"},
-		{"ch14", "ch18", "like a ch11-ch17 server"},
+		{"ch14", "ch09", "like a ch11-ch18 server"},
+		{"ch14", "ch19", "like a ch11-ch18 server"},
 		{"ch06", "ch04", "like a ch06 server"},
-		{"ch18", "ch19", "like a ch18 server (Redis's protocol, RESP (ch18 on)), not a ch19 one: it does not know SCAN"},
+		{"ch19", "ch21", "like a ch19 server (Redis's protocol, RESP (ch19 on)), not a ch21 one: it does not know SCAN"},
 	} {
 		t.Run(c.server+" on "+c.stage, func(t *testing.T) {
 			t.Parallel()

@@ -36,8 +36,8 @@ func bookKeysOrder(inserted []string) []string {
 
 func keysChecks(st *Stage, cfg *Config) []Check {
 	newer := cfg.Edition == EditionNewer
-	// From chapter 17 on the key space is no longer the book's chained
-	// table (ch17 replaces it with open addressing for speed), so the
+	// From chapter 18 on the key space is no longer the book's chained
+	// table (ch18 replaces it with open addressing for speed), so the
 	// order of keys is no longer the book's and is not checked there.
 	var out []Check
 	if st.Has(chapters.KeysOrder) {

@@ -106,9 +106,9 @@ func lookalike(st *Stage, addr string) string {
 // respTellTales are, for the chapters after 17 that add commands to the
 // RESP listener, one inline command each that the chapter introduces.
 var respTellTales = map[string]string{
-	"ch19": "SCAN 0",
-	"ch20": "GETRANGE conform:probe 0 1",
-	"ch21": "ZLEXCOUNT conform:probe - +",
+	"ch21": "SCAN 0",
+	"ch22": "GETRANGE conform:probe 0 1",
+	"ch23": "ZLEXCOUNT conform:probe - +",
 }
 
 // respLookalike tells a RESP server of an earlier chapter given a later

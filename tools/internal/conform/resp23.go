@@ -1,120 +1,17 @@
 package conform
 
-import (
-	"fmt"
-	"strings"
-	"time"
-)
+import "slices"
 
-// The ch23 stage: snapshots. SAVE writes one (INFO's count of changes
-// since the last save drops to 0); and a server that keeps an
-// append-only file rewrites it from a snapshot (BGREWRITEAOF) while
-// writes go on, and after a kill -9 and a restart has every write, those
-// made during the rewrite too.
-
-// respChecks22 are chapter 23's checks.
-func respChecks22(st *Stage, cfg *Config) []Check {
-	return []Check{{
-		Name:  "SAVE writes a snapshot: rdb_changes_since_last_save drops to 0",
-		Hint:  "SAVE walks the whole key space into the RDB file and remembers the change count of its instant",
-		Fresh: true,
-		Run:   saveCheck,
-	}, {
-		Name:  "BGREWRITEAOF keeps every write, those made during the rewrite too, across kill -9 (appendonly yes)",
-		Hint:  "the rewrite writes the snapshot's keys to a temporary file, appends what the old log gained meanwhile, syncs and renames it",
-		Fresh: true,
-		Run:   rewriteCheck,
-	}, {
-		Name: "not checked: what the files hold byte for byte",
-		Skip: "the RDB format is checked against redis-check-rdb and a real Redis by the chapter's own tests (ch23_snapshot/README.md)",
-	}}
+// respChecks20 are chapter 23's checks: every sorted-set command but the
+// blocking ones.
+func respChecks20(st *Stage, cfg *Config) []Check {
+	return slices.Concat(rangeChecks20(), zsetAlgebraChecks20(), []Check{{
+		Name: "not checked: what chapter 23 does not claim",
+		Skip: "the blocking pops (BZPOPMIN, BZPOPMAX, BZMPOP), unions with plain sets, and Redis's other families (ch23_zsets/README.md)",
+	}})
 }
 
-// infoPersistence returns INFO persistence's field name.
-func infoPersistence(c *Conn, name string) (string, error) {
-	_, got, err := c.CommandReply("INFO", "persistence")
-	if err != nil {
-		return "", err
-	}
-	for _, line := range strings.Split(string(got), "\r\n") {
-		if v, ok := strings.CutPrefix(line, name+":"); ok {
-			return v, nil
-		}
-	}
-	return "", fmt.Errorf("INFO persistence has no %s field", name)
-}
-
-// saveCheck writes, saves, and reads the change count.
-func saveCheck(e *Env) error {
-	c, err := e.Dial()
-	if err != nil {
-		return err
-	}
-	if err := c.CommandExpect("+OK\r\n", "SET", "conform:rdb:s", "v"); err != nil {
-		return err
-	}
-	if v, err := infoPersistence(c, "rdb_changes_since_last_save"); err != nil || v == "0" {
-		return fmt.Errorf("after a SET, rdb_changes_since_last_save:%s (%v), want more than 0", v, err)
-	}
-	if err := c.CommandExpect("+OK\r\n", "SAVE"); err != nil {
-		return err
-	}
-	if v, err := infoPersistence(c, "rdb_changes_since_last_save"); err != nil || v != "0" {
-		return fmt.Errorf("after SAVE, rdb_changes_since_last_save:%s (%v), want 0", v, err)
-	}
-	if v, err := infoPersistence(c, "rdb_last_bgsave_status"); err != nil || v != "ok" {
-		return fmt.Errorf("rdb_last_bgsave_status:%s (%v), want ok", v, err)
-	}
-	return nil
-}
-
-// rewriteCheck writes, rewrites the log while writing more, kills and
-// restarts the server, and reads everything back.
-func rewriteCheck(e *Env) error {
-	c, err := dialAppendOnly(e)
-	if err != nil {
-		return err
-	}
-	for i := range 50 {
-		if err := c.CommandExpect("+OK\r\n", "SET", "conform:rw:s", fmt.Sprint("old", i)); err != nil {
-			return err
-		}
-	}
-	if err := c.steps(
-		ex(":2\r\n", "HSET", "conform:rw:h", "f", "1", "g", "2"),
-		ex(":2\r\n", "ZADD", "conform:rw:z", "1.5", "a", "2", "b"),
-		ex("+Background append only file rewriting started\r\n", "BGREWRITEAOF"),
-		ex("+OK\r\n", "SET", "conform:rw:during", "x"),
-		ex(":1\r\n", "HSET", "conform:rw:h", "k", "3"),
-	); err != nil {
-		return err
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		v, err := infoPersistence(c, "aof_rewrite_in_progress")
-		if err != nil {
-			return err
-		}
-		if v == "0" {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the rewrite did not end in 30 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if v, err := infoPersistence(c, "aof_last_bgrewrite_status"); err != nil || v != "ok" {
-		return fmt.Errorf("aof_last_bgrewrite_status:%s (%v), want ok", v, err)
-	}
-	if err := c.CommandExpect("+OK\r\n", "SET", "conform:rw:after", "y"); err != nil {
-		return err
-	}
-	_, err = restartExpect(e, "after BGREWRITEAOF, a kill -9 and a restart",
-		ex("$5\r\nold49\r\n", "GET", "conform:rw:s"),
-		ex("*3\r\n$1\r\n1\r\n$1\r\n2\r\n$1\r\n3\r\n", "HMGET", "conform:rw:h", "f", "g", "k"),
-		ex("*4\r\n$1\r\na\r\n$3\r\n1.5\r\n$1\r\nb\r\n$1\r\n2\r\n", "ZRANGE", "conform:rw:z", "0", "-1", "WITHSCORES"),
-		ex("$1\r\nx\r\n", "GET", "conform:rw:during"),
-		ex("$1\r\ny\r\n", "GET", "conform:rw:after"),
-	)
-	return err
+// section20 points a check at the part of chapter 23's README on topic.
+func section20(topic string) string {
+	return "beyond the book: " + topic + " (ch23_zsets/README.md)"
 }

@@ -49,13 +49,13 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch14": poolChecks,
 	"ch15": hardChecks,
 	"ch16": fieldTTLChecks,
-	"ch17": outputChecks,
-	"ch18": respChecks,
-	"ch19": respChecks18,
-	"ch20": respChecks19,
-	"ch21": respChecks20,
-	"ch22": respChecks21,
-	"ch23": respChecks22,
+	"ch18": outputChecks,
+	"ch19": respChecks,
+	"ch21": respChecks18,
+	"ch22": respChecks19,
+	"ch23": respChecks20,
+	"ch24": respChecks21,
+	"ch27": respChecks22,
 }
 
 // stages are built from the chapter registry: one per chapter with a
@@ -120,7 +120,7 @@ func UpTo(id string) (*Plan, error) {
 		p.Why = fmt.Sprintf("the wire format changes at %s: a %s server speaks %s, which the stages before %s do not",
 			first, id, target.Proto, first)
 		if target.Proto == chapters.RESP {
-			p.Why += fmt.Sprintf(" (check a chapter %d server's book listener, -addr, with -upto ch17)", target.Num)
+			p.Why += fmt.Sprintf(" (check a chapter %d server's book listener, -addr, with -upto ch18)", target.Num)
 		}
 	}
 	return p, nil

@@ -3,7 +3,7 @@
 // the least a request can cost on this machine. tools/bench-redis.sh
 // measures it beside the chapters' servers and Redis:
 //
-//	tools/bench-redis.sh --parts throughput ch17_performance tools/floor
+//	tools/bench-redis.sh --parts throughput ch18_performance tools/floor
 //
 // It listens on -addr (127.0.0.1:1234 by default) and stops on SIGINT or
 // SIGTERM.
