@@ -229,9 +229,9 @@ var Catalog = []Exercise{
 			"loop leaves the listener out of poll() until then, and nextTimerMs wakes it when " +
 			"the pause ends. Without it, a listener still readable wakes the loop at once.",
 	},
-	// The book's chapter 06 exercises, done in ch18 and checked by its tests.
+	// The book's chapter 06 exercises, done in ch17 and checked by its tests.
 	{
-		ID: "ch18-read-offset", Chapter: "ch18_performance", Title: "consume requests by offset (the book's ch06 exercise 2)",
+		ID: "ch17-read-offset", Chapter: "ch17_syscalls", Title: "consume requests by offset (the book's ch06 exercise 2)",
 		Task: "Handling a request must not move the rest of the read buffer: advance " +
 			"conn.rbufStart past the request in tryOneRequest, and move the leftover bytes " +
 			"to the front of rbuf only in tryFillBuffer, just before the next read.",
@@ -244,7 +244,7 @@ var Catalog = []Exercise{
 			"them to the front, so that a request of the largest size still fits.",
 	},
 	{
-		ID: "ch18-batched-replies", Chapter: "ch18_performance", Title: "one write for many replies (the book's ch06 exercise 3)",
+		ID: "ch17-batched-replies", Chapter: "ch17_syscalls", Title: "one write for many replies (the book's ch06 exercise 3)",
 		Task: "Write serveRequests in server/conn.go: answer every complete request in rbuf " +
 			"while the output allows and the turn's share (kMaxTurn bytes of replies) is not " +
 			"spent, then send all the replies with one write, and go round again for requests " +
