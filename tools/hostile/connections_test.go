@@ -563,7 +563,7 @@ func testSlowReaders(t *testing.T, ch string, resp bool, maxMB string, limit int
 // How long each get waited is reported, not judged: a time limit would
 // fail on a loaded machine. The fairness itself, a short turn for every
 // ready connection, is asserted by counting bytes per turn in the
-// chapters' own tests (TestTurnBounded in ch18 and ch19, and
+// chapters' own tests (TestTurnBounded in ch17 to ch19, and
 // TestRESPTurnBounded in ch19), which drive the event loop one turn at a
 // time.
 func TestFloodersDoNotStallOthers(t *testing.T) {

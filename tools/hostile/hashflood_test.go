@@ -128,7 +128,7 @@ func TestCraftedKeysCostNoMore(t *testing.T) {
 	n, rounds := 10000, 10
 	// For measuring by hand: HOSTILE_CRAFTED_KEYS=100000.
 	n = envInt("HOSTILE_CRAFTED_KEYS", n)
-	eachChapter(t, costlyBook, func(t *testing.T, ch string) {
+	eachChapter(t, costlySeeded, func(t *testing.T, ch string) {
 		crafted := keyWork(t, ch, collidingKeys(t, n), rounds)
 		random := keyWork(t, ch, randomKeys(n), rounds)
 		t.Logf("%d keys set, then each got %d times: server CPU %v for crafted keys, %v for random ones", n, rounds, crafted, random)
@@ -178,12 +178,12 @@ func TestCollidingFieldsCostNoMore(t *testing.T) { testCollidingNames(t, "hash")
 
 // testCollidingNames fills one sorted set (kind "zset") or one hash
 // ("hash") with crafted names, and on another server with random ones, on
-// the first chapter whose server bounds its work (ch18, in the book's
+// the first chapter whose server seeds its hashes (ch18, in the book's
 // protocol) and the newest (over RESP, as a Redis client would).
 func testCollidingNames(t *testing.T, kind string) {
 	// For measuring by hand: HOSTILE_COLLIDING_NAMES=40000.
 	n := envInt("HOSTILE_COLLIDING_NAMES", 20_000)
-	eachChapter(t, costlyBook, func(t *testing.T, ch string) {
+	eachChapter(t, costlySeeded, func(t *testing.T, ch string) {
 		crafted, craftedWait := nameWork(t, ch, kind, collidingKeys(t, n))
 		random, randomWait := nameWork(t, ch, kind, randomKeys(n))
 		what := map[string]string{"zset": "members of a sorted set", "hash": "fields of a hash"}[kind]
@@ -378,7 +378,7 @@ func TestOrderedDeletesCostNoMore(t *testing.T) {
 	// is the hash's order in every table, and a table takes a new salt
 	// when the walks of its puts show the keys crowding. There the
 	// attacker deletes in SCAN's order (deleteWork's nil order).
-	chs := slices.Concat(costlyBook, firstAndNewest(chapters.ScanMulti))
+	chs := slices.Concat(costlySeeded, firstAndNewest(chapters.ScanMulti))
 	slices.Sort(chs)
 	eachChapter(t, slices.Compact(chs), func(t *testing.T, ch string) {
 		order, name := tableOrder, "the table's order"

@@ -45,11 +45,14 @@ func firstAndNewest(f chapters.Feature) []string {
 	return []string{all[0], all[len(all)-1]}
 }
 
-// The chapters the costly suites run on: about chapter 18's limits, in the
-// book's protocol, and about the RESP listener.
+// The chapters the costly suites run on: about chapter 17's limits on
+// what clients make the server hold, in the book's protocol; about
+// chapter 18's seeded hashes and salted tables; and about the RESP
+// listener.
 var (
-	costlyBook = firstAndNewest(chapters.OutputBound)
-	costlyRESP = firstAndNewest(chapters.RESPListener)
+	costlyBook   = firstAndNewest(chapters.OutputBound)
+	costlySeeded = firstAndNewest(chapters.SeededHash)
+	costlyRESP   = firstAndNewest(chapters.RESPListener)
 )
 
 // fieldChapters are the chapters with hashes whose fields expire, and
@@ -163,7 +166,7 @@ func respFlags(ch string) []string {
 }
 
 // logConnsFlag returns -log-conns for a server that logs per-connection
-// lines only when asked to (ch18 on), which tests that need the lines ask.
+// lines only when asked to (ch17 on), which tests that need the lines ask.
 func logConnsFlag(ch string) []string {
 	if chapters.ByDir(ch).HasFlag(chapters.FlagLogConns) {
 		return []string{"-log-conns"}

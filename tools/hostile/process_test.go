@@ -245,7 +245,7 @@ func TestClosedLogDoesNotKill(t *testing.T) {
 	})
 }
 
-// TestConnectionLinesOffByDefault: from chapter 18 on, the server logs
+// TestConnectionLinesOffByDefault: from chapter 17 on, the server logs
 // nothing per connection unless asked to with -log-conns: not for clients
 // that hang up, go idle or (on the RESP listener, ch19 on) break the protocol.
 func TestConnectionLinesOffByDefault(t *testing.T) {

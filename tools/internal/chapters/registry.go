@@ -80,14 +80,15 @@ type Feature uint
 // The features the tools test for.
 const (
 	Keys         Feature = 1 << iota // ch09 on: the keys command
-	KeysOrder                        // ch09-ch16: keys in the book's hashtable order
+	KeysOrder                        // ch09-ch17: keys in the book's hashtable order
 	ZSet                             // ch11 on: sorted sets
 	IdleTimer                        // ch12 on: idle connections closed
 	TTL                              // ch13 on: pexpire, pttl
 	ThreadPool                       // ch14 on: large sets freed off the loop
 	Hardened                         // ch15 on: out of descriptors, unread logs, SIGHUP, dripping clients
 	FieldTTL                         // ch16 on: hash fields with TTLs
-	OutputBound                      // ch18 on: a client's unsent replies bounded
+	OutputBound                      // ch17 on: a client's unsent replies bounded, and all clients' buffers in one budget
+	SeededHash                       // ch18 on: keys, members and fields placed by a hash seeded at start, in salted tables
 	RESPListener                     // ch19 on: a second listener speaking RESP
 	ScanMulti                        // ch21 on: SCAN, MULTI/EXEC/WATCH, INFO
 	CommandSet                       // ch22 on: the string, key and hash commands
@@ -103,7 +104,7 @@ type Flag uint
 const (
 	FlagAddr        Flag = 1 << iota // -addr host:port (every chapter)
 	FlagIdleTimeout                  // -idle-timeout d (ch12 on)
-	FlagLogConns                     // -log-conns (ch18 on: connection lines are off by default)
+	FlagLogConns                     // -log-conns (ch17 on: connection lines are off by default)
 	FlagRESPAddr                     // -resp-addr host:port (ch19 on)
 	// FlagSave is -save rules (ch27 on). The default is Redis's, and with
 	// rules SIGTERM saves dump.rdb in -dir: a tool that starts such a
@@ -152,7 +153,8 @@ const (
 	pool    = ttl | ThreadPool
 	hard    = pool | Hardened
 	fields  = hard | FieldTTL
-	perf    = fields&^KeysOrder | OutputBound
+	loop    = fields | OutputBound
+	perf    = loop&^KeysOrder | SeededHash
 	resp    = perf | RESPListener
 	scan    = resp | ScanMulti
 	cmds    = scan | CommandSet
@@ -181,7 +183,8 @@ var registry = []*Info{
 	{ID: "ch14", Num: 14, Dir: "ch14_threadpool", Title: "the thread pool", Section: "14. The Thread Pool & Asynchronous Tasks", Protocols: []Protocol{Tagged11}, Features: pool, Flags: idle},
 	{ID: "ch15", Num: 15, Dir: "ch15_hardening", Title: "beyond the book: a server hardened against its surroundings", Section: "beyond the book: what the book's server does not survive (ch15_hardening/README.md)", Protocols: []Protocol{Tagged11}, Features: hard, Flags: idle},
 	{ID: "ch16", Num: 16, Dir: "ch16_field_ttl", Title: "beyond the book: hash fields with TTLs", Section: "beyond the book: the Valkey RFC on hash field TTLs (ch16_field_ttl/README.md)", Protocols: []Protocol{Tagged11}, Features: fields, Flags: idle},
-	{ID: "ch18", Num: 18, Dir: "ch18_performance", Title: "beyond the book: performance", Section: "beyond the book: the book's speed exercises (ch18_performance/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
+	{ID: "ch17", Num: 17, Dir: "ch17_syscalls", Title: "beyond the book: the event loop's system calls", Section: "beyond the book: the book's chapter 06 exercises, epoll, batched reads and writes (ch17_syscalls/README.md)", Protocols: []Protocol{Tagged11}, Features: loop, Flags: logConn},
+	{ID: "ch18", Num: 18, Dir: "ch18_performance", Title: "beyond the book: performance", Section: "beyond the book: what a request costs in CPU and memory (ch18_performance/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
 	{ID: "ch19", Num: 19, Dir: "ch19_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch19_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
 	{ID: "ch21", Num: 21, Dir: "ch21_scan_multi", Title: "beyond the book: SCAN, transactions, INFO", Section: "beyond the book: the commands every Redis client sends (ch21_scan_multi/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
 	{ID: "ch22", Num: 22, Dir: "ch22_commands", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch22_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: cmds, Flags: logConn | FlagRESPAddr},

@@ -174,12 +174,13 @@ func TestUpTo(t *testing.T) {
 		{"ch08", "ch07 ch08", "ch03 ch04 ch06"},
 		{"ch10", "ch09 ch10", "ch03 ch04 ch06 ch07 ch08"},
 		{"ch14", "ch11 ch12 ch13 ch14", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
-		{"ch18", "ch11 ch12 ch13 ch14 ch15 ch16 ch18", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
-		{"ch19", "ch19", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch18"},
-		{"ch21", "ch19 ch21", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch18"},
-		{"ch23", "ch19 ch21 ch22 ch23", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch18"},
-		{"ch24", "ch19 ch21 ch22 ch23 ch24", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch18"},
-		{"ch27", "ch19 ch21 ch22 ch23 ch24 ch27", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch18"},
+		{"ch17", "ch11 ch12 ch13 ch14 ch15 ch16 ch17", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
+		{"ch18", "ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
+		{"ch19", "ch19", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18"},
+		{"ch21", "ch19 ch21", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18"},
+		{"ch23", "ch19 ch21 ch22 ch23", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18"},
+		{"ch24", "ch19 ch21 ch22 ch23 ch24", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18"},
+		{"ch27", "ch19 ch21 ch22 ch23 ch24 ch27", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18"},
 	} {
 		p, err := UpTo(c.id)
 		if err != nil {

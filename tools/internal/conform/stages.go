@@ -49,7 +49,7 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch14": poolChecks,
 	"ch15": hardChecks,
 	"ch16": fieldTTLChecks,
-	"ch18": outputChecks,
+	"ch17": outputChecks,
 	"ch19": respChecks,
 	"ch21": respChecks18,
 	"ch22": respChecks19,
