@@ -85,11 +85,9 @@ func Main(args []string) int {
 		return 1
 	}
 	msg("listening on %s", bound)
-	if err := serve(fd); err != nil {
-		msg("server: %v", err)
-		return 1
-	}
-	return 0
+	// serve returns only when the event loop fails.
+	msg("server: %v", serve(fd))
+	return 1
 }
 
 // exitOnSignal ends the process with status 0 on SIGINT or SIGTERM. The
