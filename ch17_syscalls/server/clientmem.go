@@ -13,7 +13,7 @@ import (
 // its first read, its write buffer from its first reply. One that has been
 // idle for kBufIdleMs gives back those that are empty, so a thousand
 // clients that connect and wait cost their connections' state alone, while
-// a busy one keeps its buffers and its requests allocate nothing.
+// a busy one keeps its buffers, and its requests take no new ones.
 //
 // Everything the clients make the server hold counts in one budget,
 // maxOutputTotal (the -max-output-mb flag): buffers, replies waiting for a

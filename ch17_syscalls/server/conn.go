@@ -290,7 +290,7 @@ func tryOneRequest(conn *conn) bool {
 
 	// Run it, serializing the reply straight into wbuf after 4 bytes kept
 	// for its length. wbuf has room for any reply that can be sent, so
-	// this does not allocate.
+	// the reply needs no buffer of its own.
 	if !wbufReserve(conn) {
 		connMsg(os.Stderr, "the memory for clients is full")
 		stopReading(conn)
