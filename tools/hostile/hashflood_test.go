@@ -373,16 +373,16 @@ func TestOrderedDeletesCostNoMore(t *testing.T) {
 	slices.SortFunc(tableOrder, func(a, b string) int { return cmp.Compare(slot(a), slot(b)) })
 	randomOrder := shuffled(keys, 5, 6)
 
-	// From chapter 21 on, every table mixes the hash codes alike, so that
+	// From chapter 20 on, every table mixes the hash codes alike, so that
 	// SCAN's cursor survives resizes: the order SCAN returns the keys in
 	// is the hash's order in every table, and a table takes a new salt
 	// when the walks of its puts show the keys crowding. There the
 	// attacker deletes in SCAN's order (deleteWork's nil order).
-	chs := slices.Concat(costlySeeded, firstAndNewest(chapters.ScanMulti))
+	chs := slices.Concat(costlySeeded, firstAndNewest(chapters.Scan))
 	slices.Sort(chs)
 	eachChapter(t, slices.Compact(chs), func(t *testing.T, ch string) {
 		order, name := tableOrder, "the table's order"
-		if chapters.ByDir(ch).Has(chapters.ScanMulti) {
+		if chapters.ByDir(ch).Has(chapters.Scan) {
 			order, name = nil, "SCAN's order"
 		}
 		ordered := deleteWork(t, ch, keys, order)
@@ -458,7 +458,7 @@ func testFlushAllCost(t *testing.T, ch string, keys, randomOrder []string) {
 	}
 }
 
-// scanOrder lists the keys with the book protocol's scan (chapter 21), in
+// scanOrder lists the keys with the book protocol's scan (chapter 20), in
 // the order it returns them.
 func scanOrder(t *testing.T, c *client) []string {
 	var keys []string
@@ -589,7 +589,7 @@ func TestResizeNotPaidByLookups(t *testing.T) {
 }
 
 // scanEpoch returns the key table's salt epoch: the top 32 bits of the
-// cursor SCAN 0 COUNT 1 answers (chapter 21), on a key space of more
+// cursor SCAN 0 COUNT 1 answers (chapter 20), on a key space of more
 // than one key.
 func scanEpoch(t *testing.T, c *respConn) uint32 {
 	t.Helper()
@@ -626,7 +626,7 @@ func bandKeys(t *testing.T, c *respConn, place uint64) []string {
 // TestResaltNoStall: a client that reads the key table's hash order from
 // SCAN and keeps only new keys that fall in its first sixteenth (deleting
 // the others) crowds that stretch of the table, over keys already there,
-// until the table takes a new salt (chapter 21). The table used to
+// until the table takes a new salt (chapter 20). The table used to
 // rebuild itself whole inside the request that noticed: one request held
 // the loop 195 ms at 319,000 keys, 470 ms at 1,000,000, 3.2 s at
 // 3,000,000. Its honest twin keeps a sixteenth of its new keys too, but
@@ -639,7 +639,7 @@ func bandKeys(t *testing.T, c *respConn, place uint64) []string {
 // keys left, and that the attack did make the table take a new salt
 // (SCAN's cursor carries the epoch), or it tested nothing.
 func TestResaltNoStall(t *testing.T) {
-	ch := "ch21_scan_multi" // the chapter whose table changes its salt
+	ch := "ch20_scan" // the chapter whose table changes its salt
 	// For measuring by hand: HOSTILE_RESALT_KEYS=1000000.
 	n := envInt("HOSTILE_RESALT_KEYS", 300_000)
 	const batch, band = 10_000, 1 << 28

@@ -73,10 +73,11 @@ var (
 	snapshotChapters = withFeature(chapters.Snapshots)
 )
 
-// txChapters are the chapters with transactions: the newest of the RESP
-// chapters (chapter 21 brought them).
+// txChapters are the chapters the costliest transaction attacks run on:
+// the newest of those with transactions (chapter 21 brought them).
 func txChapters() []string {
-	return costlyRESP[len(costlyRESP)-1:]
+	tx := withFeature(chapters.Transactions)
+	return tx[len(tx)-1:]
 }
 
 func TestMain(m *testing.M) { testkit.MainWithBuilds(m) }

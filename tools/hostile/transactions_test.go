@@ -10,6 +10,7 @@ import (
 
 	"example.com/byor/testkit"
 	"example.com/byor/testkit/serverproc"
+	"example.com/byor/tools/internal/chapters"
 )
 
 // Transactions and WATCH: work queued in MULTI and run at EXEC in one
@@ -476,7 +477,7 @@ func connectedClients(t *testing.T, c *respConn) int {
 // the watchers' EXECs; the test asserts that every WATCH is accepted and
 // every watcher's EXEC fails (a null array), the SET's reply between.
 func TestWatchManyOneWrite(t *testing.T) {
-	eachChapter(t, costlyRESP, func(t *testing.T, ch string) {
+	eachChapter(t, firstAndNewest(chapters.Transactions), func(t *testing.T, ch string) {
 		// Room in the budget for every watch (about 200 bytes each).
 		p, addr := startWatching(t, ch, "-max-output-mb", "512")
 		honest := watchOneWrite(t, p.Pid(), addr, 1, 1)

@@ -90,7 +90,8 @@ const (
 	OutputBound                      // ch17 on: a client's unsent replies bounded, and all clients' buffers in one budget
 	SeededHash                       // ch18 on: keys, members and fields placed by a hash seeded at start, in salted tables
 	RESPListener                     // ch19 on: a second listener speaking RESP
-	ScanMulti                        // ch21 on: SCAN, MULTI/EXEC/WATCH, INFO
+	Scan                             // ch20 on: SCAN's cursor over the key table, TYPE
+	Transactions                     // ch21 on: MULTI/EXEC/WATCH, INFO
 	CommandSet                       // ch22 on: the string, key and hash commands
 	ZSetRanges                       // ch23 on: every sorted-set command
 	AppendOnly                       // ch24 on: the append-only file
@@ -156,8 +157,9 @@ const (
 	loop    = fields | OutputBound
 	perf    = loop&^KeysOrder | SeededHash
 	resp    = perf | RESPListener
-	scan    = resp | ScanMulti
-	cmds    = scan | CommandSet
+	scan    = resp | Scan
+	tx      = scan | Transactions
+	cmds    = tx | CommandSet
 	zranges = cmds | ZSetRanges
 	aof     = zranges | AppendOnly
 	rdb     = aof | Snapshots
@@ -186,7 +188,8 @@ var registry = []*Info{
 	{ID: "ch17", Num: 17, Dir: "ch17_syscalls", Title: "beyond the book: the event loop's system calls", Section: "beyond the book: the book's chapter 06 exercises, epoll, batched reads and writes (ch17_syscalls/README.md)", Protocols: []Protocol{Tagged11}, Features: loop, Flags: logConn},
 	{ID: "ch18", Num: 18, Dir: "ch18_performance", Title: "beyond the book: performance", Section: "beyond the book: what a request costs in CPU and memory (ch18_performance/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
 	{ID: "ch19", Num: 19, Dir: "ch19_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch19_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
-	{ID: "ch21", Num: 21, Dir: "ch21_scan_multi", Title: "beyond the book: SCAN, transactions, INFO", Section: "beyond the book: the commands every Redis client sends (ch21_scan_multi/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
+	{ID: "ch20", Num: 20, Dir: "ch20_scan", Title: "beyond the book: SCAN's cursor", Section: "beyond the book: SCAN, a cursor that survives the key table's resizes (ch20_scan/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
+	{ID: "ch21", Num: 21, Dir: "ch21_scan_multi", Title: "beyond the book: transactions", Section: "beyond the book: MULTI, EXEC and WATCH, and INFO (ch21_scan_multi/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: tx, Flags: logConn | FlagRESPAddr},
 	{ID: "ch22", Num: 22, Dir: "ch22_commands", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch22_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: cmds, Flags: logConn | FlagRESPAddr},
 	{ID: "ch23", Num: 23, Dir: "ch23_zsets", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: every sorted-set command (ch23_zsets/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
 	{ID: "ch24", Num: 24, Dir: "ch24_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch24_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},

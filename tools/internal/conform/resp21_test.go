@@ -113,22 +113,22 @@ func proxyRESP(c net.Conn, backend, mode string) {
 	}
 }
 
-// TestRESP18Faults: the ch21 stage fails a Redis with one fault, in the
-// check about it, saying what went wrong.
+// TestRESP18Faults: the ch20 and ch21 stages fail a Redis with one fault,
+// in the check about it, saying what went wrong.
 func TestRESP18Faults(t *testing.T) {
 	testkit.Heavy(t) // each failing check waits for a server that may have died
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server not installed (Debian: apt-get install redis-server)")
 	}
-	for _, c := range []struct{ mode, match, want string }{
-		{"scanmiss", "SCAN: a cursor", "missing conform:scan:009"},
-		{"scanmiss", "SCAN while keys", "missing conform:scanstay:009"},
-		{"nowatch", "WATCH", "a watched key written by another connection"},
+	for _, c := range []struct{ mode, stage, match, want string }{
+		{"scanmiss", "ch20", "SCAN: a cursor", "missing conform:scan:009"},
+		{"scanmiss", "ch20", "SCAN while keys", "missing conform:scanstay:009"},
+		{"nowatch", "ch21", "WATCH", "a watched key written by another connection"},
 	} {
 		t.Run(c.mode+" "+c.match, func(t *testing.T) {
 			t.Parallel()
 			cmd := []string{os.Args[0], "-respfake", c.mode, "-addr", "{addr}"}
-			expectFailure(t, Config{Server: cmd}, "ch21", c.match, c.want)
+			expectFailure(t, Config{Server: cmd}, c.stage, c.match, c.want)
 		})
 	}
 }

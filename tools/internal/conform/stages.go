@@ -51,6 +51,7 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch16": fieldTTLChecks,
 	"ch17": outputChecks,
 	"ch19": respChecks,
+	"ch20": scanChecks,
 	"ch21": respChecks18,
 	"ch22": respChecks19,
 	"ch23": respChecks20,
