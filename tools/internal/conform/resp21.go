@@ -11,7 +11,7 @@ import (
 
 // section18 points a check at the part of chapter 21's README it tests.
 func section18(topic string) string {
-	return "beyond the book: " + topic + " (ch21_scan_multi/README.md)"
+	return "beyond the book: " + topic + " (ch21_transactions/README.md)"
 }
 
 const (
@@ -56,7 +56,7 @@ func respChecks18(st *Stage, cfg *Config) []Check {
 	return slices.Concat(multiChecks18(), watchChecks18(), infoChecks18(), fieldTTLChecks18(), []Check{{
 		Name: "not checked: what chapter 21 does not claim",
 		Skip: "INFO's fields other than the keyspace's and the totals CONFIG RESETSTAT zeroes (their values differ between servers), commands that cannot be queued in MULTI (SUBSCRIBE), " +
-			"and Redis's other commands, the everyday ones (INCR, MGET, ZRANK, ...) among them, which chapter 22's stage checks (ch21_scan_multi/README.md)",
+			"and Redis's other commands, the everyday ones (INCR, MGET, ZRANK, ...) among them, which chapter 22's stage checks (ch21_transactions/README.md)",
 	}})
 }
 
