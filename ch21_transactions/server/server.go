@@ -1,6 +1,6 @@
-// Package server is chapter 21's server: chapter 19's, which speaks the
-// book's protocol and Redis's (RESP) on two listeners, with the commands
-// every Redis client sends: SCAN, MULTI/EXEC/WATCH, INFO and TYPE.
+// Package server is chapter 21's server: chapter 20's, which speaks the
+// book's protocol and Redis's (RESP) on two listeners and has SCAN, with
+// transactions (MULTI/EXEC/WATCH) and INFO.
 // Chapter 18 made it fast (epoll, batched reads and writes, TCP_NODELAY,
 // no allocation per request) and frugal (bounded output per client,
 // smaller entries).
