@@ -193,7 +193,7 @@ var registry = []*Info{
 	{ID: "ch22", Num: 22, Dir: "ch22_commands", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch22_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: cmds, Flags: logConn | FlagRESPAddr},
 	{ID: "ch23", Num: 23, Dir: "ch23_zsets", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: every sorted-set command (ch23_zsets/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
 	{ID: "ch24", Num: 24, Dir: "ch24_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch24_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},
-	{ID: "ch27", Num: 27, Dir: "ch27_snapshot", Title: "beyond the book: snapshots without fork: RDB and the log's rewrite", Section: "beyond the book: snapshots without fork: RDB and the log's rewrite (ch27_snapshot/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr | FlagSave},
+	{ID: "ch27", Num: 27, Dir: "ch27_aof_rewrite", Title: "beyond the book: snapshots without fork: RDB and the log's rewrite", Section: "beyond the book: snapshots without fork: RDB and the log's rewrite (ch27_aof_rewrite/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr | FlagSave},
 }
 
 // All returns every chapter with a server, in book order.

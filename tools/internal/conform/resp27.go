@@ -26,7 +26,7 @@ func respChecks22(st *Stage, cfg *Config) []Check {
 		Run:   rewriteCheck,
 	}, {
 		Name: "not checked: what the files hold byte for byte",
-		Skip: "the RDB format is checked against redis-check-rdb and a real Redis by the chapter's own tests (ch27_snapshot/README.md)",
+		Skip: "the RDB format is checked against redis-check-rdb and a real Redis by the chapter's own tests (ch27_aof_rewrite/README.md)",
 	}}
 }
 
