@@ -403,13 +403,6 @@ func respBgrewriteaof(st *respState, w *respWriter, args [][]byte) {
 	}
 }
 
-// negInf is where a walk of a sorted set starts.
-var negInf = math.Inf(-1)
-
-// kRewriteBatch is how many members or fields one command of the
-// rewritten log holds at most (Redis's AOF_REWRITE_ITEMS_PER_CMD).
-const kRewriteBatch = 64
-
 // aofEncoder writes a snapshot as the commands that rebuild it.
 type aofEncoder struct{}
 

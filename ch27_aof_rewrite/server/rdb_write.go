@@ -381,6 +381,9 @@ var shutdownHook = snapshotTempsRemove
 // command in the test binary's process, keep it alive.
 var shutdownExit = os.Exit
 
+// negInf is where a walk of a sorted set starts.
+var negInf = math.Inf(-1)
+
 // rdbEncoder writes a snapshot as an RDB file.
 type rdbEncoder struct {
 	version int // 10, or 12 if a hash had fields with TTLs at the instant

@@ -200,6 +200,11 @@ const kSnapStepWork = kMaxTurnWork / 4
 // (bigValue).
 const kSnapSplitMembers = 1024
 
+// kRewriteBatch is how many members or fields one stretch of a value
+// written in parts holds at most (and, from chapter 27, one command of a
+// rewritten log: Redis's AOF_REWRITE_ITEMS_PER_CMD).
+const kRewriteBatch = 64
+
 // kSnapStraightBytes is the length from which a name or value of a value
 // written in parts is not copied into buf but written to the file from
 // the key space, in slices, as many turns as it needs.
