@@ -70,7 +70,8 @@ var (
 	costly19         = firstAndNewest(chapters.CommandSet) // its strings and hashes
 	zsets20Chapters  = firstAndNewest(chapters.ZSetRanges) // every sorted-set command
 	aofChapters      = withFeature(chapters.AppendOnly)
-	snapshotChapters = withFeature(chapters.Snapshots)
+	snapshotChapters = withFeature(chapters.Snapshots)  // BGSAVE, the snapshot without fork (ch26 on)
+	rewriteChapters  = withFeature(chapters.AOFRewrite) // BGREWRITEAOF (ch27 on)
 )
 
 // txChapters are the chapters the costliest transaction attacks run on:
@@ -147,7 +148,7 @@ func serverArgv(t *testing.T, ch string, args ...string) (argv []string, addr st
 }
 
 // noSaveFlags returns -save "" for a server with save rules by default
-// (ch27 on), which would save dump.rdb in the test's directory when it is
+// (ch26 on), which would save dump.rdb in the test's directory when it is
 // stopped; a test that wants a file passes -dir and its own -save after.
 func noSaveFlags(ch string) []string {
 	if chapters.ByDir(ch).HasFlag(chapters.FlagSave) {

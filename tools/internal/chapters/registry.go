@@ -95,7 +95,9 @@ const (
 	CommandSet                       // ch22 on: the string, key and hash commands
 	ZSetRanges                       // ch23 on: every sorted-set command
 	AppendOnly                       // ch24 on: the append-only file
-	Snapshots                        // ch27 on: RDB snapshots, the log's rewrite
+	RDBFile                          // ch25 on: SAVE writes dump.rdb, loaded at start
+	Snapshots                        // ch26 on: BGSAVE, the snapshot without fork; save rules
+	AOFRewrite                       // ch27 on: BGREWRITEAOF, the log rewritten from a snapshot
 )
 
 // Flag is a command-line flag of a chapter's server that the tools use.
@@ -107,7 +109,7 @@ const (
 	FlagIdleTimeout                  // -idle-timeout d (ch12 on)
 	FlagLogConns                     // -log-conns (ch17 on: connection lines are off by default)
 	FlagRESPAddr                     // -resp-addr host:port (ch19 on)
-	// FlagSave is -save rules (ch27 on). The default is Redis's, and with
+	// FlagSave is -save rules (ch26 on). The default is Redis's, and with
 	// rules SIGTERM saves dump.rdb in -dir: a tool that starts such a
 	// server passes -save "" unless it wants the file.
 	FlagSave
@@ -162,7 +164,9 @@ const (
 	cmds    = tx | CommandSet
 	zranges = cmds | ZSetRanges
 	aof     = zranges | AppendOnly
-	rdb     = aof | Snapshots
+	rdb     = aof | RDBFile
+	bgsave  = rdb | Snapshots
+	rewrite = bgsave | AOFRewrite
 	addr    = FlagAddr
 	idle    = addr | FlagIdleTimeout
 	logConn = idle | FlagLogConns
@@ -193,7 +197,9 @@ var registry = []*Info{
 	{ID: "ch22", Num: 22, Dir: "ch22_commands", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch22_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: cmds, Flags: logConn | FlagRESPAddr},
 	{ID: "ch23", Num: 23, Dir: "ch23_zsets", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: every sorted-set command (ch23_zsets/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
 	{ID: "ch24", Num: 24, Dir: "ch24_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch24_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},
-	{ID: "ch27", Num: 27, Dir: "ch27_aof_rewrite", Title: "beyond the book: snapshots without fork: RDB and the log's rewrite", Section: "beyond the book: snapshots without fork: RDB and the log's rewrite (ch27_aof_rewrite/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr | FlagSave},
+	{ID: "ch25", Num: 25, Dir: "ch25_rdb", Title: "beyond the book: RDB files", Section: "beyond the book: RDB files, written by SAVE and loaded at start (ch25_rdb/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr},
+	{ID: "ch26", Num: 26, Dir: "ch26_bgsave", Title: "beyond the book: snapshots without fork", Section: "beyond the book: BGSAVE without fork, and the save rules (ch26_bgsave/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bgsave, Flags: logConn | FlagRESPAddr | FlagSave},
+	{ID: "ch27", Num: 27, Dir: "ch27_aof_rewrite", Title: "beyond the book: the log rewritten", Section: "beyond the book: the append-only file rewritten from a snapshot (ch27_aof_rewrite/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rewrite, Flags: logConn | FlagRESPAddr | FlagSave},
 }
 
 // All returns every chapter with a server, in book order.

@@ -3,6 +3,7 @@ package chapters
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -60,7 +61,9 @@ func TestServerFlags(t *testing.T) {
 			src = append(src, b...)
 		}
 		for f, name := range names {
-			declared := strings.Contains(string(src), `("`+name+`", `)
+			// A flag set's method names it first: fs.String("save", ...),
+			// not CONFIG's respConfigSet("save", ...).
+			declared := regexp.MustCompile(`\bfs\.[A-Z][A-Za-z0-9]*\("` + regexp.QuoteMeta(name) + `", `).Match(src)
 			if declared != c.HasFlag(f) {
 				t.Errorf("%s: the server declares -%s: %v; the registry says %v", c.ID, name, declared, c.HasFlag(f))
 			}

@@ -142,7 +142,7 @@ func TestRedis(t *testing.T) {
 		id      string
 		ok      int
 		skipped int // the stage's "not checked", and ch21's hash field TTLs, which Redis 7.0 has not
-	}{{"ch19", 15, 1}, {"ch20", 4, 1}, {"ch21", 5, 2}, {"ch22", 9, 1}, {"ch23", 5, 1}, {"ch24", 1, 1}, {"ch27", 2, 1}} {
+	}{{"ch19", 15, 1}, {"ch20", 4, 1}, {"ch21", 5, 2}, {"ch22", 9, 1}, {"ch23", 5, 1}, {"ch24", 1, 1}, {"ch25", 1, 1}, {"ch26", 1, 0}, {"ch27", 1, 1}} {
 		t.Run(c.id, func(t *testing.T) {
 			t.Parallel()
 			// Loopback only, as every server a test starts here.
@@ -181,7 +181,9 @@ func TestUpTo(t *testing.T) {
 		{"ch21", "ch19 ch20 ch21", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18"},
 		{"ch23", "ch19 ch20 ch21 ch22 ch23", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18"},
 		{"ch24", "ch19 ch20 ch21 ch22 ch23 ch24", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18"},
-		{"ch27", "ch19 ch20 ch21 ch22 ch23 ch24 ch27", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18"},
+		{"ch25", "ch19 ch20 ch21 ch22 ch23 ch24 ch25", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18"},
+		{"ch26", "ch19 ch20 ch21 ch22 ch23 ch24 ch25 ch26", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18"},
+		{"ch27", "ch19 ch20 ch21 ch22 ch23 ch24 ch25 ch26 ch27", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18"},
 	} {
 		p, err := UpTo(c.id)
 		if err != nil {

@@ -56,7 +56,9 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch22": respChecks19,
 	"ch23": respChecks20,
 	"ch24": respChecks21,
-	"ch27": respChecks22,
+	"ch25": rdbChecks,
+	"ch26": bgsaveChecks,
+	"ch27": rewriteChecks,
 }
 
 // stages are built from the chapter registry: one per chapter with a
