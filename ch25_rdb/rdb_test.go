@@ -68,8 +68,8 @@ var sampleData = [][]any{
 // bigData adds a hash and a sorted set past Redis's listpack sizes
 // (Debian's 512 hash fields, 128 members), so
 // real Redis writes them as plain RDB_TYPE_HASH and ZSET_2; and values
-// of few members past a megabyte, and a string of 3 MB, which a snapshot
-// here writes in parts, their long strings straight from the key space.
+// of few members past a megabyte, and a string of 3 MB, each a record of
+// its own held whole while SAVE writes it.
 func bigData(t *testing.T, rdb *redis.Client) {
 	h := []any{"HSET", "bighash"}
 	z := []any{"ZADD", "bigz"}
