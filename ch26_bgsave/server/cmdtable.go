@@ -215,8 +215,8 @@ func commandRows() []*command {
 			{name: "object|idletime", arity: 3, flags: flagReadonly, first: 2, last: 2, step: 1, resp: respObjectIdleTime},
 			{name: "object|refcount", arity: 3, flags: flagReadonly, first: 2, last: 2, step: 1, resp: respObjectRefCount},
 		}},
-		// Persistence, which this server does not have: SAVE and SHUTDOWN
-		// are refused, and inside MULTI fail the transaction as Redis's do.
+		// (SAVE, SHUTDOWN and the other persistence commands are
+		// snapshot.go's rows, appended below.)
 		{name: "memory", arity: -2, subs: []*command{
 			{name: "memory|usage", arity: -3, flags: flagReadonly, first: 2, last: 2, step: 1, resp: respMemoryUsage, cost: costMemoryUsage},
 		}},
