@@ -536,3 +536,35 @@ func TestSnapshotRenameCopyKeepMark(t *testing.T) {
 		}
 	})
 }
+
+// TestBgsaveQueuedInTransaction: BGSAVE inside a transaction is
+// scheduled, to start once EXEC ends, as in Redis: a snapshot taken in
+// its middle would hold part of it. The loop's check then starts it.
+func TestBgsaveQueuedInTransaction(t *testing.T) {
+	resetTx(t)
+	dir := aofDir
+	aofDir = t.TempDir()
+	t.Cleanup(func() { aofDir, rdbState.scheduled = dir, false })
+	tc := newTxClient(t)
+	for _, cmd := range [][]string{{"MULTI"}, {"SET", "a", "1"}, {"BGSAVE"}, {"SET", "b", "2"}} {
+		tc.do(cmd...)
+	}
+	if got, want := tc.do("EXEC"), "*3\r\n+OK\r\n+Background saving scheduled\r\n+OK\r\n"; got != want {
+		t.Fatalf("EXEC: %q, want %q", got, want)
+	}
+	if gSnap != nil || !rdbState.scheduled {
+		t.Fatalf("inside EXEC, a snapshot started (%v), or the save was not scheduled (%v)", gSnap != nil, rdbState.scheduled)
+	}
+	rdbCron()
+	s := gSnap
+	if s == nil {
+		t.Fatal("the loop's check did not start the scheduled save")
+	}
+	for !s.walked {
+		s.walk(1 << 30)
+	}
+	s.finish(<-s.finished)
+	if !rdbState.lastOK {
+		t.Fatal("the scheduled save failed")
+	}
+}
