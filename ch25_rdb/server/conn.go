@@ -232,12 +232,12 @@ func tryFillBuffer(conn *conn) {
 	// one request) to the front. Doing it once per read, rather than after
 	// every request, spares a read that brought many pipelined requests
 	// from moving the rest of the buffer once for each of them.
-	// exercise: ch18-read-offset
+	// exercise: ch17-read-offset
 	if conn.rbufStart > 0 {
 		conn.rbufEnd = copy(conn.rbuf[:], conn.rbuf[conn.rbufStart:conn.rbufEnd])
 		conn.rbufStart = 0
 	}
-	// end exercise: ch18-read-offset
+	// end exercise: ch17-read-offset
 	n, err := sock.Read(conn.fd, conn.rbuf[conn.rbufEnd:])
 	if errors.Is(err, unix.EAGAIN) {
 		return // nothing there after all; epoll says when there is
@@ -286,7 +286,7 @@ func requestReady(conn *conn) bool {
 // for replies (pipelining), so one read can bring many requests.
 func serveRequests(conn *conn) {
 	conn.framing.warm(conn) // warm.go
-	// exercise: ch18-batched-replies
+	// exercise: ch17-batched-replies
 	made, handled := 0, 0 // reply bytes made, requests answered this turn
 	work := workDone      // workDone - work is this turn's work
 	logged := aofCmds     // aofHold tells by it whether the turn logged
@@ -327,7 +327,7 @@ func serveRequests(conn *conn) {
 		// socket to drain.
 		sent = tryFlushBuffer(conn)
 	}
-	// end exercise: ch18-batched-replies
+	// end exercise: ch17-batched-replies
 }
 
 // tryOneRequest handles the request at the front of rbuf, if it is all
@@ -384,9 +384,9 @@ func tryOneRequest(conn *conn) bool {
 	conn.wbuf = out
 
 	// Consume the request: only the start offset moves.
-	// exercise: ch18-read-offset
+	// exercise: ch17-read-offset
 	conn.rbufStart += 4 + n
-	// end exercise: ch18-read-offset
+	// end exercise: ch17-read-offset
 	conn.progress = true
 	return true
 }

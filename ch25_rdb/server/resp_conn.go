@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"unsafe"
@@ -121,6 +122,15 @@ type respState struct {
 	// then from where the last parse stopped (progress).
 	need     int
 	progress resp.Progress
+	// big is the buffer of its own that a large bulk string of the request
+	// arriving (kBigArg bytes or more) is read into, rather than into buf:
+	// buf, grown for it, would copy all the request's bytes before it
+	// each time. bigs are the request's large bulk strings received, each
+	// standing in for the empty one left in buf in its place; bigHeld is
+	// what big and bigs hold, counted in the budget as buf is.
+	big     bigArg
+	bigs    []bigArg
+	bigHeld int
 	// Once the request at buf[start:] is known to be whole, its length
 	// (ready, 0 until then) and argument count: requestReady finds that
 	// out without building the arguments, and the request is then parsed
@@ -139,6 +149,18 @@ type respState struct {
 	// The commands queued and the keys watched.
 	tx txState
 }
+
+// bigArg is a large bulk string of a request: its index among the
+// request's arguments, and its bytes, its CRLF included, which buf
+// receives until it holds size of them.
+type bigArg struct {
+	at, size int
+	buf      []byte
+}
+
+// kBigArg is the length from which a bulk string still arriving is read
+// into a buffer of its own (see respState.big), as Redis does.
+const kBigArg = 32 << 10
 
 // kRESPBufSize is the usual size of a RESP connection's read buffer. A
 // request that does not fit grows it, within the budget (Redis takes bulk
@@ -205,23 +227,39 @@ func newRESPState(conn *conn) *respState {
 // fill is tryFillBuffer for a RESP connection: one read into the free end
 // of its buffer, which is first compacted, taken if the connection has
 // none, and grown only when a partial request already fills it: doubling,
-// or to the request's announced end if that is nearer (never to more than
-// twice what has arrived, whatever a client announces). The buffer is
-// counted in the budget; one that cannot grow within it ends the
-// connection, as Redis's maxmemory-clients does (after the connection
-// holding the most, if it is another, is closed: see budgetMake).
+// or to the request's end if its last bulk string is pending and ends
+// nearer (never to more than twice what has arrived, whatever a client
+// announces). The buffer is counted in the budget; one that cannot grow
+// within it ends the connection, as Redis's maxmemory-clients does (after
+// the connection holding the most, if it is another, is closed: see
+// budgetMake).
+//
+// Each growth copies all that has arrived, so it must be geometric. Grown
+// to the end of each pending bulk string that ended within twice its size,
+// the buffer of an MSET of 200 values of 1 MiB grew 20 times, to 356 MB,
+// copying 690 MB, and some of those growths were of a few bytes (the next
+// key's header) copying 178 MB. A large bulk string goes to a buffer of
+// its own (see takeBig), so that even doubling does not copy the request
+// again and again in one turn that holds every other client.
 func (st *respState) fill(conn *conn) {
 	if st.start > 0 {
 		st.buf = st.buf[:copy(st.buf, st.buf[st.start:])]
 		st.start = 0
+	}
+	if st.big.buf == nil && st.need > len(st.buf)+1 && !st.takeBig(conn) {
+		return
+	}
+	if st.big.buf != nil {
+		st.fillBig(conn)
+		return
 	}
 	switch {
 	case len(st.buf) == 0:
 		st.shrink()
 	case len(st.buf) == cap(st.buf):
 		size := 2 * cap(st.buf)
-		if st.need > len(st.buf)+1 && st.need < size {
-			size = st.need // a bulk string's announced end, not just "more"
+		if st.need > len(st.buf)+1 && st.need < size && st.lastPending() {
+			size = st.need // the request's end, not just "more"
 		}
 		if !budgetMake(conn, size-cap(st.buf)) {
 			respRefuse(conn, errClientMemory)
@@ -231,6 +269,8 @@ func (st *respState) fill(conn *conn) {
 		grown := make([]byte, len(st.buf), size)
 		copy(grown, st.buf)
 		st.buf = grown
+		respGrowths++
+		respGrowCopied += len(st.buf)
 	}
 	if st.buf == nil {
 		if !budgetMake(conn, kRESPBufSize) {
@@ -240,14 +280,21 @@ func (st *respState) fill(conn *conn) {
 		inputHeld += kRESPBufSize
 		st.buf = make([]byte, 0, kRESPBufSize)
 	}
-	n, err := sock.Read(conn.fd, st.buf[len(st.buf):cap(st.buf)])
+	st.buf = st.buf[:len(st.buf)+st.read(conn, st.buf[len(st.buf):cap(st.buf)])]
+}
+
+// read is one read into dst, and returns how many bytes it brought: none
+// if the socket had none, failed, or was closed (the connection is then
+// ended once its replies are sent).
+func (st *respState) read(conn *conn, dst []byte) int {
+	n, err := sock.Read(conn.fd, dst)
 	if errors.Is(err, unix.EAGAIN) {
-		return
+		return 0
 	}
 	if err != nil {
 		connMsg(os.Stderr, "%v", err)
 		conn.state = stateEnd
-		return
+		return 0
 	}
 	if n == 0 {
 		if len(st.buf) > 0 {
@@ -256,9 +303,105 @@ func (st *respState) fill(conn *conn) {
 			connMsg(os.Stderr, "EOF")
 		}
 		stopReading(conn)
+	}
+	return n
+}
+
+// takeBig gives the bulk string the partial request waits for a buffer of
+// its own, if it is large: the bytes of it already in buf move there, and
+// buf ends where its header began. Like buf, the new buffer is counted in
+// the budget, and holds no more than what has arrived of the request, or
+// the usual 16 KiB, doubling as more arrives (see fillBig). takeBig
+// reports whether the connection may go on reading.
+func (st *respState) takeBig(conn *conn) bool {
+	data := st.buf[st.start:]
+	pos := st.progress.Pos // the bulk string's header, whole
+	val := pos + bytes.IndexByte(data[pos:], '\n') + 1
+	size := st.need - val // its bytes and CRLF
+	if size-2 < kBigArg {
+		return true
+	}
+	arrived := len(data) + st.bigHeld
+	c := min(size, max(arrived, kRESPBufSize))
+	if !budgetMake(conn, c) {
+		respRefuse(conn, errClientMemory)
+		return false
+	}
+	inputHeld += c
+	st.bigHeld += c
+	st.big = bigArg{at: int(st.progress.Done), size: size, buf: append(make([]byte, 0, c), data[val:]...)}
+	st.buf = st.buf[:st.start+pos]
+	respGrowCopied += len(st.big.buf)
+	return true
+}
+
+// fillBig is fill while a large bulk string arrives: one read into its
+// buffer, grown first by doubling if it is full, up to the bulk string's
+// length. Once it is all there, an empty bulk string takes its place in
+// buf, for the parser, and the request is parsed again from there.
+func (st *respState) fillBig(conn *conn) {
+	b := &st.big
+	if len(b.buf) == cap(b.buf) {
+		size := min(2*cap(b.buf), b.size)
+		if !budgetMake(conn, size-cap(b.buf)) {
+			respRefuse(conn, errClientMemory)
+			return
+		}
+		inputHeld += size - cap(b.buf)
+		st.bigHeld += size - cap(b.buf)
+		grown := make([]byte, len(b.buf), size)
+		copy(grown, b.buf)
+		b.buf = grown
+		respGrowths++
+		respGrowCopied += len(b.buf)
+	}
+	b.buf = b.buf[:len(b.buf)+st.read(conn, b.buf[len(b.buf):min(cap(b.buf), b.size)])]
+	if len(b.buf) < b.size || conn.state != stateReq {
 		return
 	}
-	st.buf = st.buf[:len(st.buf)+n]
+	if b.buf[b.size-2] != '\r' || b.buf[b.size-1] != '\n' {
+		respProtocolError(conn, "expected CRLF after a bulk string")
+		return
+	}
+	st.bigs = append(st.bigs, *b)
+	*b = bigArg{}
+	// The header it replaces, of a length of 5 digits or more, leaves room.
+	st.buf = append(st.buf, "$0\r\n\r\n"...)
+	st.need = 0
+}
+
+// dropBigs gives back the large bulk strings of a request answered, or of
+// a connection closed.
+func (st *respState) dropBigs() {
+	inputHeld -= st.bigHeld
+	clear(st.bigs)
+	st.big, st.bigs, st.bigHeld = bigArg{}, st.bigs[:0], 0
+}
+
+// respGrowths counts the growths of RESP read buffers, and respGrowCopied
+// the bytes they copied, with those moved to a large bulk string's own
+// buffer (for the tests).
+var respGrowths, respGrowCopied int
+
+// lastPending reports whether the bulk string the partial request at the
+// front of the buffer waits for (the one ending at need) is its last
+// argument: then need is where the request ends, and a buffer grown to it
+// need not grow again. The parser has checked the header line ("*3", at
+// most 18 digits) and the elements before Done by then.
+func (st *respState) lastPending() bool {
+	b := st.buf[st.start:]
+	eol := bytes.IndexByte(b, '\n')
+	if eol < 3 || b[0] != '*' {
+		return false
+	}
+	count := int64(0)
+	for _, c := range b[1 : eol-1] {
+		if c < '0' || c > '9' {
+			return false
+		}
+		count = count*10 + int64(c-'0')
+	}
+	return st.progress.Done+1 == count
 }
 
 // errClientMemory ends a connection whose request would need more memory
@@ -279,10 +422,10 @@ func (st *respState) shrink() {
 }
 
 // held is what the connection holds besides its write buffer: its read
-// buffer, its name, its transaction, and while its request runs the
+// buffers, its name, its transaction, and while its request runs the
 // request's arguments (see clientmem.go).
 func (st *respState) held() int {
-	n := cap(st.buf) + len(st.name) + st.tx.held
+	n := cap(st.buf) + len(st.name) + st.bigHeld + st.tx.held
 	if respArgsOwner == st {
 		n += respArgsCounted()
 	}
@@ -300,6 +443,7 @@ func (st *respState) giveBack() {
 // release gives back what a closed connection held in inputHeld.
 func (st *respState) release() {
 	st.endMulti() // its queue and watched keys
+	st.dropBigs()
 	inputHeld -= cap(st.buf) + len(st.name)
 	st.buf, st.name = nil, ""
 }
@@ -330,6 +474,9 @@ func (st *respState) oneRequest(conn *conn) bool {
 		}
 		respParses++
 		cmd, _, _, _ = resp.ParseRequestFrom(st.buf[st.start:st.start+n], respArgs, nil)
+	}
+	for _, b := range st.bigs {
+		cmd[b.at] = b.buf[: b.size-2 : b.size-2]
 	}
 	respArgsOwner = st
 	defer st.doneArgs(cmd)
@@ -374,11 +521,12 @@ func (st *respState) oneRequest(conn *conn) bool {
 }
 
 // doneArgs ends a request's hold on respArgs, whose arguments were cmd:
-// the array keeps no pointers into this connection's buffer, and one
+// the array keeps no pointers into this connection's buffers, and one
 // grown for a request of many arguments is given back (a peak of
-// arguments is not held for good).
+// arguments is not held for good), as are its large bulk strings.
 func (st *respState) doneArgs(cmd [][]byte) {
 	clear(cmd)
+	st.dropBigs()
 	respArgsOwner = nil
 	if n := respArgsCounted(); n > 0 {
 		inputHeld -= n
@@ -419,7 +567,7 @@ var respParses int
 // to be incomplete still (see need), building its arguments in args if it
 // has room for them all (see resp.ParseRequestFrom).
 func (st *respState) parse(args [][]byte) ([][]byte, int, int, error) {
-	if len(st.buf)-st.start < st.need {
+	if st.big.buf != nil || len(st.buf)-st.start < st.need {
 		return args[:0], 0, 0, resp.ErrIncomplete
 	}
 	respParses++
