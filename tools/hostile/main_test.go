@@ -66,16 +66,16 @@ var (
 // chapter that has them where an attack is cheap, the first and the
 // newest where it is costly.
 var (
-	keys19Chapters   = withFeature(chapters.CommandSet)    // chapter 22's key commands
+	keys19Chapters   = withFeature(chapters.CommandSet)    // chapter 28's key commands
 	costly19         = firstAndNewest(chapters.CommandSet) // its strings and hashes
 	zsets20Chapters  = firstAndNewest(chapters.ZSetRanges) // every sorted-set command
 	aofChapters      = withFeature(chapters.AppendOnly)
-	snapshotChapters = withFeature(chapters.Snapshots)  // BGSAVE, the snapshot without fork (ch26 on)
-	rewriteChapters  = withFeature(chapters.AOFRewrite) // BGREWRITEAOF (ch27 on)
+	snapshotChapters = withFeature(chapters.Snapshots)  // BGSAVE, the snapshot without fork (ch33 on)
+	rewriteChapters  = withFeature(chapters.AOFRewrite) // BGREWRITEAOF (ch34 on)
 )
 
 // txChapters are the chapters the costliest transaction attacks run on:
-// the newest of those with transactions (chapter 21 brought them).
+// the newest of those with transactions (chapter 24 brought them).
 func txChapters() []string {
 	tx := withFeature(chapters.Transactions)
 	return tx[len(tx)-1:]
@@ -148,7 +148,7 @@ func serverArgv(t *testing.T, ch string, args ...string) (argv []string, addr st
 }
 
 // noSaveFlags returns -save "" for a server with save rules by default
-// (ch26 on), which would save dump.rdb in the test's directory when it is
+// (ch33 on), which would save dump.rdb in the test's directory when it is
 // stopped; a test that wants a file passes -dir and its own -save after.
 func noSaveFlags(ch string) []string {
 	if chapters.ByDir(ch).HasFlag(chapters.FlagSave) {
@@ -157,7 +157,7 @@ func noSaveFlags(ch string) []string {
 	return nil
 }
 
-// respFlags returns, for a server with a RESP listener (ch19 on), the
+// respFlags returns, for a server with a RESP listener (ch22 on), the
 // flags that put it on a free port: servers run side by side, and 6380
 // may be taken. See respAddr.
 func respFlags(ch string) []string {

@@ -21,7 +21,7 @@ const (
 	Status                   // ch07-ch08: lists of strings; u32 status + data replies
 	Tagged9                  // ch09-ch10: serialized replies, arrays tagged 4
 	Tagged11                 // ch11 on: doubles tagged 4, arrays 5
-	RESP                     // Redis's protocol (ch19's second listener)
+	RESP                     // Redis's protocol (ch22's second listener)
 )
 
 // protocolNames describe the wire formats, in the order of their numbers.
@@ -32,7 +32,7 @@ var protocolNames = [...]string{
 	Status:   "lists of strings with status replies (ch07-ch08)",
 	Tagged9:  "serialized replies with arrays tagged 4 (ch09-ch10)",
 	Tagged11: "serialized replies with doubles tagged 4 and arrays 5 (ch11 on)",
-	RESP:     "Redis's protocol, RESP (ch19 on)",
+	RESP:     "Redis's protocol, RESP (ch22 on)",
 }
 
 func (p Protocol) String() string {
@@ -89,15 +89,15 @@ const (
 	FieldTTL                         // ch16 on: hash fields with TTLs
 	OutputBound                      // ch17 on: a client's unsent replies bounded, and all clients' buffers in one budget
 	SeededHash                       // ch18 on: keys, members and fields placed by a hash seeded at start, in salted tables
-	RESPListener                     // ch19 on: a second listener speaking RESP
-	Scan                             // ch20 on: SCAN's cursor over the key table, TYPE
-	Transactions                     // ch21 on: MULTI/EXEC/WATCH, INFO
-	CommandSet                       // ch22 on: the string, key and hash commands
-	ZSetRanges                       // ch23 on: every sorted-set command
-	AppendOnly                       // ch24 on: the append-only file
-	RDBFile                          // ch25 on: SAVE writes dump.rdb, loaded at start
-	Snapshots                        // ch26 on: BGSAVE, the snapshot without fork; save rules
-	AOFRewrite                       // ch27 on: BGREWRITEAOF, the log rewritten from a snapshot
+	RESPListener                     // ch22 on: a second listener speaking RESP
+	Scan                             // ch23 on: SCAN's cursor over the key table, TYPE
+	Transactions                     // ch24 on: MULTI/EXEC/WATCH, INFO
+	CommandSet                       // ch28 on: the string, key and hash commands
+	ZSetRanges                       // ch30 on: every sorted-set command
+	AppendOnly                       // ch31 on: the append-only file
+	RDBFile                          // ch32 on: SAVE writes dump.rdb, loaded at start
+	Snapshots                        // ch33 on: BGSAVE, the snapshot without fork; save rules
+	AOFRewrite                       // ch34 on: BGREWRITEAOF, the log rewritten from a snapshot
 )
 
 // Flag is a command-line flag of a chapter's server that the tools use.
@@ -108,8 +108,8 @@ const (
 	FlagAddr        Flag = 1 << iota // -addr host:port (every chapter)
 	FlagIdleTimeout                  // -idle-timeout d (ch12 on)
 	FlagLogConns                     // -log-conns (ch17 on: connection lines are off by default)
-	FlagRESPAddr                     // -resp-addr host:port (ch19 on)
-	// FlagSave is -save rules (ch26 on). The default is Redis's, and with
+	FlagRESPAddr                     // -resp-addr host:port (ch22 on)
+	// FlagSave is -save rules (ch33 on). The default is Redis's, and with
 	// rules SIGTERM saves dump.rdb in -dir: a tool that starts such a
 	// server passes -save "" unless it wants the file.
 	FlagSave
@@ -123,7 +123,7 @@ type Info struct {
 	Title   string
 	Section string // where in the book it comes from
 	// Protocols are what its listeners speak: first the one on -addr,
-	// then any other (ch19's RESP on -resp-addr).
+	// then any other (ch22's RESP on -resp-addr).
 	Protocols []Protocol
 	Features  Feature
 	Flags     Flag
@@ -133,7 +133,7 @@ type Info struct {
 func (c *Info) Protocol() Protocol { return c.Protocols[0] }
 
 // Newest is the protocol the chapter adds, the one its own conformance
-// stage checks: ch19's is RESP.
+// stage checks: ch22's is RESP.
 func (c *Info) Newest() Protocol { return c.Protocols[len(c.Protocols)-1] }
 
 // Has reports whether the chapter's server has every feature in f.
@@ -191,15 +191,15 @@ var registry = []*Info{
 	{ID: "ch16", Num: 16, Dir: "ch16_field_ttl", Title: "beyond the book: hash fields with TTLs", Section: "beyond the book: the Valkey RFC on hash field TTLs (ch16_field_ttl/README.md)", Protocols: []Protocol{Tagged11}, Features: fields, Flags: idle},
 	{ID: "ch17", Num: 17, Dir: "ch17_syscalls", Title: "beyond the book: the event loop's system calls", Section: "beyond the book: the book's chapter 06 exercises, epoll, batched reads and writes (ch17_syscalls/README.md)", Protocols: []Protocol{Tagged11}, Features: loop, Flags: logConn},
 	{ID: "ch18", Num: 18, Dir: "ch18_performance", Title: "beyond the book: performance", Section: "beyond the book: what a request costs in CPU and memory (ch18_performance/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
-	{ID: "ch19", Num: 19, Dir: "ch19_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch19_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
-	{ID: "ch20", Num: 20, Dir: "ch20_scan", Title: "beyond the book: SCAN's cursor", Section: "beyond the book: SCAN, a cursor that survives the key table's resizes (ch20_scan/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
-	{ID: "ch21", Num: 21, Dir: "ch21_transactions", Title: "beyond the book: transactions", Section: "beyond the book: MULTI, EXEC and WATCH, and INFO (ch21_transactions/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: tx, Flags: logConn | FlagRESPAddr},
-	{ID: "ch22", Num: 22, Dir: "ch22_commands", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch22_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: cmds, Flags: logConn | FlagRESPAddr},
-	{ID: "ch23", Num: 23, Dir: "ch23_zsets", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: every sorted-set command (ch23_zsets/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
-	{ID: "ch24", Num: 24, Dir: "ch24_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch24_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},
-	{ID: "ch25", Num: 25, Dir: "ch25_rdb", Title: "beyond the book: RDB files", Section: "beyond the book: RDB files, written by SAVE and loaded at start (ch25_rdb/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr},
-	{ID: "ch26", Num: 26, Dir: "ch26_bgsave", Title: "beyond the book: snapshots without fork", Section: "beyond the book: BGSAVE without fork, and the save rules (ch26_bgsave/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bgsave, Flags: logConn | FlagRESPAddr | FlagSave},
-	{ID: "ch27", Num: 27, Dir: "ch27_aof_rewrite", Title: "beyond the book: the log rewritten", Section: "beyond the book: the append-only file rewritten from a snapshot (ch27_aof_rewrite/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rewrite, Flags: logConn | FlagRESPAddr | FlagSave},
+	{ID: "ch22", Num: 22, Dir: "ch22_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch22_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
+	{ID: "ch23", Num: 23, Dir: "ch23_scan", Title: "beyond the book: SCAN's cursor", Section: "beyond the book: SCAN, a cursor that survives the key table's resizes (ch23_scan/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
+	{ID: "ch24", Num: 24, Dir: "ch24_transactions", Title: "beyond the book: transactions", Section: "beyond the book: MULTI, EXEC and WATCH, and INFO (ch24_transactions/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: tx, Flags: logConn | FlagRESPAddr},
+	{ID: "ch28", Num: 28, Dir: "ch28_commands", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch28_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: cmds, Flags: logConn | FlagRESPAddr},
+	{ID: "ch30", Num: 30, Dir: "ch30_zsets", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: every sorted-set command (ch30_zsets/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
+	{ID: "ch31", Num: 31, Dir: "ch31_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch31_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},
+	{ID: "ch32", Num: 32, Dir: "ch32_rdb", Title: "beyond the book: RDB files", Section: "beyond the book: RDB files, written by SAVE and loaded at start (ch32_rdb/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr},
+	{ID: "ch33", Num: 33, Dir: "ch33_bgsave", Title: "beyond the book: snapshots without fork", Section: "beyond the book: BGSAVE without fork, and the save rules (ch33_bgsave/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bgsave, Flags: logConn | FlagRESPAddr | FlagSave},
+	{ID: "ch34", Num: 34, Dir: "ch34_aof_rewrite", Title: "beyond the book: the log rewritten", Section: "beyond the book: the append-only file rewritten from a snapshot (ch34_aof_rewrite/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rewrite, Flags: logConn | FlagRESPAddr | FlagSave},
 }
 
 // All returns every chapter with a server, in book order.

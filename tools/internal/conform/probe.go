@@ -106,10 +106,10 @@ func lookalike(st *Stage, addr string) string {
 // respTellTales are, for the chapters after 17 that add commands to the
 // RESP listener, one inline command each that the chapter introduces.
 var respTellTales = map[string]string{
-	"ch20": "SCAN 0",
-	"ch21": "UNWATCH",
-	"ch22": "GETRANGE conform:probe 0 1",
-	"ch23": "ZLEXCOUNT conform:probe - +",
+	"ch23": "SCAN 0",
+	"ch24": "UNWATCH",
+	"ch28": "GETRANGE conform:probe 0 1",
+	"ch30": "ZLEXCOUNT conform:probe - +",
 }
 
 // respLookalike tells a RESP server of an earlier chapter given a later

@@ -2,95 +2,308 @@ package conform
 
 import (
 	"fmt"
-	"strconv"
+	"slices"
+	"strings"
 )
 
-// The ch24 stage: a server that claims an append-only file (CONFIG GET
-// appendonly answers yes) keeps every acknowledged write across a crash.
-// The check writes under appendfsync always, kills the server (SIGKILL),
-// starts it again on the same command line, and reads the data back.
+// The ch24 stage: what chapter 24 adds to the RESP listener, as Redis 7.0
+// answers it, byte for byte: transactions, and INFO.
 
-// respChecks21 are chapter 24's checks.
-func respChecks21(st *Stage, cfg *Config) []Check {
-	return []Check{{
-		Name:  "acknowledged writes survive kill -9 and a restart (appendonly yes)",
-		Hint:  "every write that changed the key space is appended to the log and written (and under appendfsync always fsynced) before its reply is sent; at start the log is replayed",
-		Fresh: true,
-		Run:   aofRestartCheck,
-	}, {
-		Name: "not checked: what chapter 24 does not claim",
-		Skip: "rewriting the log (BGREWRITEAOF), Redis 7's manifest layout, and a crash of the machine rather than of the process (ch24_aof/README.md)",
-	}}
+// section18 points a check at the part of chapter 24's README it tests.
+func section18(topic string) string {
+	return "beyond the book: " + topic + " (ch24_transactions/README.md)"
 }
 
-// aofRestartCheck writes keys of each type and a TTL, kills and restarts
-// the server, and checks them.
-func aofRestartCheck(e *Env) error {
-	c, err := dialAppendOnly(e)
-	if err != nil {
+const (
+	queued     = "+QUEUED\r\n"
+	nullArray  = "*-1\r\n"
+	execAbort  = "-EXECABORT Transaction discarded because of previous errors.\r\n"
+	overflow   = "-ERR increment or decrement would overflow\r\n"
+	notFloatMM = "-ERR min or max is not a float\r\n"
+)
+
+// tx sends cmds in one write and checks their replies, in order.
+func (c *Conn) tx(want []string, cmds ...[]string) error {
+	var all []byte
+	for _, cmd := range cmds {
+		all = append(all, command(cmd...)...)
+	}
+	if err := c.Send(all); err != nil {
 		return err
 	}
-	// Whatever its -appendfsync: a crash of the process, unlike one of
-	// the machine, loses nothing acknowledged under any policy.
-	if err := c.steps( // the DEL finds nothing on a fresh server
-		ex(":0\r\n", "DEL", "conform:aof:s", "conform:aof:h", "conform:aof:z", "conform:aof:n", "conform:aof:t"),
-		ex("+OK\r\n", "SET", "conform:aof:s", "kept"),
-		ex(":2\r\n", "HSET", "conform:aof:h", "f", "1", "g", "2"),
-		ex(":2\r\n", "ZADD", "conform:aof:z", "1.5", "a", "2", "b"),
-		ex(":3\r\n", "INCRBY", "conform:aof:n", "3"),
-		ex("+OK\r\n", "SET", "conform:aof:t", "ttl", "EX", "3600"),
-	); err != nil {
-		return err
-	}
-	c, err = restartExpect(e, "after a kill -9 and a restart",
-		ex("$4\r\nkept\r\n", "GET", "conform:aof:s"),
-		ex("*2\r\n$1\r\n1\r\n$1\r\n2\r\n", "HMGET", "conform:aof:h", "f", "g"),
-		ex("*4\r\n$1\r\na\r\n$3\r\n1.5\r\n$1\r\nb\r\n$1\r\n2\r\n", "ZRANGE", "conform:aof:z", "0", "-1", "WITHSCORES"),
-		ex(":4\r\n", "INCR", "conform:aof:n"),
-	)
-	if err != nil {
-		return err
-	}
-	ttl, err := c.CommandInt("TTL", "conform:aof:t")
-	if err != nil {
-		return err
-	}
-	if ttl < 3500 || ttl > 3600 {
-		return fmt.Errorf("after a kill -9 and a restart, TTL conform:aof:t = %s, want about 3600: the expiry was not kept as an absolute time", strconv.FormatInt(ttl, 10))
+	for i, cmd := range cmds {
+		if err := c.ExpectRESP(command(cmd...), want[i]); err != nil {
+			return fmt.Errorf("in %s:\n%v", showRESPRequest(all), err)
+		}
 	}
 	return nil
 }
 
-// dialAppendOnly dials the server and asks whether it keeps an
-// append-only file: a check of the log skips a server that does not.
-func dialAppendOnly(e *Env) (*Conn, error) {
-	c, err := e.Dial()
+// info sends INFO with args and returns the text of its reply.
+func (c *Conn) info(args ...string) (string, error) {
+	req, got, err := c.CommandReply(args...)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	_, got, err := c.CommandReply("CONFIG", "GET", "appendonly")
-	if err != nil {
-		return nil, err
+	if len(got) < 4 || got[0] != '$' || string(got) == nullBulk {
+		return "", &Mismatch{Request: req, Want: []byte("$<len> # Server... (one bulk string of lines)"), Got: got, e: c.e}
 	}
-	if string(got) != "*2\r\n$10\r\nappendonly\r\n$3\r\nyes\r\n" {
-		return nil, &skip{"the server keeps no append-only file (CONFIG GET appendonly does not say yes): start it with -appendonly yes -dir D"}
-	}
-	return c, nil
+	return string(got[strings.IndexByte(string(got), '\n')+1 : len(got)-2]), nil
 }
 
-// restartExpect kills and restarts the server, dials it once it has
-// loaded its data, and runs steps there; when names the moment in a
-// mismatch. It returns the new connection.
-func restartExpect(e *Env, when string, steps ...respStep) (*Conn, error) {
-	if err := e.Restart(); err != nil {
-		return nil, err
+// respChecks18 are the ch24 stage's checks.
+func respChecks18(st *Stage, cfg *Config) []Check {
+	return slices.Concat(multiChecks18(), watchChecks18(), infoChecks18(), fieldTTLChecks18(), []Check{{
+		Name: "not checked: what chapter 24 does not claim",
+		Skip: "INFO's fields other than the keyspace's and the totals CONFIG RESETSTAT zeroes (their values differ between servers), commands that cannot be queued in MULTI (SUBSCRIBE), " +
+			"and Redis's other commands, the everyday ones (INCR, MGET, ZRANK, ...) among them, which chapter 28's stage checks (ch24_transactions/README.md)",
+	}})
+}
+
+// multiChecks18 are the checks of MULTI, EXEC and DISCARD, and of their
+// errors.
+func multiChecks18() []Check {
+	return []Check{
+		{
+			Name:    "MULTI queues commands; EXEC answers the array of their replies, a runtime error as one element",
+			Section: section18("MULTI and EXEC"),
+			Hint:    "after MULTI every command is checked (name, arity) and answered +QUEUED, and nothing runs; EXEC runs them all in one go and answers an array of their replies; a command that fails when run (WRONGTYPE, not an integer) is just its own element and the others apply: nothing rolls back",
+			Run: dialed(func(e *Env, c *Conn) error {
+				k, s, z := "conform:tx18", "conform:tx18s", "conform:tx18z"
+				c.CommandExpect(integer(0), "DEL", k, s, z)
+				if err := c.steps(ex(okReply, "SET", s, "text"), ex(integer(1), "ZADD", z, "1", "m")); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued, queued, queued, queued, queued, queued,
+					array(okReply, bulk("1"), notInt, wrongType, bulk("2"), "+PONG\r\n")},
+					[]string{"MULTI"}, []string{"SET", k, "1"}, []string{"SET", k, "2", "GET"}, []string{"EXPIRE", s, "x"},
+					[]string{"GET", z}, []string{"GET", k}, []string{"PING"}, []string{"EXEC"}); err != nil {
+					return err
+				}
+				if err := c.steps(ex(bulk("2"), "GET", k), ex(bulk("text"), "GET", s)); err != nil {
+					return err
+				}
+				// Nothing is applied before EXEC: another connection sees
+				// the old values while the transaction is queued.
+				o, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				if err := c.steps(ex(okReply, "MULTI"), ex(queued, "SET", k, "3"), ex(queued, "DEL", s)); err != nil {
+					return err
+				}
+				if err := o.steps(ex(bulk("2"), "GET", k), ex(integer(1), "EXISTS", s)); err != nil {
+					return fmt.Errorf("another connection, before EXEC: %v", err)
+				}
+				if err := c.steps(ex(array(okReply, integer(1)), "EXEC")); err != nil {
+					return err
+				}
+				if err := o.steps(ex(bulk("3"), "GET", k), ex(integer(0), "EXISTS", s)); err != nil {
+					return fmt.Errorf("another connection, after EXEC: %v", err)
+				}
+				if err := c.tx([]string{okReply, array()}, []string{"MULTI"}, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("an empty transaction: %v", err)
+				}
+				return c.steps(ex(integer(2), "DEL", k, z))
+			}),
+		},
+		{
+			Name:    "MULTI's errors: a command refused while queuing aborts EXEC; nested MULTI; DISCARD; EXEC and DISCARD without MULTI",
+			Section: section18("MULTI and EXEC"),
+			Hint:    "an unknown command or a wrong number of arguments after MULTI is answered its error and marks the transaction: EXEC then answers -EXECABORT Transaction discarded because of previous errors. and runs nothing; a nested MULTI is only an error; DISCARD drops the queue; EXEC and DISCARD outside MULTI are errors",
+			Run: dialed(func(e *Env, c *Conn) error {
+				k := c.fresh("conform:txerr")
+				if err := c.steps(ex(okReply, "SET", k, "old")); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued,
+					"-ERR unknown command 'NOSUCH', with args beginning with: 'x' \r\n",
+					arity("get"), queued, execAbort, bulk("old")},
+					[]string{"MULTI"}, []string{"SET", k, "new"}, []string{"NOSUCH", "x"},
+					[]string{"GET"}, []string{"DEL", k}, []string{"EXEC"}, []string{"GET", k}); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, "-ERR MULTI calls can not be nested\r\n", queued, array(okReply), bulk("nested")},
+					[]string{"MULTI"}, []string{"MULTI"}, []string{"SET", k, "nested"}, []string{"EXEC"}, []string{"GET", k}); err != nil {
+					return fmt.Errorf("a nested MULTI is an error that aborts nothing: %v", err)
+				}
+				if err := c.tx([]string{okReply, queued, okReply, bulk("nested"), "-ERR EXEC without MULTI\r\n", "-ERR DISCARD without MULTI\r\n"},
+					[]string{"MULTI"}, []string{"SET", k, "dropped"}, []string{"DISCARD"}, []string{"GET", k},
+					[]string{"EXEC"}, []string{"DISCARD"}); err != nil {
+					return err
+				}
+				return c.steps(ex(arity("multi"), "MULTI", "x"), ex(arity("discard"), "DISCARD", "x"), ex(integer(1), "DEL", k))
+			}),
+		},
 	}
-	c, err := e.DialLoaded()
-	if err != nil {
-		return nil, err
+}
+
+// watchChecks18 are the checks of WATCH and UNWATCH.
+func watchChecks18() []Check {
+	return []Check{
+		{
+			Name:    "WATCH: another connection's write makes EXEC answer the null array; no write, or UNWATCH, and EXEC runs",
+			Section: section18("WATCH"),
+			Hint:    "WATCH marks keys; a write to one of them (by any connection, the watcher's own included, a missing key created) before EXEC makes EXEC run nothing and answer *-1; EXEC, DISCARD and UNWATCH forget the watched keys; WATCH inside MULTI is an error that aborts nothing",
+			Run: dialed(func(e *Env, c *Conn) error {
+				o, err := e.Dial()
+				if err != nil {
+					return err
+				}
+				k, missing := "conform:watch", "conform:watchmissing"
+				c.CommandExpect(integer(0), "DEL", k, missing)
+				get := []string{"GET", k}
+				if err := c.steps(ex(okReply, "SET", k, "1"), ex(okReply, "WATCH", k)); err != nil {
+					return err
+				}
+				if err := o.CommandExpect(okReply, "SET", k, "other"); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued, nullArray, bulk("other")},
+					[]string{"MULTI"}, []string{"SET", k, "mine"}, []string{"EXEC"}, get); err != nil {
+					return fmt.Errorf("a watched key written by another connection: %v", err)
+				}
+				// EXEC forgot the watch: the same write again changes
+				// nothing for the next transaction.
+				if err := o.CommandExpect(okReply, "SET", k, "other2"); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued, array(okReply)},
+					[]string{"MULTI"}, []string{"SET", k, "mine"}, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("after EXEC, no key is watched any more: %v", err)
+				}
+				// Watched, and only read by the other connection: EXEC
+				// runs (and may write the watched keys itself).
+				if err := c.steps(ex(okReply, "WATCH", k, missing)); err != nil {
+					return err
+				}
+				if err := o.CommandExpect(bulk("mine"), "GET", k); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued, queued, array(okReply, okReply)},
+					[]string{"MULTI"}, []string{"SET", missing, "1"}, []string{"SET", k, "tx"}, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("watched keys nobody wrote: %v", err)
+				}
+				// A missing key, watched, then created by another
+				// connection.
+				c.CommandExpect(integer(1), "DEL", missing)
+				if err := c.steps(ex(okReply, "WATCH", missing)); err != nil {
+					return err
+				}
+				if err := o.CommandExpect(okReply, "SET", missing, "x"); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued, nullArray}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("a watched missing key created by another connection: %v", err)
+				}
+				// The watching connection's own write, before MULTI.
+				if err := c.tx([]string{okReply, okReply, okReply, queued, nullArray},
+					[]string{"WATCH", k}, []string{"SET", k, "self"}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("a watched key written by the watching connection before MULTI: %v", err)
+				}
+				// UNWATCH, then a write: EXEC runs.
+				if err := c.steps(ex(okReply, "WATCH", k)); err != nil {
+					return err
+				}
+				if err := o.CommandExpect(okReply, "SET", k, "u"); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, okReply, queued, array(bulk("u"))},
+					[]string{"UNWATCH"}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("after UNWATCH: %v", err)
+				}
+				// DISCARD forgets the watch too.
+				if err := c.tx([]string{okReply, okReply, okReply}, []string{"WATCH", k}, []string{"MULTI"}, []string{"DISCARD"}); err != nil {
+					return err
+				}
+				if err := o.CommandExpect(okReply, "SET", k, "d"); err != nil {
+					return err
+				}
+				if err := c.tx([]string{okReply, queued, array(bulk("d"))}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
+					return fmt.Errorf("after DISCARD, no key is watched any more: %v", err)
+				}
+				// WATCH inside MULTI is refused, without aborting.
+				if err := c.tx([]string{okReply, "-ERR WATCH inside MULTI is not allowed\r\n", queued, array(okReply)},
+					[]string{"MULTI"}, []string{"WATCH", k}, []string{"SET", k, "w"}, []string{"EXEC"}); err != nil {
+					return err
+				}
+				return c.steps(ex(arity("watch"), "WATCH"), ex(arity("unwatch"), "UNWATCH", k), ex(integer(2), "DEL", k, missing))
+			}),
+		},
 	}
-	if err := c.steps(steps...); err != nil {
-		return nil, fmt.Errorf("%s: %w", when, err)
+}
+
+// infoChecks18 are the checks of INFO.
+func infoChecks18() []Check {
+	return []Check{
+		{
+			Name:    "INFO: Redis's sections, and # Keyspace with db0:keys=N,expires=M",
+			Section: section18("INFO"),
+			Hint:    "INFO answers one bulk string of \"# Section\" headers and field:value lines ending in \\r\\n; the keyspace section has db0:keys=N,expires=M,avg_ttl=T while db 0 holds keys, and no db0 line when it is empty; INFO keyspace answers that section alone",
+			Fresh:   true,
+			Run: dialed(func(e *Env, c *Conn) error {
+				// check reads INFO's sections from args and wants the db0
+				// line to start with db0 ("" for none).
+				check := func(db0 string, args ...string) error {
+					text, err := c.info(args...)
+					if err != nil {
+						return err
+					}
+					req := command(args...)
+					fail := func(why string) error {
+						return fmt.Errorf("request:  %s\n%s\nreceived: %s", showRESPRequest(req), why, quoteClip([]byte(text)))
+					}
+					if !strings.HasSuffix(text, "\r\n") {
+						return fail("expected lines ending in \\r\\n")
+					}
+					lines := strings.Split(strings.TrimSuffix(text, "\r\n"), "\r\n")
+					if !slices.Contains(lines, "# Keyspace") {
+						return fail("expected a line \"# Keyspace\"")
+					}
+					server := slices.Contains(lines, "# Server")
+					if all := len(args) == 1; all && !server {
+						return fail("expected the default sections, \"# Server\" among them")
+					} else if !all && server {
+						return fail("expected the keyspace section alone")
+					}
+					var found []string
+					for _, l := range lines {
+						if strings.HasPrefix(l, "db") {
+							found = append(found, l)
+						}
+					}
+					switch {
+					case db0 == "" && len(found) > 0:
+						return fail("expected no db line: the key space is empty")
+					case db0 != "" && (len(found) != 1 || !strings.HasPrefix(found[0], db0)):
+						return fail(fmt.Sprintf("expected one db line, %s<avg_ttl>", db0))
+					}
+					return nil
+				}
+				if err := check("", "INFO"); err != nil {
+					return err
+				}
+				if err := c.steps(ex(okReply, "SET", "conform:i1", "v"), ex(okReply, "SET", "conform:i2", "v", "EX", "1000"),
+					ex(integer(1), "ZADD", "conform:iz", "1", "m"), ex(integer(1), "HSET", "conform:ih", "f", "v")); err != nil {
+					return err
+				}
+				if err := check("db0:keys=4,expires=1,avg_ttl=", "INFO"); err != nil {
+					return err
+				}
+				if err := check("db0:keys=4,expires=1,avg_ttl=", "INFO", "keyspace"); err != nil {
+					return err
+				}
+				if err := c.steps(ex(integer(2), "DEL", "conform:i2", "conform:iz")); err != nil {
+					return err
+				}
+				if err := check("db0:keys=2,expires=0,avg_ttl=", "INFO", "KEYSPACE"); err != nil {
+					return err
+				}
+				if err := c.steps(ex(okReply, "FLUSHALL")); err != nil {
+					return err
+				}
+				return check("", "INFO", "keyspace")
+			}),
+		},
 	}
-	return c, nil
 }
