@@ -165,6 +165,29 @@ func respZRem(st *respState, w *respWriter, args [][]byte) {
 // respZScore: ZSCORE key member is the book's zscore, answered in RESP.
 func respZScore(st *respState, w *respWriter, args [][]byte) { doZScore(args, w) }
 
+// respZMScore: ZMSCORE key member [member ...] replies each member's
+// score, null for one the set does not have (every one, if there is no
+// set).
+func respZMScore(st *respState, w *respWriter, args [][]byte) {
+	ent, ok := respZSet(w, args[1])
+	if !ok {
+		return
+	}
+	w.outArr(len(args) - 2)
+	for _, m := range args[2:] {
+		chargeMembers(1)
+		var node *zset.ZNode
+		if ent != nil {
+			node = ent.obj.zset.LookupBytes(m)
+		}
+		if node == nil {
+			w.outNil()
+		} else {
+			w.outDbl(node.Score())
+		}
+	}
+}
+
 // respZCard: ZCARD key.
 func respZCard(st *respState, w *respWriter, args [][]byte) {
 	ent, ok := respZSet(w, args[1])

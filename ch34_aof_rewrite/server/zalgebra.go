@@ -641,29 +641,6 @@ func respZInterCard(st *respState, w *respWriter, args [][]byte) {
 	w.outInt(zalgInterCard(sets, a.limit))
 }
 
-// respZMScore: ZMSCORE key member [member ...] replies each member's
-// score, null for one the set does not have (every one, if there is no
-// set).
-func respZMScore(st *respState, w *respWriter, args [][]byte) {
-	ent, ok := respZSet(w, args[1])
-	if !ok {
-		return
-	}
-	w.outArr(len(args) - 2)
-	for _, m := range args[2:] {
-		chargeMembers(1)
-		var node *zset.ZNode
-		if ent != nil {
-			node = ent.obj.zset.LookupBytes(m)
-		}
-		if node == nil {
-			w.outNil()
-		} else {
-			w.outDbl(node.Score())
-		}
-	}
-}
-
 // zalgKeyStats is what the cost functions read of the keys of a command
 // of the set algebra, from the data EXEC expects (execPlan): the members
 // of the different keys together (sum), of the smallest key and the first,
