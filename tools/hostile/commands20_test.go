@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// The sorted-set commands chapter 30 added (the set algebra, random
-// members, pops and ranges), attacked where their work is not in their
+// The sorted-set commands chapters 29 (ranges and pops) and 30 (the set
+// algebra, random members, ZSCAN) added, attacked where their work is not in their
 // request's size, each attack beside its honest twin of the same size.
 // Each group below says what its tests share.
 
@@ -37,7 +37,7 @@ import (
 
 // TestAttack20Replies: see above.
 func TestAttack20Replies(t *testing.T) {
-	eachChapter(t, zsets20Chapters, testAttack20Replies)
+	eachChapter(t, zalgebra30, testAttack20Replies)
 }
 
 func testAttack20Replies(t *testing.T, ch string) {
@@ -130,7 +130,7 @@ func loadPair(t *testing.T, c *respConn, ka, kb string, n int) {
 // names that share a long prefix make every comparison cost that prefix.
 // Its twin is a ZRANGE of the same members.
 func TestAttack20TiedNames(t *testing.T) {
-	eachChapter(t, zsets20Chapters, testAttack20TiedNames)
+	eachChapter(t, zalgebra30, testAttack20TiedNames)
 }
 
 func testAttack20TiedNames(t *testing.T, ch string) {
@@ -170,7 +170,7 @@ func testAttack20TiedNames(t *testing.T, ch string) {
 
 // TestZAlgebraAttacks20: see above.
 func TestZAlgebraAttacks20(t *testing.T) {
-	eachChapter(t, zsets20Chapters, testZAlgebraAttacks20)
+	eachChapter(t, zalgebra30, testZAlgebraAttacks20)
 }
 
 func testZAlgebraAttacks20(t *testing.T, ch string) {
@@ -267,7 +267,7 @@ func testZAlgebraAttacks20(t *testing.T, ch string) {
 	expect(fmt.Sprintf(":%d", n/2), c.do(bigLoadGuard, "ZCARD", "a"), "ZCARD a after the pop")
 }
 
-// Chapter 30's ranges under attack. Every range is a seek (O(log n)) and a
+// Chapter 29's ranges under attack. Every range is a seek (O(log n)) and a
 // walk charged a step at a time, so what a range costs is what it visits;
 // two ranges invite more.
 //
@@ -291,7 +291,7 @@ func testZAlgebraAttacks20(t *testing.T, ch string) {
 // verdicts are the replies.
 
 // TestZRangeStoreMillion: see above.
-func TestZRangeStoreMillion(t *testing.T) { eachChapter(t, zsets20Chapters, testZRangeStoreMillion) }
+func TestZRangeStoreMillion(t *testing.T) { eachChapter(t, zranges29, testZRangeStoreMillion) }
 
 func testZRangeStoreMillion(t *testing.T, ch string) {
 	p, addr, c := startWithClient(t, ch)
@@ -339,7 +339,7 @@ func testZRangeStoreMillion(t *testing.T, ch string) {
 
 // TestZRangeLexLongMembers: see above.
 func TestZRangeLexLongMembers(t *testing.T) {
-	eachChapter(t, zsets20Chapters, testZRangeLexLongMembers)
+	eachChapter(t, zranges29, testZRangeLexLongMembers)
 }
 
 func testZRangeLexLongMembers(t *testing.T, ch string) {

@@ -68,7 +68,8 @@ var (
 var (
 	keys19Chapters   = withFeature(chapters.CommandSet)    // chapter 28's key commands
 	costly19         = firstAndNewest(chapters.CommandSet) // its strings and hashes
-	zsets20Chapters  = firstAndNewest(chapters.ZSetRanges) // every sorted-set command
+	zranges29        = firstAndNewest(chapters.ZRanges)    // chapter 29's ranges and pops
+	zalgebra30       = firstAndNewest(chapters.ZAlgebra)   // chapter 30's set algebra, ZRANDMEMBER, ZSCAN
 	aofChapters      = withFeature(chapters.AppendOnly)
 	snapshotChapters = withFeature(chapters.Snapshots)  // BGSAVE, the snapshot without fork (ch33 on)
 	rewriteChapters  = withFeature(chapters.AOFRewrite) // BGREWRITEAOF (ch34 on)

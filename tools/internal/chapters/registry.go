@@ -93,7 +93,8 @@ const (
 	Scan                             // ch23 on: SCAN's cursor over the key table, TYPE
 	Transactions                     // ch24 on: MULTI/EXEC/WATCH, INFO
 	CommandSet                       // ch28 on: the string, key and hash commands
-	ZSetRanges                       // ch30 on: every sorted-set command
+	ZRanges                          // ch29 on: the sorted sets' ranges by rank, score and lex, and the pops
+	ZAlgebra                         // ch30 on: the set algebra, ZRANDMEMBER, ZSCAN
 	AppendOnly                       // ch31 on: the append-only file
 	RDBFile                          // ch32 on: SAVE writes dump.rdb, loaded at start
 	Snapshots                        // ch33 on: BGSAVE, the snapshot without fork; save rules
@@ -162,8 +163,9 @@ const (
 	scan    = resp | Scan
 	tx      = scan | Transactions
 	cmds    = tx | CommandSet
-	zranges = cmds | ZSetRanges
-	aof     = zranges | AppendOnly
+	zranges = cmds | ZRanges
+	zalg    = zranges | ZAlgebra
+	aof     = zalg | AppendOnly
 	rdb     = aof | RDBFile
 	bgsave  = rdb | Snapshots
 	rewrite = bgsave | AOFRewrite
@@ -195,7 +197,8 @@ var registry = []*Info{
 	{ID: "ch23", Num: 23, Dir: "ch23_scan", Title: "beyond the book: SCAN's cursor", Section: "beyond the book: SCAN, a cursor that survives the key table's resizes (ch23_scan/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
 	{ID: "ch24", Num: 24, Dir: "ch24_transactions", Title: "beyond the book: transactions", Section: "beyond the book: MULTI, EXEC and WATCH, and INFO (ch24_transactions/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: tx, Flags: logConn | FlagRESPAddr},
 	{ID: "ch28", Num: 28, Dir: "ch28_commands", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch28_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: cmds, Flags: logConn | FlagRESPAddr},
-	{ID: "ch30", Num: 30, Dir: "ch30_zalgebra", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: every sorted-set command (ch30_zalgebra/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
+	{ID: "ch29", Num: 29, Dir: "ch29_zranges", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: the sorted sets' ranges and pops (ch29_zranges/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
+	{ID: "ch30", Num: 30, Dir: "ch30_zalgebra", Title: "beyond the book: sorted sets, the set algebra", Section: "beyond the book: the set algebra, ZRANDMEMBER and ZSCAN (ch30_zalgebra/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zalg, Flags: logConn | FlagRESPAddr},
 	{ID: "ch31", Num: 31, Dir: "ch31_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch31_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},
 	{ID: "ch32", Num: 32, Dir: "ch32_rdb", Title: "beyond the book: RDB files", Section: "beyond the book: RDB files, written by SAVE and loaded at start (ch32_rdb/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr},
 	{ID: "ch33", Num: 33, Dir: "ch33_bgsave", Title: "beyond the book: snapshots without fork", Section: "beyond the book: BGSAVE without fork, and the save rules (ch33_bgsave/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bgsave, Flags: logConn | FlagRESPAddr | FlagSave},

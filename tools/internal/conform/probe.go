@@ -109,7 +109,8 @@ var respTellTales = map[string]string{
 	"ch23": "SCAN 0",
 	"ch24": "UNWATCH",
 	"ch28": "GETRANGE conform:probe 0 1",
-	"ch30": "ZLEXCOUNT conform:probe - +",
+	"ch29": "ZLEXCOUNT conform:probe - +",
+	"ch30": "ZINTERCARD 1 conform:probe",
 }
 
 // respLookalike tells a RESP server of an earlier chapter given a later
