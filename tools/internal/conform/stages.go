@@ -124,7 +124,7 @@ func UpTo(id string) (*Plan, error) {
 		p.Why = fmt.Sprintf("the wire format changes at %s: a %s server speaks %s, which the stages before %s do not",
 			first, id, target.Proto, first)
 		if target.Proto == chapters.RESP {
-			p.Why += fmt.Sprintf(" (check a chapter %d server's book listener, -addr, with -upto ch19)", target.Num)
+			p.Why += fmt.Sprintf(" (check a chapter %d server's book listener, -addr, with -upto ch20)", target.Num)
 		}
 	}
 	return p, nil
