@@ -1,0 +1,44 @@
+package server
+
+// The cost functions of the string rows (see resp_cost.go): what a string
+// command may do besides its arguments and its reply's bytes, from the
+// data as EXEC finds it (execPlan).
+
+// costSetAt returns the cost of a command that sets the string at its key
+// to its argument at val, as SET does (costSet): SETEX, PSETEX, SETNX,
+// GETSET.
+func costSetAt(val int) func(p *execPlan, args [][]byte) int {
+	return func(p *execPlan, args [][]byte) int {
+		n := p.dropBound(args[1])
+		p.addBytes(args[1], len(args[val]))
+		return n
+	}
+}
+
+// costSetRange: SETRANGE writes in place (writeAt), after moving the
+// value into a buffer with room for twice its new length (at most
+// maxAppend bytes), and is charged the bytes from its old end to the new
+// one, the zeros up to the offset included.
+func costSetRange(p *execPlan, args [][]byte) int {
+	off, ok := respInt(args[2])
+	return costSplice(p, args[1], off, int64(len(args[3])), ok)
+}
+
+// costSplice is the cost of writing n bytes at off into the string at key.
+func costSplice(p *execPlan, key []byte, off, n int64, ok bool) int {
+	if !ok || off < 0 || off > int64(maxAppend)-n || n == 0 {
+		return 0 // refused, or nothing written: nothing copied
+	}
+	grown := int(off + n)
+	p.addBytes(key, grown)
+	return (len(key)+2*max(grown, p.strLen(key)))/kWorkBytes + 1
+}
+
+// costIncrFloat: the value is read (up to a long double's longest text),
+// the increment too, and the sum printed, each converted at the cost of
+// its digits (longDoubleWork).
+func costIncrFloat(p *execPlan, args [][]byte) int {
+	n := p.strLen(args[1])/kWorkBytes + longDoubleWork(len(args[2])) + 2*longDoubleWork(kLongDoubleMaxChars)
+	p.addBytes(args[1], kLongDoubleMaxChars)
+	return n
+}
