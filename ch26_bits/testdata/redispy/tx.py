@@ -66,10 +66,7 @@ assert r.get("counter") == "101"
 # scan_iter() sends SCAN until the cursor is 0 again, a few keys at a
 # time; every key comes back once, while other keys are being added.
 r.flushall()
-fill = r.pipeline(transaction=False)
-for i in range(500):
-    fill.set("k:%d" % i, i)
-fill.execute()
+r.mset({"k:%d" % i: i for i in range(500)})
 seen = []
 for i, key in enumerate(r.scan_iter(match="k:*", count=20)):
     seen.append(key)
