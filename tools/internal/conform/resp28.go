@@ -7,7 +7,7 @@ import "slices"
 func respChecks19(st *Stage, cfg *Config) []Check {
 	return slices.Concat(everydayChecks19(), stringChecks19(), keyChecks19(), hashChecks19(), []Check{{
 		Name: "not checked: what chapter 28 does not claim",
-		Skip: "sorted sets beyond chapter 24's, lists, sets, streams, scripting and Redis's other families (ch28_commands/README.md)",
+		Skip: "sorted sets beyond chapter 24's, lists, sets, streams, scripting and Redis's other families (ch28_hashes/README.md)",
 	}})
 }
 
@@ -15,7 +15,7 @@ func respChecks19(st *Stage, cfg *Config) []Check {
 // in the family's section part (Strings, Hashes), or anywhere for "".
 func section19(part, topic string) string {
 	if part == "" {
-		return "beyond the book: " + topic + " (ch28_commands/README.md)"
+		return "beyond the book: " + topic + " (ch28_hashes/README.md)"
 	}
-	return "beyond the book: " + topic + " (ch28_commands/README.md, " + part + ")"
+	return "beyond the book: " + topic + " (ch28_hashes/README.md, " + part + ")"
 }
