@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// The commands chapter 28 added (keys, strings, hashes), attacked where
-// their work is not in their request's size, each attack beside its
-// honest twin of the same size on one server. The log reports the
+// The commands chapters 25 to 28 added (strings, bits, keys, hashes),
+// attacked where their work is not in their request's size, each attack
+// beside its honest twin of the same size on one server. The log reports the
 // server's CPU time for each and a bystander's worst PING; the verdicts
 // are replies and counts. Each group below says what its tests share.
 
@@ -110,7 +110,7 @@ func testRandomKeySparseTable(t *testing.T, ch string) {
 // reclaimed (MEMORY USAGE counts those stored); the verdicts are the
 // replies and the field left.
 func TestHRandFieldMassExpiry(t *testing.T) {
-	eachChapter(t, keys19Chapters, testHRandFieldMassExpiry)
+	eachChapter(t, hashes19Chapters, testHRandFieldMassExpiry)
 }
 
 func testHRandFieldMassExpiry(t *testing.T, ch string) {
@@ -185,7 +185,7 @@ func testHRandFieldMassExpiry(t *testing.T, ch string) {
 		first, float64(attack.worst)/float64(max(twin.worst, time.Millisecond)))
 }
 
-// The generic key commands of chapter 28 that do work their few bytes of
+// The generic key commands of chapter 27 that do work their few bytes of
 // request do not pay for: COPY of a large value (O(n) copied from a
 // request of a few dozen bytes), RENAME onto a large value (what it held
 // is torn down) and RANDOMKEY over many keys (a probe of the key table).
@@ -452,7 +452,7 @@ func testHIncrByFloatLongNumbers(t *testing.T, ch string) {
 	t.Logf("%d SETs of %d bytes (the honest twin): server CPU %v, bystander's worst PING %v", n, len(long), honest.cpu, honest.worst.Round(time.Millisecond))
 }
 
-// The string commands of chapter 28 whose work is not in their request's
+// The string commands of chapters 25 and 26 whose work is not in their request's
 // size: LCS (the product of two strings' lengths), BITOP (its sources'
 // bytes, a long one named many times), SETRANGE and SETBIT (a small
 // request that makes or writes into a long value). Each attack runs
@@ -463,7 +463,7 @@ func testHIncrByFloatLongNumbers(t *testing.T, ch string) {
 
 // TestStringAttacks19: the attacks, each against its twin.
 func TestStringAttacks19(t *testing.T) {
-	eachChapter(t, costly19, testStringAttacks19)
+	eachChapter(t, costlyBits, testStringAttacks19)
 }
 
 func testStringAttacks19(t *testing.T, ch string) {

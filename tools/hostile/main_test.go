@@ -66,10 +66,12 @@ var (
 // chapter that has them where an attack is cheap, the first and the
 // newest where it is costly.
 var (
-	keys19Chapters   = withFeature(chapters.CommandSet)    // chapter 28's key commands
-	costly19         = firstAndNewest(chapters.CommandSet) // its strings and hashes
-	zranges29        = firstAndNewest(chapters.ZRanges)    // chapter 29's ranges and pops
-	zalgebra30       = firstAndNewest(chapters.ZAlgebra)   // chapter 30's set algebra, ZRANDMEMBER, ZSCAN
+	keys19Chapters   = withFeature(chapters.KeyCommands)     // chapter 27's key commands
+	hashes19Chapters = withFeature(chapters.HashCommands)    // chapter 28's hash commands
+	costlyBits       = firstAndNewest(chapters.BitsLCS)      // chapter 26's bits and LCS (with 25's SETRANGE)
+	costly19         = firstAndNewest(chapters.HashCommands) // chapter 28's hashes
+	zranges29        = firstAndNewest(chapters.ZRanges)      // chapter 29's ranges and pops
+	zalgebra30       = firstAndNewest(chapters.ZAlgebra)     // chapter 30's set algebra, ZRANDMEMBER, ZSCAN
 	aofChapters      = withFeature(chapters.AppendOnly)
 	snapshotChapters = withFeature(chapters.Snapshots)  // BGSAVE, the snapshot without fork (ch33 on)
 	rewriteChapters  = withFeature(chapters.AOFRewrite) // BGREWRITEAOF (ch34 on)

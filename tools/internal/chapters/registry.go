@@ -92,7 +92,10 @@ const (
 	RESPListener                     // ch22 on: a second listener speaking RESP
 	Scan                             // ch23 on: SCAN's cursor over the key table, TYPE
 	Transactions                     // ch24 on: MULTI/EXEC/WATCH, INFO
-	CommandSet                       // ch28 on: the string, key and hash commands
+	StringOpts                       // ch25 on: SET's options and the string family's grammar, INCRBYFLOAT, APPEND
+	BitsLCS                          // ch26 on: SETBIT, BITCOUNT, BITPOS, BITOP, LCS
+	KeyCommands                      // ch27 on: RENAME, COPY, RANDOMKEY, OBJECT, MEMORY USAGE, INFO commandstats
+	HashCommands                     // ch28 on: the rest of the hash commands (HSCAN, HRANDFIELD, ...), ZRANK, ZCOUNT
 	ZRanges                          // ch29 on: the sorted sets' ranges by rank, score and lex, and the pops
 	ZAlgebra                         // ch30 on: the set algebra, ZRANDMEMBER, ZSCAN
 	AppendOnly                       // ch31 on: the append-only file
@@ -162,8 +165,11 @@ const (
 	resp    = perf | RESPListener
 	scan    = resp | Scan
 	tx      = scan | Transactions
-	cmds    = tx | CommandSet
-	zranges = cmds | ZRanges
+	strs    = tx | StringOpts
+	bits    = strs | BitsLCS
+	keycmds = bits | KeyCommands
+	hashcmd = keycmds | HashCommands
+	zranges = hashcmd | ZRanges
 	zalg    = zranges | ZAlgebra
 	aof     = zalg | AppendOnly
 	rdb     = aof | RDBFile
@@ -198,7 +204,10 @@ var registry = []*Info{
 	{ID: "ch22", Num: 22, Dir: "ch22_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch22_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
 	{ID: "ch23", Num: 23, Dir: "ch23_scan", Title: "beyond the book: SCAN's cursor", Section: "beyond the book: SCAN, a cursor that survives the key table's resizes (ch23_scan/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
 	{ID: "ch24", Num: 24, Dir: "ch24_transactions", Title: "beyond the book: transactions", Section: "beyond the book: MULTI, EXEC and WATCH, and INFO (ch24_transactions/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: tx, Flags: logConn | FlagRESPAddr},
-	{ID: "ch28", Num: 28, Dir: "ch28_hashes", Title: "beyond the book: the command set", Section: "beyond the book: Redis's string, key and hash commands (ch28_hashes/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: cmds, Flags: logConn | FlagRESPAddr},
+	{ID: "ch25", Num: 25, Dir: "ch25_strings", Title: "beyond the book: the string family's grammar", Section: "beyond the book: SET's options and the string commands that share them (ch25_strings/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: strs, Flags: logConn | FlagRESPAddr},
+	{ID: "ch26", Num: 26, Dir: "ch26_bits", Title: "beyond the book: bits and LCS", Section: "beyond the book: the bit commands and LCS, bounded (ch26_bits/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bits, Flags: logConn | FlagRESPAddr},
+	{ID: "ch27", Num: 27, Dir: "ch27_keys", Title: "beyond the book: the key commands", Section: "beyond the book: Redis's generic key commands, OBJECT and INFO's stats (ch27_keys/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: keycmds, Flags: logConn | FlagRESPAddr},
+	{ID: "ch28", Num: 28, Dir: "ch28_hashes", Title: "beyond the book: the hash commands", Section: "beyond the book: the rest of Redis's hash commands, HSCAN's order, and the sorted sets' ranks (ch28_hashes/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: hashcmd, Flags: logConn | FlagRESPAddr},
 	{ID: "ch29", Num: 29, Dir: "ch29_zranges", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: the sorted sets' ranges and pops (ch29_zranges/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
 	{ID: "ch30", Num: 30, Dir: "ch30_zalgebra", Title: "beyond the book: sorted sets, the set algebra", Section: "beyond the book: the set algebra, ZRANDMEMBER and ZSCAN (ch30_zalgebra/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zalg, Flags: logConn | FlagRESPAddr},
 	{ID: "ch31", Num: 31, Dir: "ch31_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch31_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},

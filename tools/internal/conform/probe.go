@@ -108,7 +108,10 @@ func lookalike(st *Stage, addr string) string {
 var respTellTales = map[string]string{
 	"ch23": "SCAN 0",
 	"ch24": "UNWATCH",
-	"ch28": "GETRANGE conform:probe 0 1",
+	"ch25": "GETRANGE conform:probe 0 1",
+	"ch26": "BITCOUNT conform:probe",
+	"ch27": "RANDOMKEY",
+	"ch28": "HSTRLEN conform:probe f",
 	"ch29": "ZLEXCOUNT conform:probe - +",
 	"ch30": "ZINTERCARD 1 conform:probe",
 }

@@ -2,20 +2,14 @@ package conform
 
 import "slices"
 
-// respChecks19 are chapter 28's checks: the string, key and hash commands
-// it adds to chapter 24's, one function per family.
+// respChecks19 are chapter 28's checks: the hash commands it adds to
+// chapter 27's, HMGET and the sorted sets' everyday ranks among them.
 func respChecks19(st *Stage, cfg *Config) []Check {
-	return slices.Concat(everydayChecks19(), stringChecks19(), keyChecks19(), hashChecks19(), []Check{{
+	return slices.Concat(everydayChecks19(), hashChecks19(), []Check{{
 		Name: "not checked: what chapter 28 does not claim",
 		Skip: "sorted sets beyond chapter 24's, lists, sets, streams, scripting and Redis's other families (ch28_hashes/README.md)",
 	}})
 }
 
-// section19 points a check at the part of chapter 28's README on topic,
-// in the family's section part (Strings, Hashes), or anywhere for "".
-func section19(part, topic string) string {
-	if part == "" {
-		return "beyond the book: " + topic + " (ch28_hashes/README.md)"
-	}
-	return "beyond the book: " + topic + " (ch28_hashes/README.md, " + part + ")"
-}
+// section19 points a check at the part of chapter 28's README on topic.
+func section19(part, topic string) string { return chapterSection("ch28_hashes", part, topic) }

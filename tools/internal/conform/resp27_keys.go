@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// keyChecks19 are the checks of the generic key commands chapter 28 adds.
+// keyChecks19 are the checks of the generic key commands chapter 27 adds.
 // Redis compared with may have 16 databases, the chapter has one: the
 // indexes checked are 0 and 16, which answer alike in both.
 func keyChecks19() []Check {
-	return slices.Concat(keyMoveChecks19(), keyExpiryChecks19(), keyServerChecks19())
+	return slices.Concat(keyMoveChecks19(), keyServerChecks19())
 }
 
 // keyMoveChecks19 are the checks of RENAME, RENAMENX and COPY, which move
@@ -22,7 +22,7 @@ func keyMoveChecks19() []Check {
 	return []Check{
 		{
 			Name:    "RENAME and RENAMENX move the value and its TTL",
-			Section: section19("", "Keys"),
+			Section: section27("", "Keys"),
 			Hint:    "RENAME replaces what the new key held (its TTL too); RENAMENX answers 0 if the new key exists; a missing source is ERR no such key",
 			Run: freshSteps([]string{a, b, z},
 				ex("-ERR no such key\r\n", "RENAME", a, b),
@@ -44,7 +44,7 @@ func keyMoveChecks19() []Check {
 		},
 		{
 			Name:    "COPY copies any value with its TTL; REPLACE, DB 0 and its errors",
-			Section: section19("", "Keys"),
+			Section: section27("", "Keys"),
 			Hint:    "COPY answers 1, or 0 if the source is missing or the destination exists without REPLACE; the copy is a value of its own; the same key is ERR source and destination objects are the same",
 			Run: freshSteps([]string{s, t, h, h2},
 				ex(integer(0), "COPY", s, t),
@@ -71,46 +71,6 @@ func keyMoveChecks19() []Check {
 	}
 }
 
-// keyExpiryChecks19 are the checks of the commands that set or read a
-// key's expiry as a time: EXPIREAT, PEXPIREAT, EXPIRETIME, PEXPIRETIME.
-func keyExpiryChecks19() []Check {
-	// The keys of the checks below that are only steps.
-	k := "conform:k19:at"
-	return []Check{
-		{
-			Name:    "EXPIREAT, PEXPIREAT, EXPIRETIME, PEXPIRETIME",
-			Section: section19("", "Keys"),
-			Hint:    "the time set with (P)EXPIREAT reads back exactly from (P)EXPIRETIME (seconds rounded to the nearest); -1 for no TTL, -2 for no key; EXPIRE's NX|XX|GT|LT; a time past deletes the key; any time up to the last int64 millisecond is kept as given",
-			Run: freshSteps([]string{k},
-				ex(integer(-2), "EXPIRETIME", k),
-				ex(integer(-2), "PEXPIRETIME", k),
-				ex(okReply, "SET", k, "v"),
-				ex(integer(-1), "EXPIRETIME", k),
-				ex(integer(0), "EXPIREAT", k, "4000000000", "XX"),
-				ex(integer(1), "EXPIREAT", k, "4000000000", "NX"),
-				ex(integer(4000000000), "EXPIRETIME", k),
-				ex(integer(0), "PEXPIREAT", k, "4000000000999", "LT"),
-				ex(integer(1), "PEXPIREAT", k, "4000000000999", "GT"),
-				ex(integer(4000000001), "EXPIRETIME", k),
-				ex(integer(1), "PEXPIREAT", k, "4000000000499"),
-				ex(integer(4000000000), "EXPIRETIME", k),
-				ex(integer(1), "PEXPIREAT", k, "4000000000999"),
-				ex(integer(4000000000999), "PEXPIRETIME", k),
-				ex("-ERR NX and XX, GT or LT options at the same time are not compatible\r\n", "EXPIREAT", k, "1", "NX", "LT"),
-				ex("-ERR invalid expire time in 'expireat' command\r\n", "EXPIREAT", k, "9223372036854775807"),
-				ex("-ERR invalid expire time in 'expireat' command\r\n", "EXPIREAT", k, "9223372036854776"),
-				ex(integer(1), "PEXPIREAT", k, "9223372036854775807"),
-				ex(integer(9223372036854775807), "PEXPIRETIME", k),
-				ex(integer(9223372036854776), "EXPIRETIME", k),
-				ex(integer(1), "EXPIREAT", k, "9223372036854775"),
-				ex(integer(9223372036854775000), "PEXPIRETIME", k),
-				ex(integer(1), "EXPIREAT", k, "1"),
-				ex(integer(0), "EXISTS", k),
-			),
-		},
-	}
-}
-
 // keyServerChecks19 are the checks of the commands about keys and the
 // server rather than a value: TOUCH, RANDOMKEY, TIME, SWAPDB, MOVE,
 // OBJECT, MEMORY USAGE and INFO's command counters.
@@ -120,7 +80,7 @@ func keyServerChecks19() []Check {
 	return []Check{
 		{
 			Name:    "TOUCH, RANDOMKEY, TIME, and SWAPDB and MOVE out of range",
-			Section: section19("", "Keys"),
+			Section: section27("", "Keys"),
 			Hint:    "TOUCH counts the keys that exist; RANDOMKEY answers a key; TIME answers [seconds, microseconds] as bulk strings; an index past the server's databases is ERR DB index is out of range",
 			Run: freshSteps([]string{touch},
 				ex(okReply, "SET", touch, "v"),
@@ -136,7 +96,7 @@ func keyServerChecks19() []Check {
 		},
 		{
 			Name:    "OBJECT and MEMORY USAGE",
-			Section: section19("", "Keys"),
+			Section: section27("", "Keys"),
 			Hint:    "null for a missing key; OBJECT FREQ is an error without an LFU policy; MEMORY USAGE is a positive estimate; a subcommand's arity error names it as object|encoding",
 			Run: freshSteps([]string{obj},
 				ex(nullBulk, "OBJECT", "ENCODING", obj),
@@ -155,7 +115,7 @@ func keyServerChecks19() []Check {
 		},
 		{
 			Name:    "INFO: commandstats counts refused and failed calls; the replication offset",
-			Section: section19("", "Keys"),
+			Section: section27("", "Keys"),
 			Hint:    "INFO commandstats has cmdstat_<name>:calls=..,usec=..,usec_per_call=..,rejected_calls=..,failed_calls=..; INFO (default) has master_repl_offset and no rejected_calls",
 			Run: dialed(func(e *Env, c *Conn) error {
 				k := c.fresh("conform:k19:info")

@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// stringChecks19 are the checks of the string commands chapter 28 adds.
+// stringChecks19 are the checks of the string commands chapter 25 adds.
 func stringChecks19() []Check {
-	return slices.Concat(stringSetChecks19(), stringValueChecks19(), stringBitChecks19(), stringTypeChecks19())
+	return slices.Concat(stringSetChecks19(), stringValueChecks19(), stringTypeChecks19("the string commands", "GETEX", "GETDEL", "GETRANGE 0 1", "SETRANGE 0 x", "INCRBYFLOAT 1", "GETSET v", "SET v GET"))
 }
 
 // stringSetChecks19 are the checks of SET's options and of the commands
@@ -19,7 +19,7 @@ func stringSetChecks19() []Check {
 	return []Check{
 		{
 			Name:    "SET's options: NX, XX, GET, EX, PX, EXAT, PXAT, KEEPTTL, and the commands that are SET with options fixed",
-			Section: section19("Strings", "SET and its kin"),
+			Section: section25("Strings", "SET and its kin"),
 			Hint:    "one grammar for SET and GETEX: NX and XX exclude each other, one expiry form (a time form may repeat, the last counting); an absolute time in the past leaves no key; SETEX and PSETEX are SET with EX or PX, SETNX is SET NX answering 1 or 0, GETSET is SET GET",
 			Run: freshSteps([]string{k, n},
 				ex(okReply, "SET", k, "v", "NX"),
@@ -47,7 +47,7 @@ func stringSetChecks19() []Check {
 		},
 		{
 			Name:    "GETEX sets or drops a string's expiry as it answers it; GETDEL deletes it",
-			Section: section19("Strings", "SET and its kin"),
+			Section: section25("Strings", "SET and its kin"),
 			Hint:    "GETEX takes EX, PX, EXAT, PXAT or PERSIST (not SET's NX, XX, GET or KEEPTTL); a missing key answers null before the time is read",
 			Run: freshSteps([]string{g},
 				ex(nullBulk, "GETEX", g, "EX", "0"),
@@ -74,7 +74,7 @@ func stringValueChecks19() []Check {
 	return []Check{
 		{
 			Name:    "GETRANGE, SETRANGE and MSETNX",
-			Section: section19("Strings", "ranges"),
+			Section: section25("Strings", "ranges"),
 			Hint:    "a range's ends count back from the end when negative, then are clamped to the string; SETRANGE pads with zero bytes and refuses a negative offset; MSETNX sets all its keys or none",
 			Run: freshSteps([]string{k, a, b},
 				ex(bulk(""), "GETRANGE", k, "0", "-1"),
@@ -93,7 +93,7 @@ func stringValueChecks19() []Check {
 		},
 		{
 			Name:    "INCRBYFLOAT adds in long double and prints the sum as Redis does",
-			Section: section19("Strings", "INCRBYFLOAT"),
+			Section: section25("Strings", "INCRBYFLOAT"),
 			Hint:    "Redis adds in C's long double (80-bit on x86-64) and prints \"%.17Lf\" without its trailing zeros; a sum that is not finite is refused",
 			Run: freshSteps([]string{f},
 				ex(bulk("10.5"), "INCRBYFLOAT", f, "10.50"),
@@ -109,80 +109,22 @@ func stringValueChecks19() []Check {
 	}
 }
 
-// stringBitChecks19 are the checks of the commands that work on a
-// string's bits, and of LCS.
-func stringBitChecks19() []Check {
-	// The keys of the checks below that are only steps.
-	k, d := "conform:bits19", "conform:bits19d"
-	return []Check{
-		{
-			Name:    "the bit commands: SETBIT, GETBIT, BITCOUNT and BITPOS in bytes and bits, BITOP",
-			Section: section19("Strings", "bits"),
-			Hint:    "bit 0 is the first byte's highest; a range in bits counts only its own bits of the bytes at its ends; BITPOS looking for 0 without an end counts the zeros past the string; BITOP pads with zeros, and deletes its destination for an empty result",
-			Run: freshSteps([]string{k, d},
-				ex(integer(0), "SETBIT", k, "7", "1"),
-				ex(integer(1), "SETBIT", k, "7", "0"),
-				ex(integer(0), "SETBIT", k, "23", "1"),
-				ex(bulk("\x00\x00\x01"), "GET", k),
-				ex(integer(1), "GETBIT", k, "23"),
-				ex("-ERR bit offset is not an integer or out of range\r\n", "SETBIT", k, "4294967296", "1"),
-				ex("-ERR bit is not an integer or out of range\r\n", "SETBIT", k, "0", "2"),
-				ex(okReply, "SET", k, "foobar"),
-				ex(integer(26), "BITCOUNT", k),
-				ex(integer(17), "BITCOUNT", k, "5", "30", "BIT"),
-				ex(syntaxErr, "BITCOUNT", k, "0", "1", "WORD"),
-				// A span of several words whose ends cut into bytes.
-				ex(okReply, "SET", k, "the quick brown fox jumps over the lazy dog"),
-				ex(integer(30), "BITCOUNT", k, "3", "68", "BIT"),
-				ex(okReply, "SET", k, "\xff\xf0\x00"),
-				ex(integer(12), "BITPOS", k, "0"),
-				ex(integer(7), "BITPOS", k, "1", "7", "15", "BIT"),
-				ex(integer(-1), "BITPOS", k, "0", "0", "7", "BIT"),
-				ex(integer(3), "BITOP", "NOT", d, k),
-				ex(bulk("\x00\x0f\xff"), "GET", d),
-				ex("-ERR BITOP NOT must be called with a single source key.\r\n", "BITOP", "NOT", d, k, k),
-				ex(integer(0), "BITOP", "OR", d, "conform:bits19none"),
-				ex(integer(0), "EXISTS", d),
-				ex(integer(1), "DEL", k),
-			),
-		},
-		{
-			Name:    "LCS: the subsequence, LEN, and IDX with MINMATCHLEN and WITHMATCHLEN",
-			Section: section19("Strings", "LCS"),
-			Hint:    "the ranges come from the end of the strings back, each as [start end] in the first string and in the second",
-			Run: dialed(func(e *Env, c *Conn) error {
-				a, b := c.fresh("conform:lcs19a"), c.fresh("conform:lcs19b")
-				idx := "*4\r\n" + bulk("matches") + "*1\r\n*3\r\n" + array(integer(4), integer(7)) +
-					array(integer(5), integer(8)) + integer(4) + bulk("len") + integer(6)
-				return c.steps(
-					ex(okReply, "MSET", a, "ohmytext", b, "mynewtext"),
-					ex(bulk("mytext"), "LCS", a, b),
-					ex(integer(6), "LCS", a, b, "LEN"),
-					ex(idx, "LCS", a, b, "IDX", "MINMATCHLEN", "4", "WITHMATCHLEN"),
-					ex("-ERR If you want both the length and indexes, please just use IDX.\r\n", "LCS", a, b, "IDX", "LEN"),
-					ex(integer(2), "DEL", a, b),
-				)
-			}),
-		},
-	}
-}
-
-// stringTypeChecks19 is the check that every string command refuses a
-// key of another type.
-func stringTypeChecks19() []Check {
+// stringTypeChecks19 is the check that every command of cmds (each its
+// name and its arguments after the key), what the check calls them,
+// refuses a key of another type.
+func stringTypeChecks19(what string, cmds ...string) []Check {
 	// The key of the check below, which is only steps.
 	z := "conform:wrong19"
 	steps := []respStep{ex(integer(1), "ZADD", z, "1", "m")}
-	for _, cmd := range []string{"GETEX", "GETDEL", "GETRANGE 0 1", "SETRANGE 0 x", "INCRBYFLOAT 1",
-		"SETBIT 0 1", "GETBIT 0", "BITCOUNT", "BITPOS 1", "GETSET v", "SET v GET"} {
+	for _, cmd := range cmds {
 		f := strings.Fields(cmd)
 		steps = append(steps, ex(wrongType, append([]string{f[0], z}, f[1:]...)...))
 	}
 	steps = append(steps, ex(integer(1), "ZCARD", z), ex(integer(1), "DEL", z))
 	return []Check{
 		{
-			Name:    "the string commands refuse a key of another type, and change nothing",
-			Section: section19("Strings", "SET and its kin"),
+			Name:    what + " refuse a key of another type, and change nothing",
+			Section: section25("Strings", "SET and its kin"),
 			Run:     freshSteps([]string{z}, steps...),
 		},
 	}

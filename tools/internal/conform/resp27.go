@@ -1,0 +1,12 @@
+package conform
+
+import "slices"
+
+// respChecks27 are chapter 27's checks: the generic key commands, OBJECT,
+// MEMORY USAGE and INFO's command and error stats.
+func respChecks27(st *Stage, cfg *Config) []Check {
+	return slices.Concat(keyChecks19(), []Check{{
+		Name: "not checked: what chapter 27 does not claim",
+		Skip: "more than one database, and the hash commands of chapter 28 (ch27_keys/README.md)",
+	}})
+}
