@@ -12,10 +12,13 @@ import (
 // item a key; and a call's walk hashes about as many bytes of keys as its
 // reply has room for, and never goes back over them. Over 100 keys of
 // 100 KB with COUNT 1000, the whole scan's work is at least the keys'
-// bytes in items, and at most four times that (each key is hashed once,
-// and again where a call's walk ran past the place its full reply
-// stopped at: some 2 to 2.4 times in all), besides its replies' bytes,
-// which every reply is charged; every key comes back once.
+// bytes in items, and at most eight times that, besides its replies'
+// bytes, which every reply is charged; every key comes back once. Each
+// key is hashed once, and again where a call's walk ran past the place
+// its full reply stopped at, or stopped inside a run of long keys and
+// retried with twice the room: 2.0 to 6.7 times in all over 250 salts,
+// 2.7 at the median (the bound was 4, which one salt in twenty or so
+// passed).
 func TestRESPScanWeighsKeyBytes(t *testing.T) {
 	resetData(t)
 	const n, size = 100, 100_000
@@ -41,7 +44,7 @@ func TestRESPScanWeighsKeyBytes(t *testing.T) {
 	}
 	// The replies' bytes count too, as every reply's do (work.go).
 	sent := n * size / kWorkBytes
-	if work < items+sent || work > 4*items+sent {
+	if work < items+sent || work > 8*items+sent {
 		t.Errorf("the scan did %d units of work for %d of its keys' bytes hashed and %d sent", work, items, sent)
 	}
 }
