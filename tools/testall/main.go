@@ -8,6 +8,9 @@
 // only say that the same files were tested in an earlier chapter and stop,
 // so go test would link and start each of them for nothing. With
 // BYOR_ALL_COPIES=1 nothing is left out and the copies run their tests.
+// In a chapter between the first with a package and the newest, it runs
+// only the tests of the package's test files that are new or changed
+// since the earlier chapter (carried.go); BYOR_ALL_TESTS=1 runs them all.
 //
 // Its arguments go to go test after the package list, so flags such as
 // -count=1, -run, -v and -args pass through; its output is go test's, and
@@ -18,6 +21,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -56,11 +60,99 @@ func main() {
 		fmt.Fprintf(os.Stderr, "testall: leaving out %d unchanged copies of shared packages, tested in the chapter that wrote them (%s=1 includes them)\n",
 			len(left), testkit.AllCopiesEnv)
 	}
-	paths := make([]string, len(keep))
-	for i, p := range keep {
+	args := os.Args[1:]
+	whole, parts, skipped := keep, []part(nil), 0
+	if os.Getenv(AllTestsEnv) != "1" && !selectsTests(args) {
+		whole, parts, skipped = splitCarried(keep)
+		fmt.Fprintf(os.Stderr, "testall: %d packages run whole; in %d more, only the tests of files new or changed since the earlier chapter; %d run nothing new (%s=1 runs every test everywhere, as CI does)\n",
+			len(whole), len(parts), skipped, AllTestsEnv)
+	}
+	paths := make([]string, len(whole))
+	for i, p := range whole {
 		paths[i] = p.importPath
 	}
-	os.Exit(goTest(paths, withPackagesAtOnce(os.Args[1:], runtime.NumCPU()+1), os.Stdout, os.Stderr))
+	status := goTest(paths, withPackagesAtOnce(args, runtime.NumCPU()+1), os.Stdout, os.Stderr)
+	if s := testParts(parts, args, runtime.NumCPU()+1, os.Stdout); status == 0 {
+		status = s
+	}
+	os.Exit(status)
+}
+
+// part is a package of which only some tests run.
+type part struct {
+	importPath string
+	tests      []string
+}
+
+// selectsTests reports whether args choose the tests themselves (-run,
+// -bench, -fuzz, -list): then every kept package runs as they say.
+func selectsTests(args []string) bool {
+	for _, a := range args {
+		if a == "-args" || a == "--args" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch name {
+		case "run", "bench", "fuzz", "list", "skip":
+			return strings.HasPrefix(a, "-")
+		}
+	}
+	return false
+}
+
+// splitCarried divides pkgs into those that run whole, those of which
+// only some tests run (selectTests), and a count of those with nothing
+// to run.
+func splitCarried(pkgs []pkg) (whole []pkg, parts []part, skipped int) {
+	root, _ := os.Getwd()
+	if gowork, err := exec.Command("go", "env", "GOWORK").Output(); err == nil && len(strings.TrimSpace(string(gowork))) > 0 {
+		root = filepath.Dir(strings.TrimSpace(string(gowork)))
+	}
+	newest := newestChapter(root)
+	for _, p := range pkgs {
+		sel := selectTests(root, p.dir, newest)
+		switch {
+		case sel.all:
+			whole = append(whole, p)
+		case len(sel.only) > 0:
+			parts = append(parts, part{p.importPath, sel.only})
+		default:
+			skipped++
+		}
+	}
+	return whole, parts, skipped
+}
+
+// testParts runs go test on each part, n at a time, with -run naming its
+// tests and args after it, and prints each one's output whole when it
+// ends; it returns the first failing status, or 0.
+func testParts(parts []part, args []string, n int, stdout io.Writer) int {
+	type result struct {
+		out    bytes.Buffer
+		status int
+	}
+	results := make([]*result, len(parts))
+	done := make(chan int)
+	sem := make(chan struct{}, n)
+	for i, p := range parts {
+		go func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r := &result{}
+			r.status = goTest([]string{p.importPath}, append([]string{"-p", "1", "-run", runPattern(p.tests)}, args...), &r.out, &r.out)
+			results[i] = r
+			done <- i
+		}()
+	}
+	status := 0
+	for range parts {
+		r := results[<-done]
+		stdout.Write(r.out.Bytes())
+		if status == 0 && r.status != 0 {
+			status = r.status
+		}
+	}
+	return status
 }
 
 // withPackagesAtOnce returns args with -p n in front, unless they set -p

@@ -120,3 +120,75 @@ func TestPackagesAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestCarriedTestsLeftOut: in a chapter between the first and the newest,
+// a package runs only the tests of its test files that are new or changed
+// since the earlier chapter (a file the same but for its module path is
+// carried); a package whose testdata changed, one new in its chapter, and
+// every package of the newest chapter run whole.
+func TestCarriedTestsLeftOut(t *testing.T) {
+	root := t.TempDir()
+	carried := func(ch string) string {
+		return "package p\n\nimport _ \"example.com/byor/" + ch + "/q\"\n\nfunc TestCarried(t *testing.T) {}\n"
+	}
+	testkit.WriteFiles(t, root, map[string]string{
+		"ch01_one/p/a_test.go":        carried("ch01_one"),
+		"ch01_one/p/b_test.go":        "package p\n\nfunc TestOld(t *testing.T) {}\n",
+		"ch01_one/p/testdata/x.txt":   "same",
+		"ch01_one/d/a_test.go":        "package d\n\nfunc TestD(t *testing.T) {}\n",
+		"ch01_one/d/testdata/x.txt":   "one",
+		"ch02_two/p/a_test.go":        carried("ch02_two"),
+		"ch02_two/p/b_test.go":        "package p\n\nfunc TestOld(t *testing.T) {}\n\nfunc TestChanged(t *testing.T) {}\n\nfunc FuzzNew(f *testing.F) {}\n\nfunc TestMain(m *testing.M) {}\n",
+		"ch02_two/p/c_test.go":        "package p\n\nfunc TestNewFile(t *testing.T) {}\n",
+		"ch02_two/p/testdata/x.txt":   "same",
+		"ch02_two/d/a_test.go":        "package d\n\nfunc TestD(t *testing.T) {}\n",
+		"ch02_two/d/testdata/x.txt":   "two",
+		"ch02_two/fresh/a_test.go":    "package fresh\n\nfunc TestF(t *testing.T) {}\n",
+		"ch02_two/same/a_test.go":     "package same\n\nfunc TestS(t *testing.T) {}\n",
+		"ch01_one/same/a_test.go":     "package same\n\nfunc TestS(t *testing.T) {}\n",
+		"ch03_three/p/a_test.go":      carried("ch03_three"),
+		"ch03_three/p/testdata/x.txt": "same",
+	})
+	newest := newestChapter(root)
+	if newest != "ch03_three" {
+		t.Fatalf("newestChapter = %q", newest)
+	}
+	for _, tt := range []struct {
+		dir  string
+		want selection
+	}{
+		{"ch01_one/p", selection{all: true}}, // no earlier chapter
+		{"ch02_two/p", selection{only: []string{"FuzzNew", "TestChanged", "TestNewFile", "TestOld"}}},
+		{"ch02_two/d", selection{all: true}}, // its testdata changed
+		{"ch02_two/fresh", selection{all: true}},
+		{"ch02_two/same", selection{}},         // nothing new to run
+		{"ch03_three/p", selection{all: true}}, // the newest chapter
+	} {
+		got := selectTests(root, filepath.Join(root, tt.dir), newest)
+		if got.all != tt.want.all || strings.Join(got.only, " ") != strings.Join(tt.want.only, " ") {
+			t.Errorf("selectTests(%s) = %+v, want %+v", tt.dir, got, tt.want)
+		}
+	}
+	if p := runPattern([]string{"TestA", "FuzzB"}); p != "^(TestA|FuzzB)$" {
+		t.Errorf("runPattern = %q", p)
+	}
+}
+
+// TestArgsThatSelect: arguments that choose tests turn the selection off.
+func TestArgsThatSelect(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"-count=1", "-v"}, false},
+		{[]string{"-run", "X"}, true},
+		{[]string{"-run=X"}, true},
+		{[]string{"-bench", "."}, true},
+		{[]string{"-args", "-run", "X"}, false},
+	} {
+		if got := selectsTests(tt.args); got != tt.want {
+			t.Errorf("selectsTests(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
