@@ -4,9 +4,9 @@
 #
 # usage: tools/profile-server.sh [-t set|get] [-c CONNS] [-P DEPTH] [-n N] [-o FILE] SERVER_DIR[:resp]
 #
-#   SERVER_DIR  a chapter module (ch18_performance, ch34_aof_rewrite, ...) or
+#   SERVER_DIR  a chapter module (ch18_performance, ch35_aof_rewrite, ...) or
 #               tools/floor; SERVER_DIR:resp drives a chapter's RESP listener
-#               (chapter 22 or later) instead of its book listener.
+#               (chapter 23 or later) instead of its book listener.
 #   -t, -c, -P  loadgen's workload, connections and pipeline depth
 #               (default: get, 50, 1); -n the requests of the timed run
 #               (default 200000 at depth 1, 1000000 deeper); -o FILE keeps

@@ -19,7 +19,7 @@ import (
 // come out of its write buffer, through the chapter's own parsing,
 // dispatch, key space and serialization. Nothing here depends on the
 // scheduler or the network, so the figures move only with the code (and
-// the processor). Chapters 14 to 22 share the benchmark's name and
+// the processor). Chapters 14 to 23 share the benchmark's name and
 // workloads, so benchstat compares them directly:
 //
 //	go test -run '^$' -bench Pipeline -count 10 ./server > new.txt

@@ -232,7 +232,7 @@ func (p *Process) WaitAccepting(timeout time.Duration) error {
 }
 
 // listening matches the line this repository's servers log once they are
-// ready: after their listeners (ch22's RESP one logs its own line before)
+// ready: after their listeners (ch23's RESP one logs its own line before)
 // and after they handle signals. It captures the address.
 var listening = regexp.MustCompile(`(?m)^listening on (\S+)$`)
 

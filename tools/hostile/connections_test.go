@@ -129,7 +129,7 @@ func testManyConnections(t *testing.T, ch string) {
 	}
 }
 
-// Chapter 22's RESP work and memory bounds (issue 20, attacks 4 and 5).
+// Chapter 23's RESP work and memory bounds (issue 20, attacks 4 and 5).
 // These tests report figures (times, the bystander's worst PING, RSS) in
 // their log; the verdicts they assert are replies and bytes, never times:
 // deadlines only guard against a server that hangs.
@@ -489,7 +489,7 @@ func getLatency(t *testing.T, addr, key string, n int) time.Duration {
 // -max-output-mb), and keep serving others.
 func TestSlowReadersMemoryBounded(t *testing.T) {
 	eachChapter(t, costlyBook, func(t *testing.T, ch string) { testSlowReaders(t, ch, false, "8", 50<<20) })
-	// RESP connections (ch22 on), whose replies are built their own way.
+	// RESP connections (ch23 on), whose replies are built their own way.
 	eachChapterAs(t, costlyRESP, "-RESP", func(t *testing.T, ch string) { testSlowReaders(t, ch, true, "8", 50<<20) })
 }
 
@@ -563,12 +563,12 @@ func testSlowReaders(t *testing.T, ch string, resp bool, maxMB string, limit int
 // How long each get waited is reported, not judged: a time limit would
 // fail on a loaded machine. The fairness itself, a short turn for every
 // ready connection, is asserted by counting bytes per turn in the
-// chapters' own tests (TestTurnBounded in ch17 to ch22, and
-// TestRESPTurnBounded in ch22), which drive the event loop one turn at a
+// chapters' own tests (TestTurnBounded in ch17 to ch23, and
+// TestRESPTurnBounded in ch23), which drive the event loop one turn at a
 // time.
 func TestFloodersDoNotStallOthers(t *testing.T) {
 	eachChapter(t, costlyBook, func(t *testing.T, ch string) { testFlooders(t, ch, false) })
-	// RESP connections flooding, on their own listener (ch22 on).
+	// RESP connections flooding, on their own listener (ch23 on).
 	eachChapterAs(t, costlyRESP, "-RESP", func(t *testing.T, ch string) { testFlooders(t, ch, true) })
 }
 
@@ -749,7 +749,7 @@ func TestOutOfFDsNoSpin(t *testing.T) {
 // set to 1 s here: it is 0, never, by default).
 func TestDrippingClientDropped(t *testing.T) {
 	eachChapter(t, hardChapters, func(t *testing.T, ch string) { testDrippingClient(t, ch, false) })
-	// RESP connections (ch22 on) read into a buffer of their own.
+	// RESP connections (ch23 on) read into a buffer of their own.
 	eachChapterAs(t, withFeature(chapters.RESPListener), "-RESP", func(t *testing.T, ch string) { testDrippingClient(t, ch, true) })
 }
 

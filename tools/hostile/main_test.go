@@ -66,19 +66,19 @@ var (
 // chapter that has them where an attack is cheap, the first and the
 // newest where it is costly.
 var (
-	keys19Chapters   = withFeature(chapters.KeyCommands)     // chapter 27's key commands
-	hashes19Chapters = withFeature(chapters.HashCommands)    // chapter 28's hash commands
-	costlyBits       = firstAndNewest(chapters.BitsLCS)      // chapter 26's bits and LCS (with 25's SETRANGE)
-	costly19         = firstAndNewest(chapters.HashCommands) // chapter 28's hashes
-	zranges29        = firstAndNewest(chapters.ZRanges)      // chapter 29's ranges and pops
-	zalgebra30       = firstAndNewest(chapters.ZAlgebra)     // chapter 30's set algebra, ZRANDMEMBER, ZSCAN
+	keys19Chapters   = withFeature(chapters.KeyCommands)     // chapter 28's key commands
+	hashes19Chapters = withFeature(chapters.HashCommands)    // chapter 29's hash commands
+	costlyBits       = firstAndNewest(chapters.BitsLCS)      // chapter 27's bits and LCS (with 25's SETRANGE)
+	costly19         = firstAndNewest(chapters.HashCommands) // chapter 29's hashes
+	zranges29        = firstAndNewest(chapters.ZRanges)      // chapter 30's ranges and pops
+	zalgebra30       = firstAndNewest(chapters.ZAlgebra)     // chapter 31's set algebra, ZRANDMEMBER, ZSCAN
 	aofChapters      = withFeature(chapters.AppendOnly)
-	snapshotChapters = withFeature(chapters.Snapshots)  // BGSAVE, the snapshot without fork (ch33 on)
-	rewriteChapters  = withFeature(chapters.AOFRewrite) // BGREWRITEAOF (ch34 on)
+	snapshotChapters = withFeature(chapters.Snapshots)  // BGSAVE, the snapshot without fork (ch34 on)
+	rewriteChapters  = withFeature(chapters.AOFRewrite) // BGREWRITEAOF (ch35 on)
 )
 
 // txChapters are the chapters the costliest transaction attacks run on:
-// the newest of those with transactions (chapter 24 brought them).
+// the newest of those with transactions (chapter 25 brought them).
 func txChapters() []string {
 	tx := withFeature(chapters.Transactions)
 	return tx[len(tx)-1:]
@@ -151,7 +151,7 @@ func serverArgv(t *testing.T, ch string, args ...string) (argv []string, addr st
 }
 
 // noSaveFlags returns -save "" for a server with save rules by default
-// (ch33 on), which would save dump.rdb in the test's directory when it is
+// (ch34 on), which would save dump.rdb in the test's directory when it is
 // stopped; a test that wants a file passes -dir and its own -save after.
 func noSaveFlags(ch string) []string {
 	if chapters.ByDir(ch).HasFlag(chapters.FlagSave) {
@@ -160,7 +160,7 @@ func noSaveFlags(ch string) []string {
 	return nil
 }
 
-// respFlags returns, for a server with a RESP listener (ch22 on), the
+// respFlags returns, for a server with a RESP listener (ch23 on), the
 // flags that put it on a free port: servers run side by side, and 6380
 // may be taken. See respAddr.
 func respFlags(ch string) []string {

@@ -247,7 +247,7 @@ func TestClosedLogDoesNotKill(t *testing.T) {
 
 // TestConnectionLinesOffByDefault: from chapter 17 on, the server logs
 // nothing per connection unless asked to with -log-conns: not for clients
-// that hang up, go idle or (on the RESP listener, ch22 on) break the protocol.
+// that hang up, go idle or (on the RESP listener, ch23 on) break the protocol.
 func TestConnectionLinesOffByDefault(t *testing.T) {
 	eachChapter(t, withFeature(chapters.OutputBound), func(t *testing.T, ch string) {
 		p := startServer(t, ch, 0, "-idle-timeout", "100ms")

@@ -88,7 +88,7 @@ func TestConfigGetPatternBounded(t *testing.T) {
 }
 
 // TestKeysPatternLinear: a KEYS pattern whose stars must all backtrack
-// (chapter 22, in Redis's protocol) is answered at once. The recursive
+// (chapter 23, in Redis's protocol) is answered at once. The recursive
 // glob matcher tried every split of the key between the stars: against
 // one key of a hundred a's, 5 stars took 0.65 s, 6 took 4.4 s, and this
 // pattern's 12 would never end, with every client waiting. The deadline
@@ -131,7 +131,7 @@ func testKeysPatternLinear(t *testing.T, ch string) {
 // the whole scan, the calls it took, the slowest call and the bystander's
 // worst PING; the verdict is that each key comes back exactly once.
 func TestScanLongKeysBounded(t *testing.T) {
-	ch := "ch23_scan" // SCAN's chapter
+	ch := "ch24_scan" // SCAN's chapter
 	const n = 200
 	// Keys just short of 512 KiB, so that one fits in a reply. For
 	// measuring by hand: HOSTILE_SCAN_KEY_BYTES=262144.

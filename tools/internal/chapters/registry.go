@@ -21,7 +21,7 @@ const (
 	Status                   // ch07-ch08: lists of strings; u32 status + data replies
 	Tagged9                  // ch09-ch10: serialized replies, arrays tagged 4
 	Tagged11                 // ch11 on: doubles tagged 4, arrays 5
-	RESP                     // Redis's protocol (ch22's second listener)
+	RESP                     // Redis's protocol (ch23's second listener)
 )
 
 // protocolNames describe the wire formats, in the order of their numbers.
@@ -32,7 +32,7 @@ var protocolNames = [...]string{
 	Status:   "lists of strings with status replies (ch07-ch08)",
 	Tagged9:  "serialized replies with arrays tagged 4 (ch09-ch10)",
 	Tagged11: "serialized replies with doubles tagged 4 and arrays 5 (ch11 on)",
-	RESP:     "Redis's protocol, RESP (ch22 on)",
+	RESP:     "Redis's protocol, RESP (ch23 on)",
 }
 
 func (p Protocol) String() string {
@@ -89,19 +89,19 @@ const (
 	FieldTTL                         // ch16 on: hash fields with TTLs
 	OutputBound                      // ch17 on: a client's unsent replies bounded, and all clients' buffers in one budget
 	SeededHash                       // ch18 on: keys, members and fields placed by a hash seeded at start, in salted tables
-	RESPListener                     // ch22 on: a second listener speaking RESP
-	Scan                             // ch23 on: SCAN's cursor over the key table, TYPE
-	Transactions                     // ch24 on: MULTI/EXEC/WATCH, INFO
-	StringOpts                       // ch25 on: SET's options and the string family's grammar, INCRBYFLOAT, APPEND
-	BitsLCS                          // ch26 on: SETBIT, BITCOUNT, BITPOS, BITOP, LCS
-	KeyCommands                      // ch27 on: RENAME, COPY, RANDOMKEY, OBJECT, MEMORY USAGE, INFO commandstats
-	HashCommands                     // ch28 on: the rest of the hash commands (HSCAN, HRANDFIELD, ...), ZRANK, ZCOUNT
-	ZRanges                          // ch29 on: the sorted sets' ranges by rank, score and lex, and the pops
-	ZAlgebra                         // ch30 on: the set algebra, ZRANDMEMBER, ZSCAN
-	AppendOnly                       // ch31 on: the append-only file
-	RDBFile                          // ch32 on: SAVE writes dump.rdb, loaded at start
-	Snapshots                        // ch33 on: BGSAVE, the snapshot without fork; save rules
-	AOFRewrite                       // ch34 on: BGREWRITEAOF, the log rewritten from a snapshot
+	RESPListener                     // ch23 on: a second listener speaking RESP
+	Scan                             // ch24 on: SCAN's cursor over the key table, TYPE
+	Transactions                     // ch25 on: MULTI/EXEC/WATCH, INFO
+	StringOpts                       // ch26 on: SET's options and the string family's grammar, INCRBYFLOAT, APPEND
+	BitsLCS                          // ch27 on: SETBIT, BITCOUNT, BITPOS, BITOP, LCS
+	KeyCommands                      // ch28 on: RENAME, COPY, RANDOMKEY, OBJECT, MEMORY USAGE, INFO commandstats
+	HashCommands                     // ch29 on: the rest of the hash commands (HSCAN, HRANDFIELD, ...), ZRANK, ZCOUNT
+	ZRanges                          // ch30 on: the sorted sets' ranges by rank, score and lex, and the pops
+	ZAlgebra                         // ch31 on: the set algebra, ZRANDMEMBER, ZSCAN
+	AppendOnly                       // ch32 on: the append-only file
+	RDBFile                          // ch33 on: SAVE writes dump.rdb, loaded at start
+	Snapshots                        // ch34 on: BGSAVE, the snapshot without fork; save rules
+	AOFRewrite                       // ch35 on: BGREWRITEAOF, the log rewritten from a snapshot
 )
 
 // Flag is a command-line flag of a chapter's server that the tools use.
@@ -112,8 +112,8 @@ const (
 	FlagAddr        Flag = 1 << iota // -addr host:port (every chapter)
 	FlagIdleTimeout                  // -idle-timeout d (ch12 on)
 	FlagLogConns                     // -log-conns (ch17 on: connection lines are off by default)
-	FlagRESPAddr                     // -resp-addr host:port (ch22 on)
-	// FlagSave is -save rules (ch33 on). The default is Redis's, and with
+	FlagRESPAddr                     // -resp-addr host:port (ch23 on)
+	// FlagSave is -save rules (ch34 on). The default is Redis's, and with
 	// rules SIGTERM saves dump.rdb in -dir: a tool that starts such a
 	// server passes -save "" unless it wants the file.
 	FlagSave
@@ -127,7 +127,7 @@ type Info struct {
 	Title   string
 	Section string // where in the book it comes from
 	// Protocols are what its listeners speak: first the one on -addr,
-	// then any other (ch22's RESP on -resp-addr).
+	// then any other (ch23's RESP on -resp-addr).
 	Protocols []Protocol
 	Features  Feature
 	Flags     Flag
@@ -137,7 +137,7 @@ type Info struct {
 func (c *Info) Protocol() Protocol { return c.Protocols[0] }
 
 // Newest is the protocol the chapter adds, the one its own conformance
-// stage checks: ch22's is RESP.
+// stage checks: ch23's is RESP.
 func (c *Info) Newest() Protocol { return c.Protocols[len(c.Protocols)-1] }
 
 // Has reports whether the chapter's server has every feature in f.
@@ -201,19 +201,19 @@ var registry = []*Info{
 	{ID: "ch18", Num: 18, Dir: "ch18_performance", Title: "beyond the book: performance", Section: "beyond the book: what a request costs in CPU and memory (ch18_performance/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
 	{ID: "ch19", Num: 19, Dir: "ch19_interfaces", Title: "beyond the book: the reply writer and the framing as interfaces", Section: "beyond the book: the reply writer and the connection's framing as interfaces (ch19_interfaces/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
 	{ID: "ch20", Num: 20, Dir: "ch20_cmdtable", Title: "beyond the book: the command table", Section: "beyond the book: the command table, one row per command (ch20_cmdtable/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
-	{ID: "ch22", Num: 22, Dir: "ch22_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch22_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
-	{ID: "ch23", Num: 23, Dir: "ch23_scan", Title: "beyond the book: SCAN's cursor", Section: "beyond the book: SCAN, a cursor that survives the key table's resizes (ch23_scan/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
-	{ID: "ch24", Num: 24, Dir: "ch24_transactions", Title: "beyond the book: transactions", Section: "beyond the book: MULTI, EXEC and WATCH, and INFO (ch24_transactions/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: tx, Flags: logConn | FlagRESPAddr},
-	{ID: "ch25", Num: 25, Dir: "ch25_strings", Title: "beyond the book: the string family's grammar", Section: "beyond the book: SET's options and the string commands that share them (ch25_strings/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: strs, Flags: logConn | FlagRESPAddr},
-	{ID: "ch26", Num: 26, Dir: "ch26_bits", Title: "beyond the book: bits and LCS", Section: "beyond the book: the bit commands and LCS, bounded (ch26_bits/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bits, Flags: logConn | FlagRESPAddr},
-	{ID: "ch27", Num: 27, Dir: "ch27_keys", Title: "beyond the book: the key commands", Section: "beyond the book: Redis's generic key commands, OBJECT and INFO's stats (ch27_keys/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: keycmds, Flags: logConn | FlagRESPAddr},
-	{ID: "ch28", Num: 28, Dir: "ch28_hashes", Title: "beyond the book: the hash commands", Section: "beyond the book: the rest of Redis's hash commands, HSCAN's order, and the sorted sets' ranks (ch28_hashes/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: hashcmd, Flags: logConn | FlagRESPAddr},
-	{ID: "ch29", Num: 29, Dir: "ch29_zranges", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: the sorted sets' ranges and pops (ch29_zranges/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
-	{ID: "ch30", Num: 30, Dir: "ch30_zalgebra", Title: "beyond the book: sorted sets, the set algebra", Section: "beyond the book: the set algebra, ZRANDMEMBER and ZSCAN (ch30_zalgebra/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zalg, Flags: logConn | FlagRESPAddr},
-	{ID: "ch31", Num: 31, Dir: "ch31_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch31_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},
-	{ID: "ch32", Num: 32, Dir: "ch32_rdb", Title: "beyond the book: RDB files", Section: "beyond the book: RDB files, written by SAVE and loaded at start (ch32_rdb/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr},
-	{ID: "ch33", Num: 33, Dir: "ch33_bgsave", Title: "beyond the book: snapshots without fork", Section: "beyond the book: BGSAVE without fork, and the save rules (ch33_bgsave/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bgsave, Flags: logConn | FlagRESPAddr | FlagSave},
-	{ID: "ch34", Num: 34, Dir: "ch34_aof_rewrite", Title: "beyond the book: the log rewritten", Section: "beyond the book: the append-only file rewritten from a snapshot (ch34_aof_rewrite/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rewrite, Flags: logConn | FlagRESPAddr | FlagSave},
+	{ID: "ch23", Num: 23, Dir: "ch23_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch23_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
+	{ID: "ch24", Num: 24, Dir: "ch24_scan", Title: "beyond the book: SCAN's cursor", Section: "beyond the book: SCAN, a cursor that survives the key table's resizes (ch24_scan/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
+	{ID: "ch25", Num: 25, Dir: "ch25_transactions", Title: "beyond the book: transactions", Section: "beyond the book: MULTI, EXEC and WATCH, and INFO (ch25_transactions/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: tx, Flags: logConn | FlagRESPAddr},
+	{ID: "ch26", Num: 26, Dir: "ch26_strings", Title: "beyond the book: the string family's grammar", Section: "beyond the book: SET's options and the string commands that share them (ch26_strings/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: strs, Flags: logConn | FlagRESPAddr},
+	{ID: "ch27", Num: 27, Dir: "ch27_bits", Title: "beyond the book: bits and LCS", Section: "beyond the book: the bit commands and LCS, bounded (ch27_bits/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bits, Flags: logConn | FlagRESPAddr},
+	{ID: "ch28", Num: 28, Dir: "ch28_keys", Title: "beyond the book: the key commands", Section: "beyond the book: Redis's generic key commands, OBJECT and INFO's stats (ch28_keys/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: keycmds, Flags: logConn | FlagRESPAddr},
+	{ID: "ch29", Num: 29, Dir: "ch29_hashes", Title: "beyond the book: the hash commands", Section: "beyond the book: the rest of Redis's hash commands, HSCAN's order, and the sorted sets' ranks (ch29_hashes/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: hashcmd, Flags: logConn | FlagRESPAddr},
+	{ID: "ch30", Num: 30, Dir: "ch30_zranges", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: the sorted sets' ranges and pops (ch30_zranges/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
+	{ID: "ch31", Num: 31, Dir: "ch31_zalgebra", Title: "beyond the book: sorted sets, the set algebra", Section: "beyond the book: the set algebra, ZRANDMEMBER and ZSCAN (ch31_zalgebra/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zalg, Flags: logConn | FlagRESPAddr},
+	{ID: "ch32", Num: 32, Dir: "ch32_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch32_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},
+	{ID: "ch33", Num: 33, Dir: "ch33_rdb", Title: "beyond the book: RDB files", Section: "beyond the book: RDB files, written by SAVE and loaded at start (ch33_rdb/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr},
+	{ID: "ch34", Num: 34, Dir: "ch34_bgsave", Title: "beyond the book: snapshots without fork", Section: "beyond the book: BGSAVE without fork, and the save rules (ch34_bgsave/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bgsave, Flags: logConn | FlagRESPAddr | FlagSave},
+	{ID: "ch35", Num: 35, Dir: "ch35_aof_rewrite", Title: "beyond the book: the log rewritten", Section: "beyond the book: the append-only file rewritten from a snapshot (ch35_aof_rewrite/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rewrite, Flags: logConn | FlagRESPAddr | FlagSave},
 }
 
 // All returns every chapter with a server, in book order.

@@ -67,7 +67,7 @@ var limit = make(chan struct{}, 3)
 // TestChapters: every chapter's server passes its own stage, and the
 // earlier stages whose wire format it shares. (Only ch12's stage has the
 // slow idle-timeout check, so each chapter from ch12 on runs it once.)
-// Chapter 22's RESP listener takes the ch22 stage, its book listener the
+// Chapter 23's RESP listener takes the ch23 stage, its book listener the
 // stages of chapter 18's format.
 func TestChapters(t *testing.T) {
 	if testing.Short() {
@@ -90,7 +90,7 @@ func TestChapters(t *testing.T) {
 				if st.Has(chapters.AppendOnly) {
 					// A log of its own for each server the runner starts
 					// (a fresh key space), which the same server started
-					// again on the same port reads (ch31's check).
+					// again on the same port reads (ch32's check).
 					resp = append(resp, "-appendonly", "yes", "-dir", t.TempDir(), "-appendfilename", "conform-{port}.aof")
 				}
 				sum, out = run(t, Config{Server: resp}, fam...)
@@ -141,13 +141,13 @@ func TestRedis(t *testing.T) {
 	for _, c := range []struct {
 		id      string
 		ok      int
-		skipped int // the stage's "not checked", and ch24's hash field TTLs, which Redis 7.0 has not
-	}{{"ch22", 15, 1}, {"ch23", 4, 1}, {"ch24", 5, 2}, {"ch25", 8, 1}, {"ch26", 3, 1}, {"ch27", 5, 1}, {"ch28", 6, 1}, {"ch29", 4, 1}, {"ch30", 2, 1}, {"ch31", 1, 1}, {"ch32", 1, 1}, {"ch33", 1, 0}, {"ch34", 1, 1}} {
+		skipped int // the stage's "not checked", and ch25's hash field TTLs, which Redis 7.0 has not
+	}{{"ch23", 15, 1}, {"ch24", 4, 1}, {"ch25", 5, 2}, {"ch26", 8, 1}, {"ch27", 3, 1}, {"ch28", 5, 1}, {"ch29", 6, 1}, {"ch30", 4, 1}, {"ch31", 2, 1}, {"ch32", 1, 1}, {"ch33", 1, 1}, {"ch34", 1, 0}, {"ch35", 1, 1}} {
 		t.Run(c.id, func(t *testing.T) {
 			t.Parallel()
 			// Loopback only, as every server a test starts here.
 			cmd := []string{"redis-server", "--port", "{port}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir()}
-			if c.id == "ch31" || c.id == "ch34" {
+			if c.id == "ch32" || c.id == "ch35" {
 				// always: under everysec Redis may put off a write while
 				// a background fsync runs, and reply before it, so a kill
 				// -9 can lose an acknowledged write, which these stages
@@ -178,19 +178,19 @@ func TestUpTo(t *testing.T) {
 		{"ch18", "ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
 		{"ch19", "ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
 		{"ch20", "ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
-		{"ch22", "ch22", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch23", "ch22 ch23", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch24", "ch22 ch23 ch24", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch25", "ch22 ch23 ch24 ch25", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch26", "ch22 ch23 ch24 ch25 ch26", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch27", "ch22 ch23 ch24 ch25 ch26 ch27", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch28", "ch22 ch23 ch24 ch25 ch26 ch27 ch28", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch29", "ch22 ch23 ch24 ch25 ch26 ch27 ch28 ch29", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch30", "ch22 ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch31", "ch22 ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch32", "ch22 ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch33", "ch22 ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32 ch33", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch34", "ch22 ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32 ch33 ch34", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch23", "ch23", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch24", "ch23 ch24", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch25", "ch23 ch24 ch25", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch26", "ch23 ch24 ch25 ch26", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch27", "ch23 ch24 ch25 ch26 ch27", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch28", "ch23 ch24 ch25 ch26 ch27 ch28", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch29", "ch23 ch24 ch25 ch26 ch27 ch28 ch29", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch30", "ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch31", "ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch32", "ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch33", "ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32 ch33", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch34", "ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32 ch33 ch34", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch35", "ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32 ch33 ch34 ch35", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
 	} {
 		p, err := UpTo(c.id)
 		if err != nil {
@@ -219,10 +219,10 @@ func TestLookalike(t *testing.T) {
 		{"ch07", "ch03", "like a ch07-ch08 server"},
 		{"ch09", "ch11", "like a ch09-ch10 server"},
 		{"ch14", "ch09", "like a ch11-ch20 server"},
-		{"ch14", "ch22", "like a ch11-ch20 server"},
+		{"ch14", "ch23", "like a ch11-ch20 server"},
 		{"ch06", "ch04", "like a ch06 server"},
-		{"ch22", "ch23", "like a ch22 server (Redis's protocol, RESP (ch22 on)), not a ch23 one: it does not know SCAN"},
-		{"ch23", "ch24", "like a ch23 server (Redis's protocol, RESP (ch22 on)), not a ch24 one: it does not know UNWATCH"},
+		{"ch23", "ch24", "like a ch23 server (Redis's protocol, RESP (ch23 on)), not a ch24 one: it does not know SCAN"},
+		{"ch24", "ch25", "like a ch24 server (Redis's protocol, RESP (ch23 on)), not a ch25 one: it does not know UNWATCH"},
 	} {
 		t.Run(c.server+" on "+c.stage, func(t *testing.T) {
 			t.Parallel()

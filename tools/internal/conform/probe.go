@@ -106,14 +106,14 @@ func lookalike(st *Stage, addr string) string {
 // respTellTales are, for the chapters after 17 that add commands to the
 // RESP listener, one inline command each that the chapter introduces.
 var respTellTales = map[string]string{
-	"ch23": "SCAN 0",
-	"ch24": "UNWATCH",
-	"ch25": "GETRANGE conform:probe 0 1",
-	"ch26": "BITCOUNT conform:probe",
-	"ch27": "RANDOMKEY",
-	"ch28": "HSTRLEN conform:probe f",
-	"ch29": "ZLEXCOUNT conform:probe - +",
-	"ch30": "ZINTERCARD 1 conform:probe",
+	"ch24": "SCAN 0",
+	"ch25": "UNWATCH",
+	"ch26": "GETRANGE conform:probe 0 1",
+	"ch27": "BITCOUNT conform:probe",
+	"ch28": "RANDOMKEY",
+	"ch29": "HSTRLEN conform:probe f",
+	"ch30": "ZLEXCOUNT conform:probe - +",
+	"ch31": "ZINTERCARD 1 conform:probe",
 }
 
 // respLookalike tells a RESP server of an earlier chapter given a later

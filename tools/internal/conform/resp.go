@@ -12,7 +12,7 @@ import (
 	"example.com/byor/testkit/resp"
 )
 
-// The ch22 stage: Redis's protocol, RESP, as a real redis-server speaks
+// The ch23 stage: Redis's protocol, RESP, as a real redis-server speaks
 // it. Every expected reply below is what Redis 7.0 answers, byte for byte;
 // values that differ between runs (ids, versions, TTLs counting down) are
 // checked for their shape. Point the stage at a server's RESP listener.
@@ -242,19 +242,19 @@ func showRESPRequest(b []byte) string {
 	return strconv.Quote(string(b))
 }
 
-// respChecks are the ch22 stage's checks.
+// respChecks are the ch23 stage's checks.
 func respChecks(st *Stage, cfg *Config) []Check {
 	return slices.Concat(respStringChecks(), respExpiryChecks(), respZSetHashChecks(), respErrorChecks(), respKeysChecks(),
 		respHandshakeChecks(), respMultiChecks(), respFramingChecks(), respPipeliningChecks(), respNotChecked17())
 }
 
-// respNotChecked17 says what the ch22 stage leaves out.
+// respNotChecked17 says what the ch23 stage leaves out.
 func respNotChecked17() []Check {
 	return []Check{
 		{
-			Name: "not checked: what chapter 22 does not claim",
+			Name: "not checked: what chapter 23 does not claim",
 			Skip: "other databases than 0 (SELECT 1), SET's EXAT and PXAT, ZRANGE's REV and BYLEX, WATCH, " +
-				"and Redis's other commands are not part of chapter 22 (ch22_resp/README.md); its limits (512 KiB bulk strings, 1 MiB requests) are below Redis's",
+				"and Redis's other commands are not part of chapter 23 (ch23_resp/README.md); its limits (512 KiB bulk strings, 1 MiB requests) are below Redis's",
 		},
 	}
 }
@@ -640,7 +640,7 @@ func respHandshakeChecks() []Check {
 	}
 }
 
-// respMultiChecks are the checks of chapter 22's MULTI and EXEC.
+// respMultiChecks are the checks of chapter 23's MULTI and EXEC.
 func respMultiChecks() []Check {
 	return []Check{
 		{
