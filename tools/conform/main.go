@@ -30,8 +30,10 @@
 // Stages: ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14, and
 // beyond the book ch15 (hardening), ch16 (hash field TTLs), ch17 (the
 // event loop's system calls), ch18 (performance), ch19 (the reply writer and the framing as
-// interfaces, nothing new on the wire), ch20 (the command table), ch23
-// (Redis's protocol, RESP: point it at the RESP listener), ch24 (SCAN, over
+// interfaces, nothing new on the wire), ch20 (the command table), ch21
+// (Redis's protocol, RESP: point it at the RESP listener), ch22 (RESP's
+// bounds: values of any size), ch23 (RESP3, HELLO and Redis's commands over
+// RESP), ch24 (SCAN, over
 // RESP) and ch25 (transactions, INFO, over RESP). Each
 // prints one line per check, e.g. "ch07 set, get, del answer with the
 // chapter's replies ... ok"; a failure adds the request, the expected and

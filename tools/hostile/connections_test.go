@@ -750,7 +750,7 @@ func TestOutOfFDsNoSpin(t *testing.T) {
 func TestDrippingClientDropped(t *testing.T) {
 	eachChapter(t, hardChapters, func(t *testing.T, ch string) { testDrippingClient(t, ch, false) })
 	// RESP connections (ch23 on) read into a buffer of their own.
-	eachChapterAs(t, withFeature(chapters.RESPListener), "-RESP", func(t *testing.T, ch string) { testDrippingClient(t, ch, true) })
+	eachChapterAs(t, withFeature(chapters.RESPCommands), "-RESP", func(t *testing.T, ch string) { testDrippingClient(t, ch, true) })
 }
 
 // testDrippingClient drips a request to chapter ch's server, in Redis's

@@ -202,7 +202,7 @@ func testCollidingNames(t *testing.T, kind string) {
 func nameWork(t *testing.T, ch, kind string, names []string) (cpu, worst time.Duration) {
 	p := startServer(t, ch, 0, longIdle...)
 	defer p.Stop(5 * time.Second)
-	if slices.Contains(withFeature(chapters.RESPListener), ch) {
+	if slices.Contains(withFeature(chapters.RESPCommands), ch) {
 		return respNameWork(t, p.Pid(), respAddr(t, p), kind, names)
 	}
 	return bookNameWork(t, p.Pid(), p.Addr, kind, names)

@@ -48,11 +48,12 @@ func firstAndNewest(f chapters.Feature) []string {
 // The chapters the costly suites run on: about chapter 17's limits on
 // what clients make the server hold, in the book's protocol; about
 // chapter 18's seeded hashes and salted tables; and about the RESP
-// listener.
+// listener, from chapter 23 on, whose commands (FLUSHALL, KEYS with
+// patterns, MGET...) the attacks send.
 var (
 	costlyBook   = firstAndNewest(chapters.OutputBound)
 	costlySeeded = firstAndNewest(chapters.SeededHash)
-	costlyRESP   = firstAndNewest(chapters.RESPListener)
+	costlyRESP   = firstAndNewest(chapters.RESPCommands)
 )
 
 // fieldChapters are the chapters with hashes whose fields expire, and

@@ -95,7 +95,7 @@ func TestConfigGetPatternBounded(t *testing.T) {
 // only guards against that hang; the other client's get checks the loop
 // is free again.
 func TestKeysPatternLinear(t *testing.T) {
-	eachChapter(t, withFeature(chapters.RESPListener), testKeysPatternLinear)
+	eachChapter(t, withFeature(chapters.RESPCommands), testKeysPatternLinear)
 }
 
 func testKeysPatternLinear(t *testing.T, ch string) {

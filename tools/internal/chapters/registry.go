@@ -21,7 +21,7 @@ const (
 	Status                   // ch07-ch08: lists of strings; u32 status + data replies
 	Tagged9                  // ch09-ch10: serialized replies, arrays tagged 4
 	Tagged11                 // ch11 on: doubles tagged 4, arrays 5
-	RESP                     // Redis's protocol (ch23's second listener)
+	RESP                     // Redis's protocol (ch21's second listener)
 )
 
 // protocolNames describe the wire formats, in the order of their numbers.
@@ -32,7 +32,7 @@ var protocolNames = [...]string{
 	Status:   "lists of strings with status replies (ch07-ch08)",
 	Tagged9:  "serialized replies with arrays tagged 4 (ch09-ch10)",
 	Tagged11: "serialized replies with doubles tagged 4 and arrays 5 (ch11 on)",
-	RESP:     "Redis's protocol, RESP (ch23 on)",
+	RESP:     "Redis's protocol, RESP (ch21 on)",
 }
 
 func (p Protocol) String() string {
@@ -89,7 +89,9 @@ const (
 	FieldTTL                         // ch16 on: hash fields with TTLs
 	OutputBound                      // ch17 on: a client's unsent replies bounded, and all clients' buffers in one budget
 	SeededHash                       // ch18 on: keys, members and fields placed by a hash seeded at start, in salted tables
-	RESPListener                     // ch23 on: a second listener speaking RESP
+	RESPListener                     // ch21 on: a second listener speaking RESP
+	RESPBounds                       // ch22 on: RESP requests and replies of any size within the budget, turns bounded by their work
+	RESPCommands                     // ch23 on: RESP3 and HELLO, the handshake commands, Redis's commands with their options
 	Scan                             // ch24 on: SCAN's cursor over the key table, TYPE
 	Transactions                     // ch25 on: MULTI/EXEC/WATCH, INFO
 	StringOpts                       // ch26 on: SET's options and the string family's grammar, INCRBYFLOAT, APPEND
@@ -112,7 +114,7 @@ const (
 	FlagAddr        Flag = 1 << iota // -addr host:port (every chapter)
 	FlagIdleTimeout                  // -idle-timeout d (ch12 on)
 	FlagLogConns                     // -log-conns (ch17 on: connection lines are off by default)
-	FlagRESPAddr                     // -resp-addr host:port (ch23 on)
+	FlagRESPAddr                     // -resp-addr host:port (ch21 on)
 	// FlagSave is -save rules (ch34 on). The default is Redis's, and with
 	// rules SIGTERM saves dump.rdb in -dir: a tool that starts such a
 	// server passes -save "" unless it wants the file.
@@ -127,7 +129,7 @@ type Info struct {
 	Title   string
 	Section string // where in the book it comes from
 	// Protocols are what its listeners speak: first the one on -addr,
-	// then any other (ch23's RESP on -resp-addr).
+	// then any other (RESP on -resp-addr, ch21 on).
 	Protocols []Protocol
 	Features  Feature
 	Flags     Flag
@@ -137,7 +139,7 @@ type Info struct {
 func (c *Info) Protocol() Protocol { return c.Protocols[0] }
 
 // Newest is the protocol the chapter adds, the one its own conformance
-// stage checks: ch23's is RESP.
+// stage checks: ch21's is RESP.
 func (c *Info) Newest() Protocol { return c.Protocols[len(c.Protocols)-1] }
 
 // Has reports whether the chapter's server has every feature in f.
@@ -162,7 +164,9 @@ const (
 	fields  = hard | FieldTTL
 	loop    = fields | OutputBound
 	perf    = loop&^KeysOrder | SeededHash
-	resp    = perf | RESPListener
+	resp2   = perf | RESPListener
+	bounds  = resp2 | RESPBounds
+	resp    = bounds | RESPCommands
 	scan    = resp | Scan
 	tx      = scan | Transactions
 	strs    = tx | StringOpts
@@ -201,7 +205,9 @@ var registry = []*Info{
 	{ID: "ch18", Num: 18, Dir: "ch18_performance", Title: "beyond the book: performance", Section: "beyond the book: what a request costs in CPU and memory (ch18_performance/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
 	{ID: "ch19", Num: 19, Dir: "ch19_interfaces", Title: "beyond the book: the reply writer and the framing as interfaces", Section: "beyond the book: the reply writer and the connection's framing as interfaces (ch19_interfaces/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
 	{ID: "ch20", Num: 20, Dir: "ch20_cmdtable", Title: "beyond the book: the command table", Section: "beyond the book: the command table, one row per command (ch20_cmdtable/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
-	{ID: "ch23", Num: 23, Dir: "ch23_resp", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP, Redis's protocol (ch23_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
+	{ID: "ch21", Num: 21, Dir: "ch21_resp2", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP2, Redis's protocol, on a second listener (ch21_resp2/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp2, Flags: logConn | FlagRESPAddr},
+	{ID: "ch22", Num: 22, Dir: "ch22_resp_bounds", Title: "beyond the book: the RESP listener's bounds", Section: "beyond the book: RESP requests and replies of any size, within bounds (ch22_resp_bounds/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bounds, Flags: logConn | FlagRESPAddr},
+	{ID: "ch23", Num: 23, Dir: "ch23_resp", Title: "beyond the book: Redis's handshake and commands", Section: "beyond the book: RESP3, HELLO and Redis's commands over RESP (ch23_resp/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
 	{ID: "ch24", Num: 24, Dir: "ch24_scan", Title: "beyond the book: SCAN's cursor", Section: "beyond the book: SCAN, a cursor that survives the key table's resizes (ch24_scan/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
 	{ID: "ch25", Num: 25, Dir: "ch25_transactions", Title: "beyond the book: transactions", Section: "beyond the book: MULTI, EXEC and WATCH, and INFO (ch25_transactions/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: tx, Flags: logConn | FlagRESPAddr},
 	{ID: "ch26", Num: 26, Dir: "ch26_strings", Title: "beyond the book: the string family's grammar", Section: "beyond the book: SET's options and the string commands that share them (ch26_strings/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: strs, Flags: logConn | FlagRESPAddr},

@@ -67,7 +67,7 @@ var limit = make(chan struct{}, 3)
 // TestChapters: every chapter's server passes its own stage, and the
 // earlier stages whose wire format it shares. (Only ch12's stage has the
 // slow idle-timeout check, so each chapter from ch12 on runs it once.)
-// Chapter 23's RESP listener takes the ch23 stage, its book listener the
+// The RESP listener (chapter 21 on) takes the RESP stages, its book listener the
 // stages of chapter 18's format.
 func TestChapters(t *testing.T) {
 	if testing.Short() {
@@ -142,7 +142,7 @@ func TestRedis(t *testing.T) {
 		id      string
 		ok      int
 		skipped int // the stage's "not checked", and ch25's hash field TTLs, which Redis 7.0 has not
-	}{{"ch23", 15, 1}, {"ch24", 4, 1}, {"ch25", 5, 2}, {"ch26", 8, 1}, {"ch27", 3, 1}, {"ch28", 5, 1}, {"ch29", 6, 1}, {"ch30", 4, 1}, {"ch31", 2, 1}, {"ch32", 1, 1}, {"ch33", 1, 1}, {"ch34", 1, 0}, {"ch35", 1, 1}} {
+	}{{"ch21", 6, 1}, {"ch22", 1, 0}, {"ch23", 9, 1}, {"ch24", 4, 1}, {"ch25", 5, 2}, {"ch26", 8, 1}, {"ch27", 3, 1}, {"ch28", 5, 1}, {"ch29", 6, 1}, {"ch30", 4, 1}, {"ch31", 2, 1}, {"ch32", 1, 1}, {"ch33", 1, 1}, {"ch34", 1, 0}, {"ch35", 1, 1}} {
 		t.Run(c.id, func(t *testing.T) {
 			t.Parallel()
 			// Loopback only, as every server a test starts here.
@@ -178,19 +178,21 @@ func TestUpTo(t *testing.T) {
 		{"ch18", "ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
 		{"ch19", "ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
 		{"ch20", "ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20", "ch03 ch04 ch06 ch07 ch08 ch09 ch10"},
-		{"ch23", "ch23", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch24", "ch23 ch24", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch25", "ch23 ch24 ch25", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch26", "ch23 ch24 ch25 ch26", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch27", "ch23 ch24 ch25 ch26 ch27", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch28", "ch23 ch24 ch25 ch26 ch27 ch28", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch29", "ch23 ch24 ch25 ch26 ch27 ch28 ch29", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch30", "ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch31", "ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch32", "ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch33", "ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32 ch33", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch34", "ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32 ch33 ch34", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
-		{"ch35", "ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32 ch33 ch34 ch35", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch21", "ch21", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch22", "ch21 ch22", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch23", "ch21 ch22 ch23", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch24", "ch21 ch22 ch23 ch24", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch25", "ch21 ch22 ch23 ch24 ch25", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch26", "ch21 ch22 ch23 ch24 ch25 ch26", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch27", "ch21 ch22 ch23 ch24 ch25 ch26 ch27", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch28", "ch21 ch22 ch23 ch24 ch25 ch26 ch27 ch28", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch29", "ch21 ch22 ch23 ch24 ch25 ch26 ch27 ch28 ch29", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch30", "ch21 ch22 ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch31", "ch21 ch22 ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch32", "ch21 ch22 ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch33", "ch21 ch22 ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32 ch33", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch34", "ch21 ch22 ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32 ch33 ch34", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
+		{"ch35", "ch21 ch22 ch23 ch24 ch25 ch26 ch27 ch28 ch29 ch30 ch31 ch32 ch33 ch34 ch35", "ch03 ch04 ch06 ch07 ch08 ch09 ch10 ch11 ch12 ch13 ch14 ch15 ch16 ch17 ch18 ch19 ch20"},
 	} {
 		p, err := UpTo(c.id)
 		if err != nil {
@@ -221,8 +223,8 @@ func TestLookalike(t *testing.T) {
 		{"ch14", "ch09", "like a ch11-ch20 server"},
 		{"ch14", "ch23", "like a ch11-ch20 server"},
 		{"ch06", "ch04", "like a ch06 server"},
-		{"ch23", "ch24", "like a ch23 server (Redis's protocol, RESP (ch23 on)), not a ch24 one: it does not know SCAN"},
-		{"ch24", "ch25", "like a ch24 server (Redis's protocol, RESP (ch23 on)), not a ch25 one: it does not know UNWATCH"},
+		{"ch23", "ch24", "like a ch23 server (Redis's protocol, RESP (ch21 on)), not a ch24 one: it does not know SCAN"},
+		{"ch24", "ch25", "like a ch24 server (Redis's protocol, RESP (ch21 on)), not a ch25 one: it does not know UNWATCH"},
 	} {
 		t.Run(c.server+" on "+c.stage, func(t *testing.T) {
 			t.Parallel()

@@ -50,6 +50,8 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch15": hardChecks,
 	"ch16": fieldTTLChecks,
 	"ch17": outputChecks,
+	"ch21": resp21Checks,
+	"ch22": resp22Checks,
 	"ch23": respChecks,
 	"ch24": scanChecks,
 	"ch25": respChecks18,
