@@ -230,7 +230,8 @@ func (st *respState) oneRequest(conn *conn) bool {
 	}
 	// The reply goes in wbuf through the book's path's accounting: the
 	// replies already sent are moved out first, and room is made for a
-	// reply of the book's size (wbufReserve); a larger one is refused.
+	// reply of at least the book's size (wbufReserve); a reply larger
+	// than the buffer's room is refused.
 	if conn.wbufSent > 0 {
 		conn.wbuf = append(conn.wbuf[:0], conn.wbuf[conn.wbufSent:]...)
 		conn.wbufSent = 0

@@ -7,9 +7,9 @@ import (
 
 // respWriter writes replies in RESP2, appended to buf: the replyWriter
 // of the RESP listener, and what its own commands write through (simple
-// strings, Redis's error texts). A reply has the room wbufReserve made,
-// the book's message size; one larger is cut off (over), and the caller
-// replaces it with an error.
+// strings, Redis's error texts). A reply has the room the write buffer
+// has (wbufReserve makes it at least the book's message size); one larger
+// is cut off (over), and the caller replaces it with an error.
 type respWriter struct {
 	buf []byte
 	// conn is the connection it writes for; nil in tests.
@@ -29,9 +29,8 @@ func (w *respWriter) begin(buf []byte) {
 }
 
 // room reports whether the reply has room for n more bytes in the
-// buffer's capacity, which wbufReserve made the book's message size: a
-// larger reply is refused whole (over), and the request is answered with
-// an error instead (see oneRequest).
+// buffer's capacity: a larger reply is refused whole (over), and the
+// request is answered with an error instead (see oneRequest).
 func (w *respWriter) room(n int) bool {
 	if len(w.buf)+n > cap(w.buf) {
 		w.over = true
