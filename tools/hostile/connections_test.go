@@ -40,7 +40,7 @@ import (
 
 // TestManyConnections: see above.
 func TestManyConnections(t *testing.T) {
-	eachChapter(t, costlyRESP, testManyConnections)
+	eachChapter(t, costlyRESPBounds, testManyConnections)
 }
 
 func testManyConnections(t *testing.T, ch string) {
@@ -207,7 +207,7 @@ func testRESPWorkBounded(t *testing.T, ch string) {
 // budget of 64 MiB (issue 20; before, partial requests reached 2.2 GB and
 // names 1.5 GB); clients refused for memory get an error saying so.
 func TestRESPClientsMemoryBounded(t *testing.T) {
-	eachChapter(t, costlyRESP, testRESPClientsMemoryBounded)
+	eachChapter(t, costlyRESPBounds, testRESPClientsMemoryBounded)
 }
 
 func testRESPClientsMemoryBounded(t *testing.T, ch string) {
@@ -490,7 +490,7 @@ func getLatency(t *testing.T, addr, key string, n int) time.Duration {
 func TestSlowReadersMemoryBounded(t *testing.T) {
 	eachChapter(t, costlyBook, func(t *testing.T, ch string) { testSlowReaders(t, ch, false, "8", 50<<20) })
 	// RESP connections (ch23 on), whose replies are built their own way.
-	eachChapterAs(t, costlyRESP, "-RESP", func(t *testing.T, ch string) { testSlowReaders(t, ch, true, "8", 50<<20) })
+	eachChapterAs(t, costlyRESPBounds, "-RESP", func(t *testing.T, ch string) { testSlowReaders(t, ch, true, "8", 50<<20) })
 }
 
 // testSlowReaders runs the flood against chapter ch's server (in Redis's
@@ -569,7 +569,7 @@ func testSlowReaders(t *testing.T, ch string, resp bool, maxMB string, limit int
 func TestFloodersDoNotStallOthers(t *testing.T) {
 	eachChapter(t, costlyBook, func(t *testing.T, ch string) { testFlooders(t, ch, false) })
 	// RESP connections flooding, on their own listener (ch23 on).
-	eachChapterAs(t, costlyRESP, "-RESP", func(t *testing.T, ch string) { testFlooders(t, ch, true) })
+	eachChapterAs(t, costlyRESPBounds, "-RESP", func(t *testing.T, ch string) { testFlooders(t, ch, true) })
 }
 
 // testFlooders runs the flood against chapter ch's server (in Redis's
@@ -749,8 +749,8 @@ func TestOutOfFDsNoSpin(t *testing.T) {
 // set to 1 s here: it is 0, never, by default).
 func TestDrippingClientDropped(t *testing.T) {
 	eachChapter(t, hardChapters, func(t *testing.T, ch string) { testDrippingClient(t, ch, false) })
-	// RESP connections (ch23 on) read into a buffer of their own.
-	eachChapterAs(t, withFeature(chapters.RESPCommands), "-RESP", func(t *testing.T, ch string) { testDrippingClient(t, ch, true) })
+	// RESP connections (ch21 on) read into a buffer of their own.
+	eachChapterAs(t, withFeature(chapters.RESPListener), "-RESP", func(t *testing.T, ch string) { testDrippingClient(t, ch, true) })
 }
 
 // testDrippingClient drips a request to chapter ch's server, in Redis's

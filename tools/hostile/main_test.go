@@ -48,12 +48,14 @@ func firstAndNewest(f chapters.Feature) []string {
 // The chapters the costly suites run on: about chapter 17's limits on
 // what clients make the server hold, in the book's protocol; about
 // chapter 18's seeded hashes and salted tables; and about the RESP
-// listener, from chapter 23 on, whose commands (FLUSHALL, KEYS with
-// patterns, MGET...) the attacks send.
+// listener: its bounds, from chapter 22 on, with the book's commands, and
+// from chapter 23 on the attacks that send Redis's (ZADD of many members,
+// DEL of many keys, FLUSHALL, MGET...).
 var (
-	costlyBook   = firstAndNewest(chapters.OutputBound)
-	costlySeeded = firstAndNewest(chapters.SeededHash)
-	costlyRESP   = firstAndNewest(chapters.RESPCommands)
+	costlyBook       = firstAndNewest(chapters.OutputBound)
+	costlySeeded     = firstAndNewest(chapters.SeededHash)
+	costlyRESPBounds = firstAndNewest(chapters.RESPBounds)
+	costlyRESP       = firstAndNewest(chapters.RESPCommands)
 )
 
 // fieldChapters are the chapters with hashes whose fields expire, and
