@@ -254,7 +254,7 @@ func respNotChecked17() []Check {
 		{
 			Name: "not checked: what chapter 23 does not claim",
 			Skip: "other databases than 0 (SELECT 1), SET's EXAT and PXAT, ZRANGE's REV and BYLEX, WATCH, " +
-				"and Redis's other commands are not part of chapter 23 (ch23_resp/README.md); its limits (512 KiB bulk strings, 1 MiB requests) are below Redis's",
+				"and Redis's other commands are not part of chapter 23 (ch23_resp3/README.md); its limits (512 KiB bulk strings, 1 MiB requests) are below Redis's",
 		},
 	}
 }
