@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CPU time per write request of chapter 32's server with its
+# The CPU time per write request of chapter 33's server with its
 # append-only file under each -appendfsync policy, against no log: a
 # report, not a test. Run from the repository root:
 #
@@ -29,7 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-go build -o "$work/bin/" ./ch32_aof/cmd/server ./tools/loadgen
+go build -o "$work/bin/" ./ch33_aof/cmd/server ./tools/loadgen
 
 settings=("off" "no" "everysec" "always")
 declare -A cpu rps size

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The commands chapters 26 to 29 added (strings, bits, keys, hashes),
+// The commands chapters 27 to 30 added (strings, bits, keys, hashes),
 // attacked where their work is not in their request's size, each attack
 // beside its honest twin of the same size on one server. The log reports the
 // server's CPU time for each and a bystander's worst PING; the verdicts
@@ -185,7 +185,7 @@ func testHRandFieldMassExpiry(t *testing.T, ch string) {
 		first, float64(attack.worst)/float64(max(twin.worst, time.Millisecond)))
 }
 
-// The generic key commands of chapter 28 that do work their few bytes of
+// The generic key commands of chapter 29 that do work their few bytes of
 // request do not pay for: COPY of a large value (O(n) copied from a
 // request of a few dozen bytes), RENAME onto a large value (what it held
 // is torn down) and RANDOMKEY over many keys (a probe of the key table).
@@ -287,7 +287,7 @@ func testKeysCopyRenameRandom(t *testing.T, ch string) {
 		asks, keys, fa.cpu.Round(time.Millisecond), fa.worst.Round(time.Millisecond), asks, ft.cpu.Round(time.Millisecond), ft.worst.Round(time.Millisecond))
 }
 
-// Chapter 29's hash commands under attack. HRANDFIELD with a huge
+// Chapter 30's hash commands under attack. HRANDFIELD with a huge
 // negative count asks for that many picks of a one-field hash: a reply of
 // any length from a value of a few bytes. HSCAN with a huge COUNT asks one
 // call to walk a whole hash. Each is compared with its honest twin of the
@@ -452,7 +452,7 @@ func testHIncrByFloatLongNumbers(t *testing.T, ch string) {
 	t.Logf("%d SETs of %d bytes (the honest twin): server CPU %v, bystander's worst PING %v", n, len(long), honest.cpu, honest.worst.Round(time.Millisecond))
 }
 
-// The string commands of chapters 26 and 27 whose work is not in their request's
+// The string commands of chapters 27 and 28 whose work is not in their request's
 // size: LCS (the product of two strings' lengths), BITOP (its sources'
 // bytes, a long one named many times), SETRANGE and SETBIT (a small
 // request that makes or writes into a long value). Each attack runs

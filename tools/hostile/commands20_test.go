@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The sorted-set commands chapters 30 (ranges and pops) and 30 (the set
+// The sorted-set commands chapters 31 (ranges and pops) and 30 (the set
 // algebra, random members, ZSCAN) added, attacked where their work is not in their
 // request's size, each attack beside its honest twin of the same size.
 // Each group below says what its tests share.
@@ -156,7 +156,7 @@ func testAttack20TiedNames(t *testing.T, ch string) {
 	logTwin(t, fmt.Sprintf("ZINTER of %d members named by a %d-byte prefix, all scored 0", n, prefix), inter, "ZRANGE of as many", twin)
 }
 
-// Chapter 31's set algebra, pops and random members, each against its
+// Chapter 32's set algebra, pops and random members, each against its
 // honest twin of the same size. A union of two big sets stored at a key
 // inserts as many members as a ZADD of the result would (its twin); a
 // ZRANDMEMBER with a negative count of the set's size replies as many
@@ -267,7 +267,7 @@ func testZAlgebraAttacks20(t *testing.T, ch string) {
 	expect(fmt.Sprintf(":%d", n/2), c.do(bigLoadGuard, "ZCARD", "a"), "ZCARD a after the pop")
 }
 
-// Chapter 30's ranges under attack. Every range is a seek (O(log n)) and a
+// Chapter 31's ranges under attack. Every range is a seek (O(log n)) and a
 // walk charged a step at a time, so what a range costs is what it visits;
 // two ranges invite more.
 //

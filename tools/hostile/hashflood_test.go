@@ -373,7 +373,7 @@ func TestOrderedDeletesCostNoMore(t *testing.T) {
 	slices.SortFunc(tableOrder, func(a, b string) int { return cmp.Compare(slot(a), slot(b)) })
 	randomOrder := shuffled(keys, 5, 6)
 
-	// From chapter 24 on, every table mixes the hash codes alike, so that
+	// From chapter 25 on, every table mixes the hash codes alike, so that
 	// SCAN's cursor survives resizes: the order SCAN returns the keys in
 	// is the hash's order in every table, and a table takes a new salt
 	// when the walks of its puts show the keys crowding. There the
@@ -458,7 +458,7 @@ func testFlushAllCost(t *testing.T, ch string, keys, randomOrder []string) {
 	}
 }
 
-// scanOrder lists the keys with the book protocol's scan (chapter 24), in
+// scanOrder lists the keys with the book protocol's scan (chapter 25), in
 // the order it returns them.
 func scanOrder(t *testing.T, c *client) []string {
 	var keys []string
@@ -493,7 +493,7 @@ func shuffled(keys []string, seed1, seed2 uint64) []string {
 	return out
 }
 
-// The key table's resizes and changes of salt (chapters 18 to 25): work
+// The key table's resizes and changes of salt (chapters 18 to 26): work
 // that no client asked for must not pile up in one request. These tests
 // report the server's CPU time and a bystander's worst PING beside an
 // honest twin's; what they assert is replies, counts and order.
@@ -589,7 +589,7 @@ func TestResizeNotPaidByLookups(t *testing.T) {
 }
 
 // scanEpoch returns the key table's salt epoch: the top 32 bits of the
-// cursor SCAN 0 COUNT 1 answers (chapter 24), on a key space of more
+// cursor SCAN 0 COUNT 1 answers (chapter 25), on a key space of more
 // than one key.
 func scanEpoch(t *testing.T, c *respConn) uint32 {
 	t.Helper()
@@ -626,7 +626,7 @@ func bandKeys(t *testing.T, c *respConn, place uint64) []string {
 // TestResaltNoStall: a client that reads the key table's hash order from
 // SCAN and keeps only new keys that fall in its first sixteenth (deleting
 // the others) crowds that stretch of the table, over keys already there,
-// until the table takes a new salt (chapter 24). The table used to
+// until the table takes a new salt (chapter 25). The table used to
 // rebuild itself whole inside the request that noticed: one request held
 // the loop 195 ms at 319,000 keys, 470 ms at 1,000,000, 3.2 s at
 // 3,000,000. Its honest twin keeps a sixteenth of its new keys too, but
@@ -639,7 +639,7 @@ func bandKeys(t *testing.T, c *respConn, place uint64) []string {
 // keys left, and that the attack did make the table take a new salt
 // (SCAN's cursor carries the epoch), or it tested nothing.
 func TestResaltNoStall(t *testing.T) {
-	ch := "ch24_scan" // the chapter whose table changes its salt
+	ch := "ch25_scan" // the chapter whose table changes its salt
 	// For measuring by hand: HOSTILE_RESALT_KEYS=1000000.
 	n := envInt("HOSTILE_RESALT_KEYS", 300_000)
 	const batch, band = 10_000, 1 << 28

@@ -69,19 +69,19 @@ var (
 // chapter that has them where an attack is cheap, the first and the
 // newest where it is costly.
 var (
-	keys19Chapters   = withFeature(chapters.KeyCommands)     // chapter 28's key commands
-	hashes19Chapters = withFeature(chapters.HashCommands)    // chapter 29's hash commands
-	costlyBits       = firstAndNewest(chapters.BitsLCS)      // chapter 27's bits and LCS (with 25's SETRANGE)
-	costly19         = firstAndNewest(chapters.HashCommands) // chapter 29's hashes
-	zranges29        = firstAndNewest(chapters.ZRanges)      // chapter 30's ranges and pops
-	zalgebra30       = firstAndNewest(chapters.ZAlgebra)     // chapter 31's set algebra, ZRANDMEMBER, ZSCAN
+	keys19Chapters   = withFeature(chapters.KeyCommands)     // chapter 29's key commands
+	hashes19Chapters = withFeature(chapters.HashCommands)    // chapter 30's hash commands
+	costlyBits       = firstAndNewest(chapters.BitsLCS)      // chapter 28's bits and LCS (with 25's SETRANGE)
+	costly19         = firstAndNewest(chapters.HashCommands) // chapter 30's hashes
+	zranges29        = firstAndNewest(chapters.ZRanges)      // chapter 31's ranges and pops
+	zalgebra30       = firstAndNewest(chapters.ZAlgebra)     // chapter 32's set algebra, ZRANDMEMBER, ZSCAN
 	aofChapters      = withFeature(chapters.AppendOnly)
-	snapshotChapters = withFeature(chapters.Snapshots)  // BGSAVE, the snapshot without fork (ch34 on)
-	rewriteChapters  = withFeature(chapters.AOFRewrite) // BGREWRITEAOF (ch35 on)
+	snapshotChapters = withFeature(chapters.Snapshots)  // BGSAVE, the snapshot without fork (ch35 on)
+	rewriteChapters  = withFeature(chapters.AOFRewrite) // BGREWRITEAOF (ch36 on)
 )
 
 // txChapters are the chapters the costliest transaction attacks run on:
-// the newest of those with transactions (chapter 25 brought them).
+// the newest of those with transactions (chapter 26 brought them).
 func txChapters() []string {
 	tx := withFeature(chapters.Transactions)
 	return tx[len(tx)-1:]
@@ -154,7 +154,7 @@ func serverArgv(t *testing.T, ch string, args ...string) (argv []string, addr st
 }
 
 // noSaveFlags returns -save "" for a server with save rules by default
-// (ch34 on), which would save dump.rdb in the test's directory when it is
+// (ch35 on), which would save dump.rdb in the test's directory when it is
 // stopped; a test that wants a file passes -dir and its own -save after.
 func noSaveFlags(ch string) []string {
 	if chapters.ByDir(ch).HasFlag(chapters.FlagSave) {

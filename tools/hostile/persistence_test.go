@@ -14,13 +14,13 @@ import (
 	"example.com/byor/tools/internal/chapters"
 )
 
-// Attacks on persistence (chapters 32, 34 and 35): writes that make the
+// Attacks on persistence (chapters 33, 35 and 36): writes that make the
 // append-only file grow by more than the request carried, and big values
 // or many writes during a snapshot or a rewrite of the log. The verdicts
 // are the files' bytes and the replies; CPU and a bystander's worst PING
 // are reported, or compared with an honest twin's.
 
-// The append-only file (ch32): a write is logged as what it did, and a
+// The append-only file (ch33): a write is logged as what it did, and a
 // rule that logged values the request did not carry would let a request
 // of a few bytes append megabytes to the disk. The attack gives a TTL to
 // the fields of a hash of large values; the honest twin does the same to
@@ -138,7 +138,7 @@ func fieldNames(n int) []string {
 	return names
 }
 
-// The append-only file against a client who read its rules (ch32): a
+// The append-only file against a client who read its rules (ch33): a
 // command logged as its effect writes one record for each expiry time it
 // leaves, each record carrying the key. Under a long key, a request
 // naming many fields must not log a record a field. The attacks: HSETEX
@@ -223,7 +223,7 @@ func testAttack21FieldRecords(t *testing.T, ch string) {
 	report("HSETEX KEEPTTL", attack, twin)
 }
 
-// One big value in a snapshot (ch34 on). The walk writes the key space a
+// One big value in a snapshot (ch35 on). The walk writes the key space a
 // slice per turn; a value used to be written whole in the step that
 // reached it, so that a sorted set of a million members stalled the loop
 // for all of its encoding at once (the bystander's worst PING 1.27 s,
@@ -433,7 +433,7 @@ func testBgsaveLoop(t *testing.T, ch string) {
 	}
 }
 
-// Snapshots without fork (ch34 on). The loop walks the key space a slice per
+// Snapshots without fork (ch35 on). The loop walks the key space a slice per
 // turn, and a write to a key the walk has not reached copies that key into
 // the snapshot first. The attack writes key after key while a BGSAVE runs,
 // so that as many keys as it can reach are copied on write rather than by
@@ -521,7 +521,7 @@ func testSnapshotCopyOnWrite(t *testing.T, ch string) {
 	fillKeys(c, val)
 	rss := procStatus(t, p.Pid(), "VmRSS")
 
-	// The report: BGSAVE and (from ch35 on) BGREWRITEAOF with no other
+	// The report: BGSAVE and (from ch36 on) BGREWRITEAOF with no other
 	// client.
 	for _, job := range jobs {
 		var peak int64

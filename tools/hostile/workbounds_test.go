@@ -131,7 +131,7 @@ func testKeysPatternLinear(t *testing.T, ch string) {
 // the whole scan, the calls it took, the slowest call and the bystander's
 // worst PING; the verdict is that each key comes back exactly once.
 func TestScanLongKeysBounded(t *testing.T) {
-	ch := "ch24_scan" // SCAN's chapter
+	ch := "ch25_scan" // SCAN's chapter
 	const n = 200
 	// Keys just short of 512 KiB, so that one fits in a reply. For
 	// measuring by hand: HOSTILE_SCAN_KEY_BYTES=262144.

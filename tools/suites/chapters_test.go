@@ -70,7 +70,7 @@ func (c chapter) idleTimeout(d string) []string {
 // extraFlags returns the flags the suites need of a server that has them:
 // -log-conns, for the per-connection lines the tests count (off by default
 // from ch17 on), and a free port for a second listener (-resp-addr, ch23
-// on), so servers run side by side, and no save rules (-save "", ch34 on).
+// on), so servers run side by side, and no save rules (-save "", ch35 on).
 func (c chapter) extraFlags() []string {
 	var flags []string
 	if c.HasFlag(chapters.FlagLogConns) {

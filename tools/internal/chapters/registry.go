@@ -92,18 +92,18 @@ const (
 	RESPListener                     // ch21 on: a second listener speaking RESP
 	RESPBounds                       // ch22 on: RESP requests and replies of any size within the budget, turns bounded by their work
 	RESPCommands                     // ch23 on: RESP3 and HELLO, the handshake commands, Redis's commands with their options
-	Scan                             // ch24 on: SCAN's cursor over the key table, TYPE
-	Transactions                     // ch25 on: MULTI/EXEC/WATCH, INFO
-	StringOpts                       // ch26 on: SET's options and the string family's grammar, INCRBYFLOAT, APPEND
-	BitsLCS                          // ch27 on: SETBIT, BITCOUNT, BITPOS, BITOP, LCS
-	KeyCommands                      // ch28 on: RENAME, COPY, RANDOMKEY, OBJECT, MEMORY USAGE, INFO commandstats
-	HashCommands                     // ch29 on: the rest of the hash commands (HSCAN, HRANDFIELD, ...), ZRANK, ZCOUNT
-	ZRanges                          // ch30 on: the sorted sets' ranges by rank, score and lex, and the pops
-	ZAlgebra                         // ch31 on: the set algebra, ZRANDMEMBER, ZSCAN
-	AppendOnly                       // ch32 on: the append-only file
-	RDBFile                          // ch33 on: SAVE writes dump.rdb, loaded at start
-	Snapshots                        // ch34 on: BGSAVE, the snapshot without fork; save rules
-	AOFRewrite                       // ch35 on: BGREWRITEAOF, the log rewritten from a snapshot
+	Scan                             // ch25 on: SCAN's cursor over the key table, TYPE
+	Transactions                     // ch26 on: MULTI/EXEC/WATCH, INFO
+	StringOpts                       // ch27 on: SET's options and the string family's grammar, INCRBYFLOAT, APPEND
+	BitsLCS                          // ch28 on: SETBIT, BITCOUNT, BITPOS, BITOP, LCS
+	KeyCommands                      // ch29 on: RENAME, COPY, RANDOMKEY, OBJECT, MEMORY USAGE, INFO commandstats
+	HashCommands                     // ch30 on: the rest of the hash commands (HSCAN, HRANDFIELD, ...), ZRANK, ZCOUNT
+	ZRanges                          // ch31 on: the sorted sets' ranges by rank, score and lex, and the pops
+	ZAlgebra                         // ch32 on: the set algebra, ZRANDMEMBER, ZSCAN
+	AppendOnly                       // ch33 on: the append-only file
+	RDBFile                          // ch34 on: SAVE writes dump.rdb, loaded at start
+	Snapshots                        // ch35 on: BGSAVE, the snapshot without fork; save rules
+	AOFRewrite                       // ch36 on: BGREWRITEAOF, the log rewritten from a snapshot
 )
 
 // Flag is a command-line flag of a chapter's server that the tools use.
@@ -115,7 +115,7 @@ const (
 	FlagIdleTimeout                  // -idle-timeout d (ch12 on)
 	FlagLogConns                     // -log-conns (ch17 on: connection lines are off by default)
 	FlagRESPAddr                     // -resp-addr host:port (ch21 on)
-	// FlagSave is -save rules (ch34 on). The default is Redis's, and with
+	// FlagSave is -save rules (ch35 on). The default is Redis's, and with
 	// rules SIGTERM saves dump.rdb in -dir: a tool that starts such a
 	// server passes -save "" unless it wants the file.
 	FlagSave
@@ -208,18 +208,18 @@ var registry = []*Info{
 	{ID: "ch21", Num: 21, Dir: "ch21_resp2", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP2, Redis's protocol, on a second listener (ch21_resp2/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp2, Flags: logConn | FlagRESPAddr},
 	{ID: "ch22", Num: 22, Dir: "ch22_resp_bounds", Title: "beyond the book: the RESP listener's bounds", Section: "beyond the book: RESP requests and replies of any size, within bounds (ch22_resp_bounds/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bounds, Flags: logConn | FlagRESPAddr},
 	{ID: "ch23", Num: 23, Dir: "ch23_resp3", Title: "beyond the book: Redis's handshake and commands", Section: "beyond the book: RESP3, HELLO and Redis's commands over RESP (ch23_resp3/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
-	{ID: "ch24", Num: 24, Dir: "ch24_scan", Title: "beyond the book: SCAN's cursor", Section: "beyond the book: SCAN, a cursor that survives the key table's resizes (ch24_scan/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
-	{ID: "ch25", Num: 25, Dir: "ch25_transactions", Title: "beyond the book: transactions", Section: "beyond the book: MULTI, EXEC and WATCH, and INFO (ch25_transactions/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: tx, Flags: logConn | FlagRESPAddr},
-	{ID: "ch26", Num: 26, Dir: "ch26_strings", Title: "beyond the book: the string family's grammar", Section: "beyond the book: SET's options and the string commands that share them (ch26_strings/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: strs, Flags: logConn | FlagRESPAddr},
-	{ID: "ch27", Num: 27, Dir: "ch27_bits", Title: "beyond the book: bits and LCS", Section: "beyond the book: the bit commands and LCS, bounded (ch27_bits/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bits, Flags: logConn | FlagRESPAddr},
-	{ID: "ch28", Num: 28, Dir: "ch28_keys", Title: "beyond the book: the key commands", Section: "beyond the book: Redis's generic key commands, OBJECT and INFO's stats (ch28_keys/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: keycmds, Flags: logConn | FlagRESPAddr},
-	{ID: "ch29", Num: 29, Dir: "ch29_hashes", Title: "beyond the book: the hash commands", Section: "beyond the book: the rest of Redis's hash commands, HSCAN's order, and the sorted sets' ranks (ch29_hashes/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: hashcmd, Flags: logConn | FlagRESPAddr},
-	{ID: "ch30", Num: 30, Dir: "ch30_zranges", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: the sorted sets' ranges and pops (ch30_zranges/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
-	{ID: "ch31", Num: 31, Dir: "ch31_zalgebra", Title: "beyond the book: sorted sets, the set algebra", Section: "beyond the book: the set algebra, ZRANDMEMBER and ZSCAN (ch31_zalgebra/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zalg, Flags: logConn | FlagRESPAddr},
-	{ID: "ch32", Num: 32, Dir: "ch32_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch32_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},
-	{ID: "ch33", Num: 33, Dir: "ch33_rdb", Title: "beyond the book: RDB files", Section: "beyond the book: RDB files, written by SAVE and loaded at start (ch33_rdb/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr},
-	{ID: "ch34", Num: 34, Dir: "ch34_bgsave", Title: "beyond the book: snapshots without fork", Section: "beyond the book: BGSAVE without fork, and the save rules (ch34_bgsave/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bgsave, Flags: logConn | FlagRESPAddr | FlagSave},
-	{ID: "ch35", Num: 35, Dir: "ch35_aof_rewrite", Title: "beyond the book: the log rewritten", Section: "beyond the book: the append-only file rewritten from a snapshot (ch35_aof_rewrite/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rewrite, Flags: logConn | FlagRESPAddr | FlagSave},
+	{ID: "ch25", Num: 25, Dir: "ch25_scan", Title: "beyond the book: SCAN's cursor", Section: "beyond the book: SCAN, a cursor that survives the key table's resizes (ch25_scan/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
+	{ID: "ch26", Num: 26, Dir: "ch26_transactions", Title: "beyond the book: transactions", Section: "beyond the book: MULTI, EXEC and WATCH, and INFO (ch26_transactions/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: tx, Flags: logConn | FlagRESPAddr},
+	{ID: "ch27", Num: 27, Dir: "ch27_strings", Title: "beyond the book: the string family's grammar", Section: "beyond the book: SET's options and the string commands that share them (ch27_strings/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: strs, Flags: logConn | FlagRESPAddr},
+	{ID: "ch28", Num: 28, Dir: "ch28_bits", Title: "beyond the book: bits and LCS", Section: "beyond the book: the bit commands and LCS, bounded (ch28_bits/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bits, Flags: logConn | FlagRESPAddr},
+	{ID: "ch29", Num: 29, Dir: "ch29_keys", Title: "beyond the book: the key commands", Section: "beyond the book: Redis's generic key commands, OBJECT and INFO's stats (ch29_keys/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: keycmds, Flags: logConn | FlagRESPAddr},
+	{ID: "ch30", Num: 30, Dir: "ch30_hashes", Title: "beyond the book: the hash commands", Section: "beyond the book: the rest of Redis's hash commands, HSCAN's order, and the sorted sets' ranks (ch30_hashes/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: hashcmd, Flags: logConn | FlagRESPAddr},
+	{ID: "ch31", Num: 31, Dir: "ch31_zranges", Title: "beyond the book: sorted sets, every range", Section: "beyond the book: the sorted sets' ranges and pops (ch31_zranges/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zranges, Flags: logConn | FlagRESPAddr},
+	{ID: "ch32", Num: 32, Dir: "ch32_zalgebra", Title: "beyond the book: sorted sets, the set algebra", Section: "beyond the book: the set algebra, ZRANDMEMBER and ZSCAN (ch32_zalgebra/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: zalg, Flags: logConn | FlagRESPAddr},
+	{ID: "ch33", Num: 33, Dir: "ch33_aof", Title: "beyond the book: the append-only file", Section: "beyond the book: the append-only file (ch33_aof/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: aof, Flags: logConn | FlagRESPAddr},
+	{ID: "ch34", Num: 34, Dir: "ch34_rdb", Title: "beyond the book: RDB files", Section: "beyond the book: RDB files, written by SAVE and loaded at start (ch34_rdb/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr},
+	{ID: "ch35", Num: 35, Dir: "ch35_bgsave", Title: "beyond the book: snapshots without fork", Section: "beyond the book: BGSAVE without fork, and the save rules (ch35_bgsave/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bgsave, Flags: logConn | FlagRESPAddr | FlagSave},
+	{ID: "ch36", Num: 36, Dir: "ch36_aof_rewrite", Title: "beyond the book: the log rewritten", Section: "beyond the book: the append-only file rewritten from a snapshot (ch36_aof_rewrite/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rewrite, Flags: logConn | FlagRESPAddr | FlagSave},
 }
 
 // All returns every chapter with a server, in book order.

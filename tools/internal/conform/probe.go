@@ -106,14 +106,14 @@ func lookalike(st *Stage, addr string) string {
 // respTellTales are, for the chapters after 17 that add commands to the
 // RESP listener, one inline command each that the chapter introduces.
 var respTellTales = map[string]string{
-	"ch24": "SCAN 0",
-	"ch25": "UNWATCH",
-	"ch26": "GETRANGE conform:probe 0 1",
-	"ch27": "BITCOUNT conform:probe",
-	"ch28": "RANDOMKEY",
-	"ch29": "HSTRLEN conform:probe f",
-	"ch30": "ZLEXCOUNT conform:probe - +",
-	"ch31": "ZINTERCARD 1 conform:probe",
+	"ch25": "SCAN 0",
+	"ch26": "UNWATCH",
+	"ch27": "GETRANGE conform:probe 0 1",
+	"ch28": "BITCOUNT conform:probe",
+	"ch29": "RANDOMKEY",
+	"ch30": "HSTRLEN conform:probe f",
+	"ch31": "ZLEXCOUNT conform:probe - +",
+	"ch32": "ZINTERCARD 1 conform:probe",
 }
 
 // respLookalike tells a RESP server of an earlier chapter given a later

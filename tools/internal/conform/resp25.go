@@ -3,306 +3,403 @@ package conform
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // The ch25 stage: what chapter 25 adds to the RESP listener, as Redis 7.0
-// answers it, byte for byte: transactions, and INFO.
+// answers it. SCAN's order is the server's own, so its checks compare sets
+// of keys (a key may come back more than once, as Redis allows); TYPE's
+// are byte for byte.
 
-// section18 points a check at the part of chapter 25's README it tests.
-func section18(topic string) string {
-	return "beyond the book: " + topic + " (ch25_transactions/README.md)"
+// sectionScan points a check at the part of chapter 25's README it tests.
+func sectionScan(topic string) string {
+	return "beyond the book: " + topic + " (ch25_scan/README.md)"
 }
 
-const (
-	queued     = "+QUEUED\r\n"
-	nullArray  = "*-1\r\n"
-	execAbort  = "-EXECABORT Transaction discarded because of previous errors.\r\n"
-	overflow   = "-ERR increment or decrement would overflow\r\n"
-	notFloatMM = "-ERR min or max is not a float\r\n"
-)
+// scanChecks are the ch25 stage's checks.
+func scanChecks(st *Stage, cfg *Config) []Check {
+	return slices.Concat(scanCursorChecks(), scanChurnChecks(), typeChecks(), []Check{{
+		Name: "not checked: what chapter 25 does not claim",
+		Skip: "HSCAN, ZSCAN and SSCAN, SCAN's TYPE with a type Redis has and chapter 25 does not (list, set, stream), " +
+			"and Redis's other commands, transactions and INFO among them, which chapter 26's stage checks (ch25_scan/README.md)",
+	}})
+}
 
-// tx sends cmds in one write and checks their replies, in order.
-func (c *Conn) tx(want []string, cmds ...[]string) error {
-	var all []byte
-	for _, cmd := range cmds {
-		all = append(all, command(cmd...)...)
+// scanPage is one SCAN reply: the next cursor and the keys.
+type scanPage struct {
+	next string
+	keys []string
+}
+
+// scanStep sends one SCAN (or another command answering as SCAN does) and
+// splits its reply, checking its shape: an array of the next cursor, a
+// bulk string of digits, and an array of bulk strings.
+func (c *Conn) scanStep(args ...string) (scanPage, error) {
+	req, got, err := c.CommandReply(args...)
+	if err != nil {
+		return scanPage{}, err
 	}
-	if err := c.Send(all); err != nil {
+	fail := &Mismatch{Request: req, Want: []byte("*2 $<cursor> *<n> $<key>... (the next cursor as a bulk string of digits, then an array of keys)"), Got: got, e: c.e}
+	els := respElements(got)
+	if len(els) != 2 || !strings.HasPrefix(els[0], "$") || els[0] == nullBulk {
+		return scanPage{}, fail
+	}
+	cur := els[0][strings.IndexByte(els[0], '\n')+1 : len(els[0])-2]
+	if _, err := strconv.ParseUint(cur, 10, 64); err != nil {
+		return scanPage{}, fail
+	}
+	keys, ok := splitBulks([]byte(els[1]))
+	if !ok {
+		return scanPage{}, fail
+	}
+	return scanPage{next: cur, keys: keys}, nil
+}
+
+// maxScanCalls bounds one iteration, so that a server whose cursor never
+// comes back to 0 fails the check instead of holding it until its
+// deadline with no word of why.
+const maxScanCalls = 20000
+
+// scanAll iterates SCAN from cursor 0 until it is 0 again, with opts after
+// the cursor, calling between (if set) after each call, and returns how
+// many times each key came back and the number of calls.
+func (c *Conn) scanAll(opts []string, between func(call int) error) (map[string]int, int, error) {
+	return c.iterate([]string{"SCAN"}, opts, false, between)
+}
+
+// hscanAll iterates HSCAN key as scanAll does SCAN, and counts the fields
+// that come back: its replies list each field with its value.
+func (c *Conn) hscanAll(key string, opts []string, between func(call int) error) (map[string]int, int, error) {
+	return c.iterate([]string{"HSCAN", key}, opts, true, between)
+}
+
+// iterate is the loop of scanAll and hscanAll, for any command that
+// answers as SCAN does: cmd is what the cursor follows, and pairs says
+// that a reply lists names and values, of which the names are counted.
+func (c *Conn) iterate(cmd, opts []string, pairs bool, between func(call int) error) (map[string]int, int, error) {
+	seen := map[string]int{}
+	cur := "0"
+	for call := 1; ; call++ {
+		args := slices.Concat(cmd, []string{cur}, opts)
+		if call > maxScanCalls {
+			return nil, call, fmt.Errorf("request:  %s\n%s's cursor did not come back to 0 after %d calls (last cursor %s, %d distinct keys returned): an iteration must end",
+				showRESPRequest(command(args...)), cmd[0], maxScanCalls, cur, len(seen))
+		}
+		p, err := c.scanStep(args...)
+		if err != nil {
+			return nil, call, err
+		}
+		step := 1
+		if pairs {
+			if len(p.keys)%2 != 0 {
+				return nil, call, fmt.Errorf("request:  %s\nan odd number of fields and values", showRESPRequest(command(args...)))
+			}
+			step = 2
+		}
+		for i := 0; i < len(p.keys); i += step {
+			seen[p.keys[i]]++
+		}
+		if p.next == "0" {
+			return seen, call, nil
+		}
+		cur = p.next
+		if between != nil {
+			if err := between(call); err != nil {
+				return nil, call, err
+			}
+		}
+	}
+}
+
+// sameKeys checks that the keys an iteration returned (under prefix, on a
+// server shared with other keys) are exactly want, duplicates allowed.
+func sameKeys(what string, seen map[string]int, prefix string, want []string) error {
+	var got []string
+	for k := range seen {
+		if strings.HasPrefix(k, prefix) {
+			got = append(got, k)
+		}
+	}
+	slices.Sort(got)
+	want = slices.Sorted(slices.Values(want))
+	if slices.Equal(got, want) {
+		return nil
+	}
+	var missing, extra []string
+	for _, k := range want {
+		if _, ok := slices.BinarySearch(got, k); !ok {
+			missing = append(missing, k)
+		}
+	}
+	for _, k := range got {
+		if _, ok := slices.BinarySearch(want, k); !ok {
+			extra = append(extra, k)
+		}
+	}
+	return fmt.Errorf("%s: %d keys returned, %d expected; missing %s; not expected %s",
+		what, len(got), len(want), clipList(missing), clipList(extra))
+}
+
+// clipList shows up to 5 keys, and how many more.
+func clipList(ks []string) string {
+	if len(ks) == 0 {
+		return "none"
+	}
+	if len(ks) > 5 {
+		return strings.Join(ks[:5], " ") + fmt.Sprintf(" ... (%d in all)", len(ks))
+	}
+	return strings.Join(ks, " ")
+}
+
+// delMatching deletes the keys KEYS pattern lists (a shared server's
+// leftovers of an earlier run).
+func (c *Conn) delMatching(pattern string) error {
+	req, got, err := c.CommandReply("KEYS", pattern)
+	if err != nil {
 		return err
 	}
-	for i, cmd := range cmds {
-		if err := c.ExpectRESP(command(cmd...), want[i]); err != nil {
-			return fmt.Errorf("in %s:\n%v", showRESPRequest(all), err)
+	keys, ok := splitBulks(got)
+	if !ok {
+		return &Mismatch{Request: req, Want: []byte("*<n> $<key>..."), Got: got, e: c.e}
+	}
+	for len(keys) > 0 {
+		n := min(len(keys), 1000)
+		if _, err := c.CommandInt(append([]string{"DEL"}, keys[:n]...)...); err != nil {
+			return err
 		}
+		keys = keys[n:]
 	}
 	return nil
 }
 
-// info sends INFO with args and returns the text of its reply.
-func (c *Conn) info(args ...string) (string, error) {
-	req, got, err := c.CommandReply(args...)
-	if err != nil {
-		return "", err
-	}
-	if len(got) < 4 || got[0] != '$' || string(got) == nullBulk {
-		return "", &Mismatch{Request: req, Want: []byte("$<len> # Server... (one bulk string of lines)"), Got: got, e: c.e}
-	}
-	return string(got[strings.IndexByte(string(got), '\n')+1 : len(got)-2]), nil
-}
-
-// respChecks18 are the ch25 stage's checks.
-func respChecks18(st *Stage, cfg *Config) []Check {
-	return slices.Concat(multiChecks18(), watchChecks18(), infoChecks18(), fieldTTLChecks18(), []Check{{
-		Name: "not checked: what chapter 25 does not claim",
-		Skip: "INFO's fields other than the keyspace's and the totals CONFIG RESETSTAT zeroes (their values differ between servers), commands that cannot be queued in MULTI (SUBSCRIBE), " +
-			"and Redis's other commands, the everyday ones (INCR, MGET, ZRANK, ...) among them, which the stages of chapters 26 and 29 check (ch25_transactions/README.md)",
-	}})
-}
-
-// multiChecks18 are the checks of MULTI, EXEC and DISCARD, and of their
+// scanCursorChecks are the checks of SCAN's cursor, its options and its
 // errors.
-func multiChecks18() []Check {
+func scanCursorChecks() []Check {
 	return []Check{
 		{
-			Name:    "MULTI queues commands; EXEC answers the array of their replies, a runtime error as one element",
-			Section: section18("MULTI and EXEC"),
-			Hint:    "after MULTI every command is checked (name, arity) and answered +QUEUED, and nothing runs; EXEC runs them all in one go and answers an array of their replies; a command that fails when run (WRONGTYPE, not an integer) is just its own element and the others apply: nothing rolls back",
+			Name:          "SCAN: a cursor from 0 back to 0 returns every key; COUNT, MATCH and TYPE",
+			Section:       sectionScan("SCAN"),
+			Hint:          "SCAN answers [next cursor, keys]; the cursor is 0 when the iteration is done; COUNT is how much to look at per call, MATCH a KEYS glob, TYPE string|hash|zset: both filter what one call looked at, so a call may return no key and a cursor that is not 0",
+			Fresh:         true,
+			FreshOptional: true,
+			Timeout:       60 * time.Second,
 			Run: dialed(func(e *Env, c *Conn) error {
-				k, s, z := "conform:tx18", "conform:tx18s", "conform:tx18z"
-				c.CommandExpect(integer(0), "DEL", k, s, z)
-				if err := c.steps(ex(okReply, "SET", s, "text"), ex(integer(1), "ZADD", z, "1", "m")); err != nil {
+				const prefix = "conform:scan:"
+				var strs, zsets, hashes, ones []string
+				if e.fresh {
+					if err := c.CommandExpect(array(bulk("0"), array()), "SCAN", "0"); err != nil {
+						return fmt.Errorf("an empty key space: %v", err)
+					}
+				} else if err := c.delMatching(prefix + "*"); err != nil {
 					return err
 				}
-				if err := c.tx([]string{okReply, queued, queued, queued, queued, queued, queued,
-					array(okReply, bulk("1"), notInt, wrongType, bulk("2"), "+PONG\r\n")},
-					[]string{"MULTI"}, []string{"SET", k, "1"}, []string{"SET", k, "2", "GET"}, []string{"EXPIRE", s, "x"},
-					[]string{"GET", z}, []string{"GET", k}, []string{"PING"}, []string{"EXEC"}); err != nil {
-					return err
+				// 300 strings, far more than one call's COUNT, some
+				// named to match a pattern; 20 sorted sets and 20 hashes.
+				for i := range 300 {
+					k := fmt.Sprintf("%s%03d", prefix, i)
+					strs = append(strs, k)
+					if strings.HasPrefix(k, prefix+"1") {
+						ones = append(ones, k)
+					}
+					if err := c.CommandExpect(okReply, "SET", k, "v"); err != nil {
+						return err
+					}
 				}
-				if err := c.steps(ex(bulk("2"), "GET", k), ex(bulk("text"), "GET", s)); err != nil {
-					return err
+				for i := range 20 {
+					z, h := fmt.Sprintf("%sz%02d", prefix, i), fmt.Sprintf("%sh%02d", prefix, i)
+					zsets, hashes = append(zsets, z), append(hashes, h)
+					if err := c.steps(ex(integer(1), "ZADD", z, "1", "m"), ex(integer(1), "HSET", h, "f", "v")); err != nil {
+						return err
+					}
 				}
-				// Nothing is applied before EXEC: another connection sees
-				// the old values while the transaction is queued.
-				o, err := e.Dial()
-				if err != nil {
-					return err
-				}
-				if err := c.steps(ex(okReply, "MULTI"), ex(queued, "SET", k, "3"), ex(queued, "DEL", s)); err != nil {
-					return err
-				}
-				if err := o.steps(ex(bulk("2"), "GET", k), ex(integer(1), "EXISTS", s)); err != nil {
-					return fmt.Errorf("another connection, before EXEC: %v", err)
-				}
-				if err := c.steps(ex(array(okReply, integer(1)), "EXEC")); err != nil {
-					return err
-				}
-				if err := o.steps(ex(bulk("3"), "GET", k), ex(integer(0), "EXISTS", s)); err != nil {
-					return fmt.Errorf("another connection, after EXEC: %v", err)
-				}
-				if err := c.tx([]string{okReply, array()}, []string{"MULTI"}, []string{"EXEC"}); err != nil {
-					return fmt.Errorf("an empty transaction: %v", err)
-				}
-				return c.steps(ex(integer(2), "DEL", k, z))
-			}),
-		},
-		{
-			Name:    "MULTI's errors: a command refused while queuing aborts EXEC; nested MULTI; DISCARD; EXEC and DISCARD without MULTI",
-			Section: section18("MULTI and EXEC"),
-			Hint:    "an unknown command or a wrong number of arguments after MULTI is answered its error and marks the transaction: EXEC then answers -EXECABORT Transaction discarded because of previous errors. and runs nothing; a nested MULTI is only an error; DISCARD drops the queue; EXEC and DISCARD outside MULTI are errors",
-			Run: dialed(func(e *Env, c *Conn) error {
-				k := c.fresh("conform:txerr")
-				if err := c.steps(ex(okReply, "SET", k, "old")); err != nil {
-					return err
-				}
-				if err := c.tx([]string{okReply, queued,
-					"-ERR unknown command 'NOSUCH', with args beginning with: 'x' \r\n",
-					arity("get"), queued, execAbort, bulk("old")},
-					[]string{"MULTI"}, []string{"SET", k, "new"}, []string{"NOSUCH", "x"},
-					[]string{"GET"}, []string{"DEL", k}, []string{"EXEC"}, []string{"GET", k}); err != nil {
-					return err
-				}
-				if err := c.tx([]string{okReply, "-ERR MULTI calls can not be nested\r\n", queued, array(okReply), bulk("nested")},
-					[]string{"MULTI"}, []string{"MULTI"}, []string{"SET", k, "nested"}, []string{"EXEC"}, []string{"GET", k}); err != nil {
-					return fmt.Errorf("a nested MULTI is an error that aborts nothing: %v", err)
-				}
-				if err := c.tx([]string{okReply, queued, okReply, bulk("nested"), "-ERR EXEC without MULTI\r\n", "-ERR DISCARD without MULTI\r\n"},
-					[]string{"MULTI"}, []string{"SET", k, "dropped"}, []string{"DISCARD"}, []string{"GET", k},
-					[]string{"EXEC"}, []string{"DISCARD"}); err != nil {
-					return err
-				}
-				return c.steps(ex(arity("multi"), "MULTI", "x"), ex(arity("discard"), "DISCARD", "x"), ex(integer(1), "DEL", k))
-			}),
-		},
-	}
-}
-
-// watchChecks18 are the checks of WATCH and UNWATCH.
-func watchChecks18() []Check {
-	return []Check{
-		{
-			Name:    "WATCH: another connection's write makes EXEC answer the null array; no write, or UNWATCH, and EXEC runs",
-			Section: section18("WATCH"),
-			Hint:    "WATCH marks keys; a write to one of them (by any connection, the watcher's own included, a missing key created) before EXEC makes EXEC run nothing and answer *-1; EXEC, DISCARD and UNWATCH forget the watched keys; WATCH inside MULTI is an error that aborts nothing",
-			Run: dialed(func(e *Env, c *Conn) error {
-				o, err := e.Dial()
-				if err != nil {
-					return err
-				}
-				k, missing := "conform:watch", "conform:watchmissing"
-				c.CommandExpect(integer(0), "DEL", k, missing)
-				get := []string{"GET", k}
-				if err := c.steps(ex(okReply, "SET", k, "1"), ex(okReply, "WATCH", k)); err != nil {
-					return err
-				}
-				if err := o.CommandExpect(okReply, "SET", k, "other"); err != nil {
-					return err
-				}
-				if err := c.tx([]string{okReply, queued, nullArray, bulk("other")},
-					[]string{"MULTI"}, []string{"SET", k, "mine"}, []string{"EXEC"}, get); err != nil {
-					return fmt.Errorf("a watched key written by another connection: %v", err)
-				}
-				// EXEC forgot the watch: the same write again changes
-				// nothing for the next transaction.
-				if err := o.CommandExpect(okReply, "SET", k, "other2"); err != nil {
-					return err
-				}
-				if err := c.tx([]string{okReply, queued, array(okReply)},
-					[]string{"MULTI"}, []string{"SET", k, "mine"}, []string{"EXEC"}); err != nil {
-					return fmt.Errorf("after EXEC, no key is watched any more: %v", err)
-				}
-				// Watched, and only read by the other connection: EXEC
-				// runs (and may write the watched keys itself).
-				if err := c.steps(ex(okReply, "WATCH", k, missing)); err != nil {
-					return err
-				}
-				if err := o.CommandExpect(bulk("mine"), "GET", k); err != nil {
-					return err
-				}
-				if err := c.tx([]string{okReply, queued, queued, array(okReply, okReply)},
-					[]string{"MULTI"}, []string{"SET", missing, "1"}, []string{"SET", k, "tx"}, []string{"EXEC"}); err != nil {
-					return fmt.Errorf("watched keys nobody wrote: %v", err)
-				}
-				// A missing key, watched, then created by another
-				// connection.
-				c.CommandExpect(integer(1), "DEL", missing)
-				if err := c.steps(ex(okReply, "WATCH", missing)); err != nil {
-					return err
-				}
-				if err := o.CommandExpect(okReply, "SET", missing, "x"); err != nil {
-					return err
-				}
-				if err := c.tx([]string{okReply, queued, nullArray}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
-					return fmt.Errorf("a watched missing key created by another connection: %v", err)
-				}
-				// The watching connection's own write, before MULTI.
-				if err := c.tx([]string{okReply, okReply, okReply, queued, nullArray},
-					[]string{"WATCH", k}, []string{"SET", k, "self"}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
-					return fmt.Errorf("a watched key written by the watching connection before MULTI: %v", err)
-				}
-				// UNWATCH, then a write: EXEC runs.
-				if err := c.steps(ex(okReply, "WATCH", k)); err != nil {
-					return err
-				}
-				if err := o.CommandExpect(okReply, "SET", k, "u"); err != nil {
-					return err
-				}
-				if err := c.tx([]string{okReply, okReply, queued, array(bulk("u"))},
-					[]string{"UNWATCH"}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
-					return fmt.Errorf("after UNWATCH: %v", err)
-				}
-				// DISCARD forgets the watch too.
-				if err := c.tx([]string{okReply, okReply, okReply}, []string{"WATCH", k}, []string{"MULTI"}, []string{"DISCARD"}); err != nil {
-					return err
-				}
-				if err := o.CommandExpect(okReply, "SET", k, "d"); err != nil {
-					return err
-				}
-				if err := c.tx([]string{okReply, queued, array(bulk("d"))}, []string{"MULTI"}, get, []string{"EXEC"}); err != nil {
-					return fmt.Errorf("after DISCARD, no key is watched any more: %v", err)
-				}
-				// WATCH inside MULTI is refused, without aborting.
-				if err := c.tx([]string{okReply, "-ERR WATCH inside MULTI is not allowed\r\n", queued, array(okReply)},
-					[]string{"MULTI"}, []string{"WATCH", k}, []string{"SET", k, "w"}, []string{"EXEC"}); err != nil {
-					return err
-				}
-				return c.steps(ex(arity("watch"), "WATCH"), ex(arity("unwatch"), "UNWATCH", k), ex(integer(2), "DEL", k, missing))
-			}),
-		},
-	}
-}
-
-// infoChecks18 are the checks of INFO.
-func infoChecks18() []Check {
-	return []Check{
-		{
-			Name:    "INFO: Redis's sections, and # Keyspace with db0:keys=N,expires=M",
-			Section: section18("INFO"),
-			Hint:    "INFO answers one bulk string of \"# Section\" headers and field:value lines ending in \\r\\n; the keyspace section has db0:keys=N,expires=M,avg_ttl=T while db 0 holds keys, and no db0 line when it is empty; INFO keyspace answers that section alone",
-			Fresh:   true,
-			Run: dialed(func(e *Env, c *Conn) error {
-				// check reads INFO's sections from args and wants the db0
-				// line to start with db0 ("" for none).
-				check := func(db0 string, args ...string) error {
-					text, err := c.info(args...)
+				all := slices.Concat(strs, zsets, hashes)
+				// scan iterates with opts and compares the keys under prefix
+				// with want.
+				scan := func(opts, want []string) error {
+					seen, _, err := c.scanAll(opts, nil)
 					if err != nil {
 						return err
 					}
-					req := command(args...)
-					fail := func(why string) error {
-						return fmt.Errorf("request:  %s\n%s\nreceived: %s", showRESPRequest(req), why, quoteClip([]byte(text)))
+					return sameKeys(showRESPRequest(command(append([]string{"SCAN", "<cursor>"}, opts...)...)), seen, prefix, want)
+				}
+				// On a shared server, other keys come back too: only this
+				// check's count.
+				match := []string{}
+				if !e.fresh {
+					match = []string{"MATCH", prefix + "*"}
+				}
+				for _, count := range []string{"", "1", "7", "1000"} {
+					opts := match
+					if count != "" {
+						opts = append(slices.Clone(match), "COUNT", count)
 					}
-					if !strings.HasSuffix(text, "\r\n") {
-						return fail("expected lines ending in \\r\\n")
+					if err := scan(opts, all); err != nil {
+						return err
 					}
-					lines := strings.Split(strings.TrimSuffix(text, "\r\n"), "\r\n")
-					if !slices.Contains(lines, "# Keyspace") {
-						return fail("expected a line \"# Keyspace\"")
+				}
+				for _, q := range []struct {
+					opts []string
+					want []string
+				}{
+					{[]string{"MATCH", prefix + "1*", "COUNT", "10"}, ones},
+					{[]string{"MATCH", prefix + "z*"}, zsets},
+					{[]string{"MATCH", "conform:nomatch:*", "COUNT", "50"}, nil},
+					{slices.Concat(match, []string{"TYPE", "zset"}), zsets},
+					{slices.Concat(match, []string{"TYPE", "HASH", "COUNT", "5"}), hashes},
+					{slices.Concat(match, []string{"TYPE", "string"}), strs},
+					{[]string{"COUNT", "20", "MATCH", prefix + "1*", "TYPE", "string"}, ones},
+					{[]string{"MATCH", prefix + "h*", "TYPE", "zset"}, nil},
+				} {
+					if err := scan(q.opts, q.want); err != nil {
+						return err
 					}
-					server := slices.Contains(lines, "# Server")
-					if all := len(args) == 1; all && !server {
-						return fail("expected the default sections, \"# Server\" among them")
-					} else if !all && server {
-						return fail("expected the keyspace section alone")
+				}
+				n, err := c.CommandInt(append([]string{"DEL"}, all...)...)
+				if err != nil || n != int64(len(all)) {
+					return fmt.Errorf("DEL of the %d keys: %d, %v", len(all), n, err)
+				}
+				return nil
+			}),
+		},
+		{
+			Name:    "SCAN's errors: a cursor that is not an unsigned integer, bad COUNT, unknown options",
+			Section: sectionScan("SCAN"),
+			Hint:    "a cursor is an unsigned 64-bit decimal integer (else ERR invalid cursor); COUNT below 1, an option without its value or an unknown option is a syntax error",
+			Run: dialed(func(e *Env, c *Conn) error {
+				const invalid = "-ERR invalid cursor\r\n"
+				return c.steps(
+					ex(arity("scan"), "SCAN"),
+					ex(invalid, "SCAN", "abc"),
+					ex(invalid, "SCAN", "1.5"),
+					ex(invalid, "SCAN", "18446744073709551616"),
+					ex(syntaxErr, "SCAN", "0", "COUNT", "0"),
+					ex(syntaxErr, "SCAN", "0", "COUNT", "-1"),
+					ex(notInt, "SCAN", "0", "COUNT", "many"),
+					ex(syntaxErr, "SCAN", "0", "MATCH"),
+					ex(syntaxErr, "SCAN", "0", "TYPE"),
+					ex(syntaxErr, "SCAN", "0", "BOGUS", "x"),
+				)
+			}),
+		},
+	}
+}
+
+// scanChurnChecks are the checks of SCAN while keys come and go.
+func scanChurnChecks() []Check {
+	return []Check{
+		{
+			Name:          "SCAN while keys are added and deleted returns every key present from start to end",
+			Section:       sectionScan("SCAN"),
+			Hint:          "the cursor must survive the key table's resizes: a key that stays put is returned, at least once, however the table grows or shrinks between calls; keys that never existed are never returned",
+			Fresh:         true,
+			FreshOptional: true,
+			Timeout:       90 * time.Second,
+			Run: dialed(func(e *Env, c *Conn) error {
+				const stay, come = "conform:scanstay:", "conform:scancome:"
+				if !e.fresh {
+					if err := c.delMatching("conform:scan[sc]*"); err != nil {
+						return err
 					}
-					var found []string
-					for _, l := range lines {
-						if strings.HasPrefix(l, "db") {
-							found = append(found, l)
-						}
+				}
+				var kept []string
+				for i := range 200 {
+					k := fmt.Sprintf("%s%03d", stay, i)
+					kept = append(kept, k)
+					if err := c.CommandExpect(okReply, "SET", k, "v"); err != nil {
+						return err
 					}
+				}
+				// Between the first calls, 100 new keys each time (the
+				// table grows several times over), then all of them
+				// deleted again (it shrinks); later calls change nothing,
+				// so the iteration can end.
+				added := 0
+				between := func(call int) error {
 					switch {
-					case db0 == "" && len(found) > 0:
-						return fail("expected no db line: the key space is empty")
-					case db0 != "" && (len(found) != 1 || !strings.HasPrefix(found[0], db0)):
-						return fail(fmt.Sprintf("expected one db line, %s<avg_ttl>", db0))
+					case call <= 20:
+						for range 100 {
+							if err := c.CommandExpect(okReply, "SET", fmt.Sprintf("%s%05d", come, added), "v"); err != nil {
+								return err
+							}
+							added++
+						}
+						return nil
+					case call <= 40:
+						var args []string
+						for range 100 {
+							if added == 0 {
+								break
+							}
+							added--
+							args = append(args, fmt.Sprintf("%s%05d", come, added))
+						}
+						if len(args) == 0 {
+							return nil
+						}
+						_, err := c.CommandInt(append([]string{"DEL"}, args...)...)
+						return err
 					}
 					return nil
 				}
-				if err := check("", "INFO"); err != nil {
+				opts := []string{"COUNT", "10"}
+				if !e.fresh {
+					opts = append(opts, "MATCH", "conform:scan[sc]*")
+				}
+				seen, calls, err := c.scanAll(opts, between)
+				if err != nil {
 					return err
 				}
-				if err := c.steps(ex(okReply, "SET", "conform:i1", "v"), ex(okReply, "SET", "conform:i2", "v", "EX", "1000"),
-					ex(integer(1), "ZADD", "conform:iz", "1", "m"), ex(integer(1), "HSET", "conform:ih", "f", "v")); err != nil {
+				for k := range seen {
+					n, err := strconv.Atoi(strings.TrimPrefix(k, come))
+					switch {
+					case strings.HasPrefix(k, stay):
+					case strings.HasPrefix(k, come) && err == nil && n < 2000:
+					case strings.HasPrefix(k, come) || e.fresh:
+						return fmt.Errorf("SCAN returned %q, a key that never existed", k)
+					}
+				}
+				if err := sameKeys(fmt.Sprintf("SCAN <cursor> %s, over %d calls while keys were added and deleted", strings.Join(opts, " "), calls), seen, stay, kept); err != nil {
 					return err
 				}
-				if err := check("db0:keys=4,expires=1,avg_ttl=", "INFO"); err != nil {
-					return err
+				if added > 0 {
+					var args []string
+					for i := range added {
+						args = append(args, fmt.Sprintf("%s%05d", come, i))
+					}
+					c.CommandInt(append([]string{"DEL"}, args...)...)
 				}
-				if err := check("db0:keys=4,expires=1,avg_ttl=", "INFO", "keyspace"); err != nil {
-					return err
-				}
-				if err := c.steps(ex(integer(2), "DEL", "conform:i2", "conform:iz")); err != nil {
-					return err
-				}
-				if err := check("db0:keys=2,expires=0,avg_ttl=", "INFO", "KEYSPACE"); err != nil {
-					return err
-				}
-				if err := c.steps(ex(okReply, "FLUSHALL")); err != nil {
-					return err
-				}
-				return check("", "INFO", "keyspace")
+				_, err = c.CommandInt(append([]string{"DEL"}, kept...)...)
+				return err
+			}),
+		},
+	}
+}
+
+// typeChecks are the checks of TYPE.
+func typeChecks() []Check {
+	return []Check{
+		{
+			Name:    "TYPE of a string, a hash, a sorted set, and none",
+			Section: sectionScan("TYPE"),
+			Hint:    "TYPE answers a simple string: +string, +hash, +zset, or +none for a missing key",
+			Run: dialed(func(e *Env, c *Conn) error {
+				s, h, z := "conform:ts", "conform:th", "conform:tz"
+				c.CommandExpect(integer(0), "DEL", s, h, z)
+				return c.steps(
+					ex(okReply, "SET", s, "v"),
+					ex(integer(1), "HSET", h, "f", "v"),
+					ex(integer(1), "ZADD", z, "1", "m"),
+					ex("+string\r\n", "TYPE", s),
+					ex("+hash\r\n", "TYPE", h),
+					ex("+zset\r\n", "type", z),
+					ex("+none\r\n", "TYPE", "conform:tnone"),
+					ex(arity("type"), "TYPE"),
+					ex(arity("type"), "TYPE", s, h),
+					ex(integer(3), "DEL", s, h, z),
+					ex("+none\r\n", "TYPE", s),
+				)
 			}),
 		},
 	}

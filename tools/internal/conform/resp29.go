@@ -2,14 +2,11 @@ package conform
 
 import "slices"
 
-// respChecks19 are chapter 29's checks: the hash commands it adds to
-// chapter 28's, HMGET and the sorted sets' everyday ranks among them.
-func respChecks19(st *Stage, cfg *Config) []Check {
-	return slices.Concat(everydayChecks19(), hashChecks19(), []Check{{
+// respChecks27 are chapter 29's checks: the generic key commands, OBJECT,
+// MEMORY USAGE and INFO's command and error stats.
+func respChecks27(st *Stage, cfg *Config) []Check {
+	return slices.Concat(keyChecks19(), []Check{{
 		Name: "not checked: what chapter 29 does not claim",
-		Skip: "sorted sets beyond chapter 25's, lists, sets, streams, scripting and Redis's other families (ch29_hashes/README.md)",
+		Skip: "more than one database, and the hash commands of chapter 30 (ch29_keys/README.md)",
 	}})
 }
-
-// section19 points a check at the part of chapter 29's README on topic.
-func section19(part, topic string) string { return chapterSection("ch29_hashes", part, topic) }

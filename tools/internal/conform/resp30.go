@@ -2,64 +2,14 @@ package conform
 
 import "slices"
 
-// respChecks29 are chapter 30's checks: every range of a sorted set, the
-// pops and ZMSCORE.
-func respChecks29(st *Stage, cfg *Config) []Check {
-	return slices.Concat(rangeChecks29(), popChecks29(), []Check{{
+// respChecks19 are chapter 30's checks: the hash commands it adds to
+// chapter 29's, HMGET and the sorted sets' everyday ranks among them.
+func respChecks19(st *Stage, cfg *Config) []Check {
+	return slices.Concat(everydayChecks19(), hashChecks19(), []Check{{
 		Name: "not checked: what chapter 30 does not claim",
-		Skip: "the blocking pops' wait (BZPOPMIN, BZPOPMAX, BZMPOP on empty keys), the set algebra, ZRANDMEMBER, ZSCAN (chapter 31) and Redis's other families (ch30_zranges/README.md)",
+		Skip: "sorted sets beyond chapter 26's, lists, sets, streams, scripting and Redis's other families (ch30_hashes/README.md)",
 	}})
 }
 
-// section29 points a check at the part of chapter 30's README on topic.
-func section29(topic string) string {
-	return "beyond the book: " + topic + " (ch30_zranges/README.md)"
-}
-
-// popChecks29 are the checks of chapter 30's pops and ZMSCORE.
-func popChecks29() []Check {
-	// The keys of the checks below that are only steps.
-	z, y, s := "conform:zp", "conform:zp2", "conform:zps"
-	return []Check{
-		{
-			Name:    "sorted sets: ZPOPMIN, ZPOPMAX and ZMPOP take members from either end",
-			Section: section29("Pops: a range of one end, taken"),
-			Hint:    "ZPOPMIN/ZPOPMAX answer [member, score] pairs flat in RESP2, lowest (highest) first, an empty array for no key or a count of 0; a negative count is out of range; the key goes with its last member; ZMPOP answers [key, [[member, score], ...]] from the first key that has members, or a null array",
-			Run: freshSteps([]string{z, y, s},
-				ex(integer(4), "ZADD", z, "1", "a", "2", "b", "3", "c", "-inf", "d"),
-				ex(okReply, "SET", s, "v"),
-				ex(bulks("d", "-inf"), "ZPOPMIN", z),
-				ex(bulks("c", "3", "b", "2"), "ZPOPMAX", z, "2"),
-				ex(bulks(), "ZPOPMIN", z, "0"),
-				ex("-ERR value is out of range, must be positive\r\n", "ZPOPMIN", z, "-1"),
-				ex(syntaxErr, "ZPOPMIN", z, "1", "2"),
-				ex(bulks(), "ZPOPMIN", "conform:zpnone"),
-				ex(wrongType, "ZPOPMAX", s),
-				ex(bulks("a", "1"), "ZPOPMIN", z, "10"),
-				ex(integer(0), "EXISTS", z),
-				ex(integer(2), "ZADD", y, "5", "x", "6", "w"),
-				ex(array(bulk(y), array(bulks("w", "6"), bulks("x", "5"))), "ZMPOP", "2", z, y, "MAX", "COUNT", "5"),
-				ex(nullArray, "ZMPOP", "2", z, y, "MIN"),
-				ex(wrongType, "ZMPOP", "2", z, s, "MIN"),
-				ex("-ERR numkeys should be greater than 0\r\n", "ZMPOP", "0", z, "MIN"),
-				ex("-ERR count should be greater than 0\r\n", "ZMPOP", "1", z, "MIN", "COUNT", "0"),
-				ex(syntaxErr, "ZMPOP", "1", z, "SIDEWAYS"),
-				ex(syntaxErr, "ZMPOP", "2", z, "MIN"),
-				ex(integer(1), "DEL", s),
-			),
-		},
-		{
-			Name:    "sorted sets: ZMSCORE",
-			Section: section29("Pops: a range of one end, taken"),
-			Hint:    "ZMSCORE answers a score or null per member, every one null for no key",
-			Run: freshSteps([]string{z, s},
-				ex(integer(3), "ZADD", z, "1", "a", "2.5", "b", "-inf", "c"),
-				ex(okReply, "SET", s, "v"),
-				ex(array(bulk("1"), nullBulk, bulk("-inf")), "ZMSCORE", z, "a", "x", "c"),
-				ex(array(nullBulk), "ZMSCORE", "conform:zmnone", "a"),
-				ex(wrongType, "ZMSCORE", s, "a"),
-				ex(integer(2), "DEL", z, s),
-			),
-		},
-	}
-}
+// section19 points a check at the part of chapter 30's README on topic.
+func section19(part, topic string) string { return chapterSection("ch30_hashes", part, topic) }
