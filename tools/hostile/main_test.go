@@ -48,13 +48,15 @@ func firstAndNewest(f chapters.Feature) []string {
 // The chapters the costly suites run on: about chapter 17's limits on
 // what clients make the server hold, in the book's protocol; about
 // chapter 18's seeded hashes and salted tables; and about the RESP
-// listener: its bounds, from chapter 22 on, with the book's commands, and
-// from chapter 23 on the attacks that send Redis's (ZADD of many members,
+// listener: its bounds, from chapter 22 on, with the book's commands; from
+// chapter 23 on those on the handshake's commands (CONFIG GET); and from
+// chapter 24 on the attacks that send Redis's (ZADD of many members,
 // DEL of many keys, FLUSHALL, MGET...).
 var (
 	costlyBook       = firstAndNewest(chapters.OutputBound)
 	costlySeeded     = firstAndNewest(chapters.SeededHash)
 	costlyRESPBounds = firstAndNewest(chapters.RESPBounds)
+	costlyHandshake  = firstAndNewest(chapters.RESPHandshake)
 	costlyRESP       = firstAndNewest(chapters.RESPCommands)
 )
 

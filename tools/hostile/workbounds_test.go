@@ -27,7 +27,7 @@ import (
 // each CONFIG GET queued, refused or answered (with no parameter: none
 // matches), EXEC's reply last.
 func TestConfigGetPatternBounded(t *testing.T) {
-	eachChapter(t, costlyRESP, func(t *testing.T, ch string) {
+	eachChapter(t, costlyHandshake, func(t *testing.T, ch string) {
 		const n = 50
 		costly := "*[" + strings.Repeat("b", 512<<10-4) + "]z"
 		plain := strings.Repeat("x", len(costly))

@@ -79,31 +79,32 @@ type Feature uint
 
 // The features the tools test for.
 const (
-	Keys         Feature = 1 << iota // ch09 on: the keys command
-	KeysOrder                        // ch09-ch17: keys in the book's hashtable order
-	ZSet                             // ch11 on: sorted sets
-	IdleTimer                        // ch12 on: idle connections closed
-	TTL                              // ch13 on: pexpire, pttl
-	ThreadPool                       // ch14 on: large sets freed off the loop
-	Hardened                         // ch15 on: out of descriptors, unread logs, SIGHUP, dripping clients
-	FieldTTL                         // ch16 on: hash fields with TTLs
-	OutputBound                      // ch17 on: a client's unsent replies bounded, and all clients' buffers in one budget
-	SeededHash                       // ch18 on: keys, members and fields placed by a hash seeded at start, in salted tables
-	RESPListener                     // ch21 on: a second listener speaking RESP
-	RESPBounds                       // ch22 on: RESP requests and replies of any size within the budget, turns bounded by their work
-	RESPCommands                     // ch23 on: RESP3 and HELLO, the handshake commands, Redis's commands with their options
-	Scan                             // ch25 on: SCAN's cursor over the key table, TYPE
-	Transactions                     // ch26 on: MULTI/EXEC/WATCH, INFO
-	StringOpts                       // ch27 on: SET's options and the string family's grammar, INCRBYFLOAT, APPEND
-	BitsLCS                          // ch28 on: SETBIT, BITCOUNT, BITPOS, BITOP, LCS
-	KeyCommands                      // ch29 on: RENAME, COPY, RANDOMKEY, OBJECT, MEMORY USAGE, INFO commandstats
-	HashCommands                     // ch30 on: the rest of the hash commands (HSCAN, HRANDFIELD, ...), ZRANK, ZCOUNT
-	ZRanges                          // ch31 on: the sorted sets' ranges by rank, score and lex, and the pops
-	ZAlgebra                         // ch32 on: the set algebra, ZRANDMEMBER, ZSCAN
-	AppendOnly                       // ch33 on: the append-only file
-	RDBFile                          // ch34 on: SAVE writes dump.rdb, loaded at start
-	Snapshots                        // ch35 on: BGSAVE, the snapshot without fork; save rules
-	AOFRewrite                       // ch36 on: BGREWRITEAOF, the log rewritten from a snapshot
+	Keys          Feature = 1 << iota // ch09 on: the keys command
+	KeysOrder                         // ch09-ch17: keys in the book's hashtable order
+	ZSet                              // ch11 on: sorted sets
+	IdleTimer                         // ch12 on: idle connections closed
+	TTL                               // ch13 on: pexpire, pttl
+	ThreadPool                        // ch14 on: large sets freed off the loop
+	Hardened                          // ch15 on: out of descriptors, unread logs, SIGHUP, dripping clients
+	FieldTTL                          // ch16 on: hash fields with TTLs
+	OutputBound                       // ch17 on: a client's unsent replies bounded, and all clients' buffers in one budget
+	SeededHash                        // ch18 on: keys, members and fields placed by a hash seeded at start, in salted tables
+	RESPListener                      // ch21 on: a second listener speaking RESP
+	RESPBounds                        // ch22 on: RESP requests and replies of any size within the budget, turns bounded by their work
+	RESPHandshake                     // ch23 on: RESP3 and HELLO, the handshake commands (AUTH, CLIENT, CONFIG, COMMAND)
+	RESPCommands                      // ch24 on: Redis's commands for keys, strings, sorted sets and hashes, with their options
+	Scan                              // ch25 on: SCAN's cursor over the key table, TYPE
+	Transactions                      // ch26 on: MULTI/EXEC/WATCH, INFO
+	StringOpts                        // ch27 on: SET's options and the string family's grammar, INCRBYFLOAT, APPEND
+	BitsLCS                           // ch28 on: SETBIT, BITCOUNT, BITPOS, BITOP, LCS
+	KeyCommands                       // ch29 on: RENAME, COPY, RANDOMKEY, OBJECT, MEMORY USAGE, INFO commandstats
+	HashCommands                      // ch30 on: the rest of the hash commands (HSCAN, HRANDFIELD, ...), ZRANK, ZCOUNT
+	ZRanges                           // ch31 on: the sorted sets' ranges by rank, score and lex, and the pops
+	ZAlgebra                          // ch32 on: the set algebra, ZRANDMEMBER, ZSCAN
+	AppendOnly                        // ch33 on: the append-only file
+	RDBFile                           // ch34 on: SAVE writes dump.rdb, loaded at start
+	Snapshots                         // ch35 on: BGSAVE, the snapshot without fork; save rules
+	AOFRewrite                        // ch36 on: BGREWRITEAOF, the log rewritten from a snapshot
 )
 
 // Flag is a command-line flag of a chapter's server that the tools use.
@@ -166,7 +167,8 @@ const (
 	perf    = loop&^KeysOrder | SeededHash
 	resp2   = perf | RESPListener
 	bounds  = resp2 | RESPBounds
-	resp    = bounds | RESPCommands
+	shake   = bounds | RESPHandshake
+	resp    = shake | RESPCommands
 	scan    = resp | Scan
 	tx      = scan | Transactions
 	strs    = tx | StringOpts
@@ -207,7 +209,8 @@ var registry = []*Info{
 	{ID: "ch20", Num: 20, Dir: "ch20_cmdtable", Title: "beyond the book: the command table", Section: "beyond the book: the command table, one row per command (ch20_cmdtable/README.md)", Protocols: []Protocol{Tagged11}, Features: perf, Flags: logConn},
 	{ID: "ch21", Num: 21, Dir: "ch21_resp2", Title: "beyond the book: Redis's protocol", Section: "beyond the book: RESP2, Redis's protocol, on a second listener (ch21_resp2/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp2, Flags: logConn | FlagRESPAddr},
 	{ID: "ch22", Num: 22, Dir: "ch22_resp_bounds", Title: "beyond the book: the RESP listener's bounds", Section: "beyond the book: RESP requests and replies of any size, within bounds (ch22_resp_bounds/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bounds, Flags: logConn | FlagRESPAddr},
-	{ID: "ch23", Num: 23, Dir: "ch23_resp3", Title: "beyond the book: Redis's handshake and commands", Section: "beyond the book: RESP3, HELLO and Redis's commands over RESP (ch23_resp3/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
+	{ID: "ch23", Num: 23, Dir: "ch23_handshake", Title: "beyond the book: RESP3 and Redis's handshake", Section: "beyond the book: RESP3, HELLO and the commands clients send on connecting (ch23_handshake/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: shake, Flags: logConn | FlagRESPAddr},
+	{ID: "ch24", Num: 24, Dir: "ch24_redis_commands", Title: "beyond the book: Redis's commands over RESP", Section: "beyond the book: Redis's commands for keys, strings, sorted sets and hashes, with their options (ch24_redis_commands/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: resp, Flags: logConn | FlagRESPAddr},
 	{ID: "ch25", Num: 25, Dir: "ch25_scan", Title: "beyond the book: SCAN's cursor", Section: "beyond the book: SCAN, a cursor that survives the key table's resizes (ch25_scan/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: scan, Flags: logConn | FlagRESPAddr},
 	{ID: "ch26", Num: 26, Dir: "ch26_transactions", Title: "beyond the book: transactions", Section: "beyond the book: MULTI, EXEC and WATCH, and INFO (ch26_transactions/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: tx, Flags: logConn | FlagRESPAddr},
 	{ID: "ch27", Num: 27, Dir: "ch27_strings", Title: "beyond the book: the string family's grammar", Section: "beyond the book: SET's options and the string commands that share them (ch27_strings/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: strs, Flags: logConn | FlagRESPAddr},

@@ -106,6 +106,8 @@ func lookalike(st *Stage, addr string) string {
 // respTellTales are, for the chapters after 17 that add commands to the
 // RESP listener, one inline command each that the chapter introduces.
 var respTellTales = map[string]string{
+	"ch23": "HELLO",
+	"ch24": "DBSIZE",
 	"ch25": "SCAN 0",
 	"ch26": "UNWATCH",
 	"ch27": "GETRANGE conform:probe 0 1",

@@ -53,6 +53,7 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch21": resp21Checks,
 	"ch22": resp22Checks,
 	"ch23": respChecks,
+	"ch24": respCommandChecks,
 	"ch25": scanChecks,
 	"ch26": respChecks18,
 	"ch27": respChecks25,

@@ -1,0 +1,317 @@
+package server
+
+import "sort"
+
+// The command table: one row per command, for both listeners. A command's
+// facts (its name, its arity, what it does to the key space, where its
+// keys are, the functions that run it) are written once, here, and every
+// part of the server that needs one reads it from the row: the RESP
+// listener's dispatch (respDo) and COMMAND, and the book's listener's
+// dispatch (bookRequest). Nothing else compares a command's name.
+
+// cmdFlags are a command's flags: those Redis's COMMAND INFO reports,
+// with Redis's names (cmdFlagNames), and the server's own, which COMMAND
+// does not show.
+type cmdFlags uint32
+
+// Flags as Redis 7.0's COMMAND INFO reports them.
+const (
+	flagWrite       cmdFlags = 1 << iota // may change the key space
+	flagReadonly                         // only reads it
+	flagDenyOOM                          // may grow memory use
+	flagAdmin                            // administrative
+	flagNoScript                         // not allowed in scripts
+	flagLoading                          // allowed while loading data
+	flagStale                            // allowed on a stale replica
+	flagSkipSlowlog                      // not logged in the slow log
+	flagFast                             // O(1) or O(log n)
+	flagNoAuth                           // allowed before AUTH
+	flagAllowBusy                        // allowed while a script runs
+
+	// The server's own flags, after Redis's.
+
+	// flagNoQueue: inside MULTI the command runs at once rather than
+	// being queued (MULTI, EXEC, DISCARD, QUIT, as in Redis).
+	flagNoQueue
+	// flagQuit: the connection stops reading once the reply is sent.
+	flagQuit
+)
+
+// cmdFlagNames are the names COMMAND gives Redis's flags, in its order.
+var cmdFlagNames = []struct {
+	flag cmdFlags
+	name string
+}{
+	{flagWrite, "write"},
+	{flagReadonly, "readonly"},
+	{flagDenyOOM, "denyoom"},
+	{flagAdmin, "admin"},
+	{flagNoScript, "noscript"},
+	{flagLoading, "loading"},
+	{flagStale, "stale"},
+	{flagSkipSlowlog, "skip_slowlog"},
+	{flagFast, "fast"},
+	{flagNoAuth, "no_auth"},
+	{flagAllowBusy, "allow_busy"},
+}
+
+// Flags many rows share.
+const (
+	// A command about the connection, which Redis allows at any time
+	// (while loading, on a stale replica, during a script).
+	flagsConn = flagNoScript | flagLoading | flagStale | flagFast | flagAllowBusy
+	// A read in O(1) or O(log n).
+	flagsRead = flagReadonly | flagFast
+	// CLIENT's and CONFIG's subcommands.
+	flagsClient = flagNoScript | flagLoading | flagStale
+	flagsConfig = flagAdmin | flagNoScript | flagLoading | flagStale
+)
+
+// respHandler runs a command of the RESP listener: it takes the request's
+// arguments, as slices of the read buffer, and writes the reply through w.
+type respHandler func(st *respState, w *respWriter, args [][]byte)
+
+// bookHandler runs a command of the book's listener, writing the reply
+// through w.
+type bookHandler func(cmd [][]byte, w replyWriter)
+
+// command is one row of the command table.
+type command struct {
+	// name is the command's name, in lower case.
+	name string
+	// arity is Redis's: the number of arguments, the name included; -n
+	// means at least n.
+	arity int
+	flags cmdFlags
+	// first, last and step are where the keys are, as COMMAND reports
+	// them: the first key's position, the last's (negative counts from
+	// the end), and the step between keys; 0 for none.
+	first, last, step int
+	// resp runs the command on the RESP listener; nil for a command only
+	// the book's protocol has, which COMMAND does not list.
+	resp respHandler
+	// book runs the command on the book's listener, when given from
+	// bookMin to bookMax arguments (the name included; bookMax 0 for no
+	// limit); nil for a command only RESP has.
+	book             bookHandler
+	bookMin, bookMax int
+	// subs are the subcommands of a container command (CLIENT, CONFIG,
+	// COMMAND), each a row of its own named container|sub, as Redis 7
+	// has them: the first argument chooses one, whose arity, flags and
+	// handler apply. A container's own handler, if any, runs it alone.
+	subs []*command
+}
+
+// commands holds the table's rows by name, and subcommands the rows of
+// the containers' subcommands by their full name (container|sub).
+var (
+	commands    = map[string]*command{}
+	subcommands = map[string]*command{}
+)
+
+func init() {
+	for _, c := range commandRows() {
+		commands[c.name] = c
+		for _, sub := range c.subs {
+			subcommands[sub.name] = sub
+		}
+	}
+}
+
+// commandRows returns the table. The handlers live in files named for
+// what they work on: resp_handshake.go, resp_keys.go, resp_strings.go,
+// resp_zset.go and resp_hash.go for RESP, commands.go and hashcmds.go
+// for the book's protocol.
+func commandRows() []*command {
+	return []*command{
+		// What clients and tools send when they connect.
+		{name: "ping", arity: -1, flags: flagFast, resp: respPing},
+		{name: "echo", arity: 2, flags: flagLoading | flagStale | flagFast, resp: respEcho},
+		{name: "hello", arity: -1, flags: flagsConn | flagNoAuth, resp: respHello},
+		{name: "auth", arity: -2, flags: flagsConn | flagNoAuth, resp: respAuth},
+		{name: "client", arity: -2, subs: []*command{
+			{name: "client|getname", arity: 2, flags: flagsClient, resp: respClientGetName},
+			{name: "client|id", arity: 2, flags: flagsClient, resp: respClientID},
+			{name: "client|setinfo", arity: 4, flags: flagsClient, resp: respClientSetInfo},
+			{name: "client|setname", arity: 3, flags: flagsClient, resp: respClientSetName},
+		}},
+		{name: "command", arity: -1, flags: flagLoading | flagStale, resp: respCommandCmd, subs: []*command{
+			{name: "command|count", arity: 2, flags: flagLoading | flagStale, resp: respCommandCount},
+			{name: "command|docs", arity: -2, flags: flagLoading | flagStale, resp: respCommandDocs},
+			{name: "command|info", arity: -2, flags: flagLoading | flagStale, resp: respCommandInfoCmd},
+			{name: "command|list", arity: -2, flags: flagLoading | flagStale, resp: respCommandList},
+		}},
+		{name: "select", arity: 2, flags: flagLoading | flagStale | flagFast, resp: respSelect},
+		{name: "quit", arity: -1, flags: flagsConn | flagNoAuth | flagNoQueue | flagQuit, resp: respQuit},
+		{name: "config", arity: -2, subs: []*command{
+			{name: "config|get", arity: -3, flags: flagsConfig, resp: respConfigGet},
+			{name: "config|resetstat", arity: 2, flags: flagsConfig, resp: respConfigUnsupported},
+			{name: "config|rewrite", arity: 2, flags: flagsConfig, resp: respConfigUnsupported},
+			{name: "config|set", arity: -4, flags: flagsConfig, resp: respConfigUnsupported},
+		}},
+		{name: "multi", arity: 1, flags: flagsConn | flagNoQueue, resp: respMulti},
+		{name: "exec", arity: 1, flags: flagNoScript | flagLoading | flagStale | flagSkipSlowlog | flagNoQueue, resp: respExec},
+		{name: "discard", arity: 1, flags: flagsConn | flagNoQueue, resp: respDiscard},
+		// The key space.
+		bookRow("del", flagWrite, 1, doDel, 2),
+		{name: "keys", book: doKeys, bookMin: 1, bookMax: 1}, // the book's lists them all
+		bookRow("pexpire", flagWrite|flagFast, 1, doExpire, 3),
+		bookRow("pttl", flagsRead, 1, doTTL, 2),
+		// Strings.
+		{name: "get", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respGet,
+			book: doGet, bookMin: 2, bookMax: 2},
+		{name: "set", arity: 3, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respSet,
+			book: doSet, bookMin: 3, bookMax: 3},
+		// Sorted sets.
+		bookRow("zadd", flagWrite|flagDenyOOM|flagFast, 1, doZAdd, 4),
+		bookRow("zrem", flagWrite|flagFast, 1, doZRem, 3),
+		bookRow("zscore", flagsRead, 1, doZScore, 3),
+		{name: "zquery", book: doZQuery, bookMin: 6, bookMax: 6}, // the book's own
+		// Hashes and their fields' TTLs (chapter 16).
+		{name: "hset", arity: -4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1,
+			resp: respBook(bookHSet), book: bookHSet, bookMin: 4},
+		hashRow("hget", flagsRead, doHGet, 3, 3),
+		hashRow("hdel", flagWrite|flagFast, doHDel, 3, 0),
+		hashRow("hlen", flagsRead, doHLen, 2, 2),
+		hashRow("hexists", flagsRead, doHExists, 3, 3),
+		{name: "hgetall", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHGetAll,
+			book: bookHash(doHGetAll), bookMin: 2, bookMax: 2},
+		hashRow("hexpire", flagWrite|flagFast, doHExpireIn(1000, false), 3, 0),
+		hashRow("hpexpire", flagWrite|flagFast, doHExpireIn(1, false), 3, 0),
+		hashRow("hexpireat", flagWrite|flagFast, doHExpireIn(1000, true), 3, 0),
+		hashRow("hpexpireat", flagWrite|flagFast, doHExpireIn(1, true), 3, 0),
+		hashRow("hpersist", flagWrite|flagFast, doHPersist, 3, 0),
+		hashRow("httl", flagsRead, doHTTLIn(1000, false), 3, 0),
+		hashRow("hpttl", flagsRead, doHTTLIn(1, false), 3, 0),
+		hashRow("hexpiretime", flagsRead, doHTTLIn(1000, true), 3, 0),
+		hashRow("hpexpiretime", flagsRead, doHTTLIn(1, true), 3, 0),
+		hashRow("hsetex", flagWrite|flagDenyOOM|flagFast, doHSetEx, 3, 0),
+		hashRow("hgetex", flagWrite|flagFast, doHGetEx, 3, 0),
+	}
+}
+
+// bookRow is the row of a command of the book's that RESP runs with the
+// same function, and the same fixed number of arguments n; key is where
+// its one key is (0 for none).
+func bookRow(name string, flags cmdFlags, key int, fn bookHandler, n int) *command {
+	return &command{name: name, arity: n, flags: flags, first: key, last: key, step: min(key, 1),
+		resp: respBook(fn), book: fn, bookMin: n, bookMax: n}
+}
+
+// respBook runs fn, a command of the book's, on the RESP listener.
+func respBook(fn bookHandler) respHandler {
+	return func(st *respState, w *respWriter, args [][]byte) { fn(args, w) }
+}
+
+// hashRow is the row of a hash command (chapter 16's functions, which
+// take their arguments as strings, and already have Redis's semantics):
+// its one key is the first argument.
+func hashRow(name string, flags cmdFlags, fn func(cmd []string, w replyWriter), bookMin, bookMax int) *command {
+	arity := bookMin
+	if bookMax == 0 {
+		arity = -bookMin
+	}
+	return &command{name: name, arity: arity, flags: flags, first: 1, last: 1, step: 1,
+		resp: respHash(fn), book: bookHash(fn), bookMin: bookMin, bookMax: bookMax}
+}
+
+// running is the row of the command running now, for the errors that
+// name it (errArity, errSubcommand).
+var running *command
+
+// run runs the RESP command c with args. Its caller charges the work
+// meter its arguments and its reply's bytes (see work.go).
+func (c *command) run(st *respState, w *respWriter, args [][]byte) {
+	running = c
+	c.resp(st, w, args)
+}
+
+// lookupCommand finds the command named name, in any case (ASCII letters
+// only, as cmdIs compares), or returns nil.
+func lookupCommand(name []byte) *command {
+	var lower [16]byte // command names are short: no allocation
+	if len(name) > len(lower) {
+		return nil
+	}
+	for i, c := range name {
+		lower[i] = asciiLower(c)
+	}
+	return commands[string(lower[:len(name)])]
+}
+
+// lookupSubcommand finds the subcommand sub of the container c, in any
+// case, or returns nil.
+func (c *command) lookupSubcommand(sub []byte) *command {
+	var full [32]byte
+	if len(c.name)+1+len(sub) > len(full) {
+		return nil
+	}
+	n := copy(full[:], c.name)
+	full[n] = '|'
+	for i, b := range sub {
+		full[n+1+i] = asciiLower(b)
+	}
+	return subcommands[string(full[:n+1+len(sub)])]
+}
+
+// lookupSubcommandName finds a subcommand by its full name
+// (container|sub, in any case), or returns nil.
+func lookupSubcommandName(name []byte) *command {
+	for i, b := range name {
+		if b == '|' {
+			if c := respLookup(name[:i]); c != nil {
+				return c.lookupSubcommand(name[i+1:])
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// respResolve finds the row that runs the RESP request args: its
+// command's, or its subcommand's for a container given one. It returns
+// nil and the error to answer for an unknown command or subcommand.
+func respResolve(args [][]byte) (*command, string) {
+	c := respLookup(args[0])
+	switch {
+	case c == nil:
+		return nil, unknownCommand(args)
+	case c.subs != nil && len(args) > 1:
+		if sub := c.lookupSubcommand(args[1]); sub != nil {
+			return sub, ""
+		}
+		return nil, errSubcommand(c, args[1])
+	}
+	return c, ""
+}
+
+// onRESP reports whether the RESP listener has the command: COMMAND
+// lists it.
+func (c *command) onRESP() bool { return c.resp != nil || c.subs != nil }
+
+// respCommandNames returns the names of the commands of the RESP
+// listener, sorted: those COMMAND lists.
+func respCommandNames() []string {
+	var names []string
+	for name, c := range commands {
+		if c.onRESP() {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// respLookup finds the RESP listener's command named name, or returns nil.
+func respLookup(name []byte) *command {
+	if c := lookupCommand(name); c != nil && c.onRESP() {
+		return c
+	}
+	return nil
+}
+
+// arityOK reports whether n arguments (the name included) suit an arity
+// as Redis writes it.
+func arityOK(arity, n int) bool {
+	return arity > 0 && n == arity || arity < 0 && n >= -arity
+}
