@@ -32,9 +32,8 @@
 // event loop's system calls), ch18 (performance), ch19 (the reply writer and the framing as
 // interfaces, nothing new on the wire), ch20 (the command table), ch21
 // (Redis's protocol, RESP: point it at the RESP listener), ch22 (RESP's
-// bounds: values of any size), ch23 (RESP3, HELLO and Redis's commands over
-// RESP), ch25 (SCAN, over
-// RESP) and ch26 (transactions, INFO, over RESP). Each
+// bounds: values of any size), ch23 (RESP3, HELLO and the handshake),
+// ch24 (Redis's commands over RESP), ch25 (SCAN, over RESP) and ch26 (transactions, INFO, over RESP). Each
 // prints one line per check, e.g. "ch07 set, get, del answer with the
 // chapter's replies ... ok"; a failure adds the request, the expected and
 // received replies as the chapter's client prints them, the book section

@@ -8,7 +8,7 @@ import (
 // The ch21 stage: the RESP listener with the book's commands. Its framing
 // (arrays and inline lines, requests in pieces, protocol errors),
 // pipelining, PING and ECHO, checked as on Redis; the rest of Redis's
-// commands and options are the ch23 stage's.
+// commands and options are the ch24 stage's.
 func resp21Checks(st *Stage, cfg *Config) []Check {
 	return slices.Concat(respStringChecks()[:1], respFramingChecks(), respPipeliningChecks()[:2], respNotChecked21())
 }
@@ -18,7 +18,7 @@ func respNotChecked21() []Check {
 	return []Check{
 		{
 			Name: "not checked: what chapter 21 does not claim",
-			Skip: "RESP3, HELLO, the handshake commands and Redis's commands with their options come in chapter 23, " +
+			Skip: "RESP3, HELLO and the handshake commands come in chapter 23, Redis's commands with their options in chapter 24, " +
 				"replies larger than the write buffer in chapter 22 (ch21_resp2/README.md)",
 		},
 	}
