@@ -107,9 +107,9 @@ func TestSetRangeFarWritesNoPad(t *testing.T) {
 	}
 	for i := range 4 {
 		key := fmt.Sprint("b", i)
-		check([]string{"SETBIT", key, fmt.Sprint(8*maxAppend - 1), "1"}, key, ":0\r\n")
+		check([]string{"SETBIT", key, fmt.Sprint(8*int64(maxAppend) - 1), "1"}, key, ":0\r\n")
 	}
-	if got := respRun(t, "GETBIT", "b0", fmt.Sprint(8*maxAppend-1)); got != ":1\r\n" {
+	if got := respRun(t, "GETBIT", "b0", fmt.Sprint(8*int64(maxAppend)-1)); got != ":1\r\n" {
 		t.Errorf("GETBIT b0 at the end: %q", got)
 	}
 	if got := respRun(t, "BITCOUNT", "b0"); got != ":1\r\n" {
