@@ -40,6 +40,7 @@ type stringOpts struct {
 // XX exclude each other; an option that does not fit, or a timed form
 // with no time after it, is a syntax error.
 func parseStringOpts(args [][]byte, forSet bool) (o stringOpts, ok bool) {
+	// exercise: ch27-set-options
 	for i := 0; i < len(args); i++ {
 		opt := args[i]
 		form := expNone
@@ -82,6 +83,7 @@ func parseStringOpts(args [][]byte, forSet bool) (o stringOpts, ok bool) {
 		o.form = form
 	}
 	return o, true
+	// end exercise: ch27-set-options
 }
 
 // expireAtMs returns, for a timed form, the unix time in milliseconds the

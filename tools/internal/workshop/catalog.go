@@ -259,6 +259,21 @@ var Catalog = []Exercise{
 			"after a full write must be answered without waiting for input: the client may have " +
 			"nothing more to send. Those left past kMaxTurn wait for the next turn.",
 	},
+	// Beyond the book: one exercise for the lesson of each of these chapters.
+	{
+		ID: "ch27-set-options", Chapter: "ch27_strings", Title: "SET's option grammar",
+		Task: "Write parseStringOpts in server/setopts.go: read SET's options (NX, XX, GET, " +
+			"KEEPTTL and one of EX, PX, EXAT, PXAT with its time) or GETEX's (a timed form " +
+			"or PERSIST), refusing NX with XX, two different expiry forms and a timed form " +
+			"with no time after it; the same form given twice keeps the last time.",
+		Minutes: 20,
+		Tests: []TestRef{
+			{"./server", "^(TestParseStringOpts|TestRESPSetOptions|TestRESPGetExGetDel)$"},
+		},
+		Hint: "Options are matched without regard to case (cmdIs). NX, XX and GET only set a " +
+			"flag; every other option is a form, and a form may only follow nothing or " +
+			"itself. The time is kept as written: expireAtMs judges it later.",
+	},
 }
 
 // Lookup returns the exercise with the given id.
