@@ -163,6 +163,7 @@ func respBitCount(st *respState, w *respWriter, args [][]byte) {
 // countBits counts the bits set in s from bit from to bit to, both
 // included (an empty span, to < from, counts 0), charging the bytes read.
 func countBits(s string, from, to int64) int64 {
+	// exercise: ch28-bit-spans
 	if to < from {
 		return 0
 	}
@@ -181,6 +182,7 @@ func countBits(s string, from, to int64) int64 {
 		i++
 	}
 	return int64(count)
+	// end exercise: ch28-bit-spans
 }
 
 // word returns the 8 bytes of s from i on as one word, the first lowest
@@ -194,6 +196,7 @@ func word(s string, i int64) uint64 {
 
 // spanMask returns the bits of byte i that lie within bits from..to.
 func spanMask(i, from, to int64) byte {
+	// exercise: ch28-bit-spans
 	m := byte(0xff)
 	if i == from>>3 {
 		m &= 0xff >> (from & 7)
@@ -202,12 +205,14 @@ func spanMask(i, from, to int64) byte {
 		m &= 0xff << (7 - to&7)
 	}
 	return m
+	// end exercise: ch28-bit-spans
 }
 
 // firstBit returns the offset of the first bit equal to bit in s from bit
 // from to bit to, both included, or -1 if there is none; it charges the
 // bytes read.
 func firstBit(s string, from, to int64, bit int) int64 {
+	// exercise: ch28-bit-spans
 	flip := byte(0xff) // looking for a 0 is looking for a 1 in ^b
 	if bit == 1 {
 		flip = 0
@@ -228,6 +233,7 @@ func firstBit(s string, from, to int64, bit int) int64 {
 	}
 	chargeBytes(int(last - first + 1))
 	return -1
+	// end exercise: ch28-bit-spans
 }
 
 // respBitPos: BITPOS key bit [start [end [BYTE|BIT]]] answers the offset

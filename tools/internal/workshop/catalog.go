@@ -274,6 +274,21 @@ var Catalog = []Exercise{
 			"flag; every other option is a form, and a form may only follow nothing or " +
 			"itself. The time is kept as written: expireAtMs judges it later.",
 	},
+	{
+		ID: "ch28-bit-spans", Chapter: "ch28_bits", Title: "counting and finding bits in a span",
+		Task: "Write countBits, spanMask and firstBit in server/bits.go: count the bits set " +
+			"between two bit offsets of a string, and find the first bit equal to 0 or 1 " +
+			"there, reading whole 8-byte words in the middle of the span and masking the " +
+			"bytes at its ends; charge the bytes read with chargeBytes.",
+		Minutes: 30,
+		Tests: []TestRef{
+			{"./server", "^(TestBitSpans|TestRESPRanges)$"},
+		},
+		Hint: "Bit 0 is the highest bit of the first byte. Only the first and the last byte " +
+			"of a span may hold bits outside it: spanMask keeps the bits of byte i that lie " +
+			"within from..to. Take a word (the word helper) only when it lies strictly between " +
+			"those two bytes. To look for a 0, look for a 1 in the byte flipped.",
+	},
 }
 
 // Lookup returns the exercise with the given id.
