@@ -200,6 +200,7 @@ func (r *zrangeSpec) empty() bool {
 // check that the range reaches the set's ends, which for a range of names
 // over mixed scores (where names are not in order) decides some answers.
 func (r *zrangeSpec) first(z *zset.ZSet) *zset.ZNode {
+	// exercise: ch31-zrange-walk
 	if r.empty() || z.Len() == 0 || !r.inMin(z.Last()) || !r.inMax(z.First()) {
 		return nil
 	}
@@ -214,9 +215,11 @@ func (r *zrangeSpec) first(z *zset.ZSet) *zset.ZNode {
 		return nil
 	}
 	return node
+	// end exercise: ch31-zrange-walk
 }
 
 func (r *zrangeSpec) last(z *zset.ZSet) *zset.ZNode {
+	// exercise: ch31-zrange-walk
 	if r.empty() || z.Len() == 0 || !r.inMin(z.Last()) || !r.inMax(z.First()) {
 		return nil
 	}
@@ -231,6 +234,7 @@ func (r *zrangeSpec) last(z *zset.ZSet) *zset.ZNode {
 		return nil
 	}
 	return node
+	// end exercise: ch31-zrange-walk
 }
 
 // rankSpan turns a range by rank into the ranks it covers in a set of n
@@ -283,6 +287,7 @@ func (r *zrangeSpec) walk(z *zset.ZSet, visit func(node *zset.ZNode) bool) {
 		}
 		return
 	}
+	// exercise: ch31-zrange-walk
 	// As in Redis, a negative offset skips past every member, and a
 	// negative limit takes all.
 	if r.offset < 0 || r.offset > 0 && r.offset >= int64(z.Len()) {
@@ -315,6 +320,7 @@ func (r *zrangeSpec) walk(z *zset.ZSet, visit func(node *zset.ZNode) bool) {
 		}
 		node = step(node)
 	}
+	// end exercise: ch31-zrange-walk
 }
 
 // count returns how many members the range by score or by name holds:

@@ -289,6 +289,23 @@ var Catalog = []Exercise{
 			"within from..to. Take a word (the word helper) only when it lies strictly between " +
 			"those two bytes. To look for a 0, look for a 1 in the byte flipped.",
 	},
+	{
+		ID: "ch31-zrange-walk", Chapter: "ch31_zranges", Title: "walking a range by score or by name",
+		Task: "Write zrangeSpec.first and zrangeSpec.last (seek the lowest or the highest " +
+			"member within a range of scores or names) and the part of zrangeSpec.walk in " +
+			"server/zrange.go after the range by rank: start at the range's first member " +
+			"(its last for REV), jump LIMIT's offset, then step while the member is within " +
+			"the other end and the limit lasts.",
+		Minutes: 35,
+		Tests: []TestRef{
+			{"./server", "^(TestZRangeWalkModel|TestRESPZRangeExclusiveMin)$"},
+		},
+		Hint: "Before seeking, check that the range is not empty and reaches the set's ends " +
+			"(inMin of the last member, inMax of the first); after it, that the member found is " +
+			"within the other end. The offset is one z.Offset call, negative for REV; a " +
+			"negative offset, or one past the set, gives nothing, and a negative limit takes " +
+			"all. Charge each seek (chargeSeek) and each step (kVisitWork and lexWork).",
+	},
 }
 
 // Lookup returns the exercise with the given id.
