@@ -197,6 +197,7 @@ func aofCost(c *command, args [][]byte) int {
 // aofAppend appends one command to the log's buffer, in RESP, and
 // charges its bytes as work.
 func aofAppend(args ...[]byte) {
+	// exercise: ch33-aof-records
 	aofGrow(aofSize(args))
 	start := len(aofBuf)
 	aofBuf = append(aofBuf, '*')
@@ -211,6 +212,7 @@ func aofAppend(args ...[]byte) {
 	}
 	chargeBytes(len(aofBuf) - start)
 	aofCmds++
+	// end exercise: ch33-aof-records
 }
 
 // aofView is the bytes of s, not copied, for a rule to log a value of the

@@ -80,6 +80,7 @@ func (ar *aofReader) count(prefix byte, limit int64) (int, error) {
 
 // record reads one command: *n, then n bulk strings.
 func (ar *aofReader) record() ([][]byte, error) {
+	// exercise: ch33-aof-records
 	argc, err := ar.count('*', kAOFMaxArgs)
 	if err != nil {
 		return nil, err
@@ -105,6 +106,7 @@ func (ar *aofReader) record() ([][]byte, error) {
 		}
 	}
 	return args, nil
+	// end exercise: ch33-aof-records
 }
 
 // bytes reads n bytes, in pieces of at most 1 MiB: a length the file

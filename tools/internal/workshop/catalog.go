@@ -306,6 +306,22 @@ var Catalog = []Exercise{
 			"negative offset, or one past the set, gives nothing, and a negative limit takes " +
 			"all. Charge each seek (chargeSeek) and each step (kVisitWork and lexWork).",
 	},
+	{
+		ID: "ch33-aof-records", Chapter: "ch33_aof", Title: "the log's records, written and read back",
+		Task: "Write aofAppend in server/aof.go, which appends one command to aofBuf as a RESP " +
+			"array of bulk strings, and aofReader.record in server/aof_load.go, which reads " +
+			"one back at start: the count, then each argument's length, bytes and CRLF, " +
+			"telling a record cut off by the end of the file from one that is damaged.",
+		Minutes: 30,
+		Tests: []TestRef{
+			{"./server", "^(TestAOFLogsChanges|TestAOFReplay|TestAOFLoadCutTail|TestAOFLoadDamage|TestAOFLoadHostileBounded)$"},
+		},
+		Hint: "A record is *<n>, then n times $<len>, the bytes and CRLF, every line ending in " +
+			"CRLF. Make room first (aofGrow with aofSize), count the command in aofCmds and " +
+			"charge its bytes. Reading, use ar.count for the two kinds of line (it bounds " +
+			"them), ar.bytes for an argument (it allocates only what the file holds) and " +
+			"ar.line for the CRLF after it; a command of no arguments is damage.",
+	},
 }
 
 // Lookup returns the exercise with the given id.
