@@ -350,6 +350,7 @@ func (h *Hash) Each(now uint64, fn func(name, value string) bool) (visited int) 
 // Deleted if at is not after now (the field is deleted), else OK. As in
 // Redis, the condition comes before the time: a failed one never deletes.
 func (h *Hash) Expire(now uint64, name string, at uint64, cond Cond) int {
+	// exercise: ch16-field-expiry
 	f := h.live(now, name)
 	if f == nil {
 		return NoField
@@ -363,11 +364,13 @@ func (h *Hash) Expire(now uint64, name string, at uint64, cond Cond) int {
 	}
 	h.setExpiry(f, at)
 	return OK
+	// end exercise: ch16-field-expiry
 }
 
 // condHolds decides cond for giving f the expiry at. A field without an
 // expiry is treated as expiring at infinity.
 func (h *Hash) condHolds(f *field, at uint64, cond Cond) bool {
+	// exercise: ch16-field-expiry
 	hasTTL := f.heapIdx >= 0
 	switch cond {
 	case NX:
@@ -381,6 +384,7 @@ func (h *Hash) condHolds(f *field, at uint64, cond Cond) bool {
 	default:
 		return true
 	}
+	// end exercise: ch16-field-expiry
 }
 
 // Persist removes the expiry of the field name (HPERSIST). It returns
@@ -440,9 +444,11 @@ func (h *Hash) NextExpiry() (at uint64, ok bool) {
 // left. Each removal is O(log v) and no field without an expiry is looked
 // at, so the work is bounded as the book bounds its server's expiry.
 func (h *Hash) ExpireSome(now uint64, budget int) (removed int) {
+	// exercise: ch16-field-expiry
 	for removed < budget && len(h.ttls) > 0 && h.ttls[0].Val < now {
 		h.remove(h.ttls[0].Owner)
 		removed++
 	}
 	return removed
+	// end exercise: ch16-field-expiry
 }

@@ -229,6 +229,24 @@ var Catalog = []Exercise{
 			"loop leaves the listener out of poll() until then, and nextTimerMs wakes it when " +
 			"the pause ends. Without it, a listener still readable wakes the loop at once.",
 	},
+	// Beyond the book: hash fields with their own time to live.
+	{
+		ID: "ch16-field-expiry", Chapter: "ch16_field_ttl", Title: "expiring hash fields",
+		Task: "Write Hash.Expire, Hash.condHolds and Hash.ExpireSome in hashes/hashes.go: give " +
+			"one field an expiry if NX, XX, GT or LT allows it (answering NoField, NotMet, " +
+			"Deleted or OK), and reclaim up to a budget of expired fields, earliest first, " +
+			"from the hash's heap of expiries.",
+		Minutes: 25,
+		Tests: []TestRef{
+			{"./hashes", "^(TestExpireCodes|TestAgainstModel|TestMassExpiry)$"},
+			{"./server", "^TestMassFieldExpiryIsBounded$"},
+		},
+		Hint: "Look the field up with h.live (an expired one is absent), check the condition " +
+			"before the time, and delete the field when the time is not after now. For GT and " +
+			"LT a field without an expiry expires at infinity. The heap's root is the earliest " +
+			"expiry: a field is expired only once now is past it, and setExpiry and remove " +
+			"keep the heap and its counts right.",
+	},
 	// The book's chapter 06 exercises, done in ch17 and checked by its tests.
 	{
 		ID: "ch17-read-offset", Chapter: "ch17_syscalls", Title: "consume requests by offset (the book's ch06 exercise 2)",
