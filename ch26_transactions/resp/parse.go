@@ -121,6 +121,7 @@ func ParseRequestFrom(data []byte, args [][]byte, p *Progress) (out [][]byte, n,
 // parseRequest is ParseRequestFrom from the start of the request,
 // recording in p, if not nil, how far it got.
 func parseRequest(data []byte, args [][]byte, p *Progress) ([][]byte, int, int, error) {
+	// exercise: ch21-resp-parse
 	args = args[:0]
 	if len(data) == 0 {
 		return args, 1, 0, ErrIncomplete
@@ -174,6 +175,7 @@ func parseRequest(data []byte, args [][]byte, p *Progress) ([][]byte, int, int, 
 		pos = end + 2
 	}
 	return args, pos, int(max(count, 0)), nil
+	// end exercise: ch21-resp-parse
 }
 
 // dropArgs returns args emptied, its slots cleared: they pointed into the

@@ -279,6 +279,24 @@ var Catalog = []Exercise{
 	},
 	// Beyond the book: one exercise for the lesson of each of these chapters.
 	{
+		ID: "ch21-resp-parse", Chapter: "ch21_resp2", Title: "parsing a RESP request",
+		Task: "Write parseRequest in resp/parse.go: read one request from the front of the " +
+			"buffer, an array of bulk strings (a count line, then for each string a length " +
+			"line, its bytes and CRLF) or, for anything else, an inline line (parseInline), " +
+			"returning its arguments as slices of the buffer, the bytes it took, and " +
+			"ErrIncomplete (with the length the buffer needs) or a ProtocolError.",
+		Minutes: 35,
+		Tests: []TestRef{
+			{"./resp", "^(TestParseRequest|TestParseRequestIncomplete|TestParseRequestErrors|TestParseRequestRedisSizes|TestParseRequestFromResumes|TestParseRequestNoRoom|FuzzParseRESP)$"},
+			{".", "^(TestRESPWire|TestRESPProtocolErrors)$"},
+		},
+		Hint: "headerLine reads the *3 and $5 lines. Check each bound before trusting a " +
+			"number: the count against MaxArgs, a length against 0 and MaxBulkLen, and the " +
+			"bytes and their CRLF against the end of the buffer. Build the arguments only when " +
+			"args has room for the whole count, otherwise only check and count; clear the " +
+			"slots on every error (dropArgs), and record in p where each element starts.",
+	},
+	{
 		ID: "ch27-set-options", Chapter: "ch27_strings", Title: "SET's option grammar",
 		Task: "Write parseStringOpts in server/setopts.go: read SET's options (NX, XX, GET, " +
 			"KEEPTTL and one of EX, PX, EXAT, PXAT with its time) or GETEX's (a timed form " +
