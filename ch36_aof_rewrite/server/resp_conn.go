@@ -242,6 +242,7 @@ func newRESPState(conn *conn) *respState {
 // its own (see takeBig), so that even doubling does not copy the request
 // again and again in one turn that holds every other client.
 func (st *respState) fill(conn *conn) {
+	// exercise: ch22-resp-fill
 	if st.start > 0 {
 		st.buf = st.buf[:copy(st.buf, st.buf[st.start:])]
 		st.start = 0
@@ -281,6 +282,7 @@ func (st *respState) fill(conn *conn) {
 		st.buf = make([]byte, 0, kRESPBufSize)
 	}
 	st.buf = st.buf[:len(st.buf)+st.read(conn, st.buf[len(st.buf):cap(st.buf)])]
+	// end exercise: ch22-resp-fill
 }
 
 // read is one read into dst, and returns how many bytes it brought: none

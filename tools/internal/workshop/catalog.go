@@ -297,6 +297,24 @@ var Catalog = []Exercise{
 			"slots on every error (dropArgs), and record in p where each element starts.",
 	},
 	{
+		ID: "ch22-resp-fill", Chapter: "ch22_resp_bounds", Title: "growing the RESP read buffer within the budget",
+		Task: "Write respState.fill in server/resp_conn.go: compact the read buffer, hand a " +
+			"large pending bulk string to its own buffer (takeBig, fillBig), take the usual " +
+			"16 KiB buffer when there is none, and grow a full one only geometrically, " +
+			"doubling, or to the request's end when its last bulk string is pending and ends " +
+			"sooner, every byte taken from the budget first; then read once into its free end.",
+		Minutes: 30,
+		Tests: []TestRef{
+			{"./server", "^(TestRESPReadBufferCopiesBounded|TestRESPPartialRequestsBudgeted|TestRESPHogClosed|TestRESPArgumentsBudgeted)$"},
+			{".", "^(TestRESPWire|TestRESPProtocolErrors)$"},
+		},
+		Hint: "st.need says how long the buffer must be before the request can be whole; " +
+			"grow only when the buffer is full, never to what a client merely announces " +
+			"(lastPending tells when need is the request's end). Ask budgetMake before every " +
+			"allocation, add what it allowed to inputHeld, and refuse with errClientMemory " +
+			"when it says no; an empty buffer goes back to the usual size (shrink).",
+	},
+	{
 		ID: "ch27-set-options", Chapter: "ch27_strings", Title: "SET's option grammar",
 		Task: "Write parseStringOpts in server/setopts.go: read SET's options (NX, XX, GET, " +
 			"KEEPTTL and one of EX, PX, EXAT, PXAT with its time) or GETEX's (a timed form " +
