@@ -46,6 +46,7 @@ func match(pattern, s string) (bool, int) {
 }
 
 func matchLimit(pattern, s string, limit int) (bool, int, bool) {
+	// exercise: ch23-glob-match
 	p, i := 0, 0        // the next token of the pattern; the next byte of s
 	star, from := -1, 0 // just after the last * seen; where s resumes after it
 	steps := 0
@@ -82,6 +83,7 @@ func matchLimit(pattern, s string, limit int) (bool, int, bool) {
 		from++
 		p, i = star, from
 	}
+	// end exercise: ch23-glob-match
 }
 
 // one matches the byte c against the token at the front of p (not a *),

@@ -315,6 +315,22 @@ var Catalog = []Exercise{
 			"when it says no; an empty buffer goes back to the usual size (shrink).",
 	},
 	{
+		ID: "ch23-glob-match", Chapter: "ch23_handshake", Title: "glob matching in linear time, within a limit",
+		Task: "Write matchLimit in glob/glob.go: match a string against a glob pattern (*, ?, " +
+			"sets and escapes, one token at a time with one) without backtracking: remember " +
+			"only the last * and where the string resumes after it, and on a mismatch let " +
+			"that * take one more byte; count the steps and give up once they pass limit.",
+		Minutes: 25,
+		Tests: []TestRef{
+			{"./glob", "^(TestMatch|TestPathological|TestBoundOnAll|TestMatchLimit|FuzzMatch)$"},
+			{"./server", "^(TestRESPConfigMatchBounded|TestRESPConfigNames)$"},
+		},
+		Hint: "A run of stars is one star, and a trailing one matches the rest at once. Only " +
+			"the last star ever needs to retry: whatever earlier stars took, it can take " +
+			"instead. Count one step for each turn of the loop and the extra bytes of a set " +
+			"(one returns its length); past limit, return false, the steps and done false.",
+	},
+	{
 		ID: "ch27-set-options", Chapter: "ch27_strings", Title: "SET's option grammar",
 		Task: "Write parseStringOpts in server/setopts.go: read SET's options (NX, XX, GET, " +
 			"KEEPTTL and one of EX, PX, EXAT, PXAT with its time) or GETEX's (a timed form " +
