@@ -796,6 +796,7 @@ func (h *Table[T]) Scan(cursor uint64, count, budget int, fn func([]*T) bool) (n
 	if n == 0 {
 		return 0, 0
 	}
+	// exercise: ch25-scan-cursor
 	if uint32(cursor>>32) != h.epoch {
 		cursor = 0 // another epoch's place: start over
 	}
@@ -828,6 +829,7 @@ func (h *Table[T]) Scan(cursor uint64, count, budget int, fn func([]*T) bool) (n
 			break
 		}
 	}
+	// end exercise: ch25-scan-cursor
 	clear(h.found) // keep no entry alive
 	clear(h.group)
 	h.found, h.group = h.found[:0], h.group[:0]
@@ -857,6 +859,7 @@ func (h *Table[T]) Scan(cursor uint64, count, budget int, fn func([]*T) bool) (n
 // the walk goes on to the first one: a run of slots at the stretch's
 // start (none, when the stretch starts where the last call's was cut).
 func (h *Table[T]) scanTab(t *tab[T], lo, hi uint64, budget int) (end uint64, work int) {
+	// exercise: ch25-scan-cursor
 	n := len(t.tags)
 	if n == 0 {
 		return hi, 0
@@ -880,6 +883,7 @@ func (h *Table[T]) scanTab(t *tab[T], lo, hi uint64, budget int) (end uint64, wo
 		}
 	}
 	return hi, work + k
+	// end exercise: ch25-scan-cursor
 }
 
 // Warm asks the processor for the memory that lookups of the given hash

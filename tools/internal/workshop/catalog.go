@@ -331,6 +331,25 @@ var Catalog = []Exercise{
 			"(one returns its length); past limit, return false, the steps and done false.",
 	},
 	{
+		ID: "ch25-scan-cursor", Chapter: "ch25_scan", Title: "SCAN's cursor over a resizing table",
+		Task: "Write the marked part of Table.Scan and Table.scanTab in keytable/keytable.go: " +
+			"read the cursor as a place in the hash's order (a cursor of another epoch starts " +
+			"again at 0), end the stretch count slots of the larger array further on, collect " +
+			"the entries placed in it from both arrays of a resize, and hand them to fn in " +
+			"order of place, those of one place together, the next cursor where the walk ended.",
+		Minutes: 40,
+		Tests: []TestRef{
+			{"./keytable", "^(TestScanWhileChanging|TestScanSmall|TestScanCollisions|TestScanBudget|TestScanTakesSome|TestScanDuringChangeOfSalt)$"},
+			{"./server", "^(TestRESPScanWhileAdding|TestRESPScanOtherEpoch|TestBookScan)$"},
+		},
+		Hint: "A place is the top 32 bits of the mixed hash, and home turns it into a slot of " +
+			"any length, so a stretch [lo, hi) covers the same keys in every array. An entry " +
+			"sits between its home and the next empty slot: walk from home(lo) past home(hi-1) " +
+			"to an empty slot. Past the budget, stop at the last empty slot seen inside the " +
+			"stretch and end the stretch at its first place; when fn refuses a group, its place " +
+			"is the next cursor.",
+	},
+	{
 		ID: "ch27-set-options", Chapter: "ch27_strings", Title: "SET's option grammar",
 		Task: "Write parseStringOpts in server/setopts.go: read SET's options (NX, XX, GET, " +
 			"KEEPTTL and one of EX, PX, EXAT, PXAT with its time) or GETEX's (a timed form " +
