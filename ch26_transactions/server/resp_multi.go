@@ -257,6 +257,7 @@ func (w *respWriter) outNilArray() {
 // due since WATCH). Either way the transaction ends and every key is
 // unwatched.
 func respExec(st *respState, w *respWriter, args [][]byte) {
+	// exercise: ch26-watch-exec
 	if !st.inMulti {
 		w.err("ERR EXEC without MULTI")
 		return
@@ -281,6 +282,7 @@ func respExec(st *respState, w *respWriter, args [][]byte) {
 		w.outNilArray()
 		return
 	}
+	// end exercise: ch26-watch-exec
 	queue := st.tx.queue
 	st.unwatchAll() // it has passed: its own writes below cannot fail it
 

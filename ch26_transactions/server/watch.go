@@ -65,6 +65,7 @@ func touchKey[S ~string | ~[]byte](key S) {
 // now that was already due when watched has not changed (Redis 7.0);
 // writing it again will be a change.
 func touchWatchers(key string, set map[*respState]struct{}, gone bool) {
+	// exercise: ch26-watch-exec
 	for st := range set {
 		if gone && st.tx.watched[key] {
 			continue
@@ -75,6 +76,7 @@ func touchWatchers(key string, set map[*respState]struct{}, gone bool) {
 	if len(set) == 0 {
 		delete(watchers, key)
 	}
+	// end exercise: ch26-watch-exec
 }
 
 // touchFlushed marks the connections watching keys that FLUSHALL drops

@@ -350,6 +350,23 @@ var Catalog = []Exercise{
 			"is the next cursor.",
 	},
 	{
+		ID: "ch26-watch-exec", Chapter: "ch26_transactions", Title: "WATCH's dirty marks and EXEC's check",
+		Task: "Write touchWatchers in server/watch.go, which marks dirty every connection " +
+			"watching a key just changed and takes it out of that key's watchers, and the " +
+			"marked part of respExec in server/resp_multi.go: refuse an EXEC without MULTI, " +
+			"discard a transaction with a command refused when queued (EXECABORT), and answer " +
+			"a null array when a watched key was touched or its TTL has come due since WATCH.",
+		Minutes: 25,
+		Tests: []TestRef{
+			{"./server", "^(TestMultiExec|TestMultiQueueErrors|TestWatchTouched|TestWatchSelfAndScope|TestWatchExpiry|TestWatchWriteCost|TestWatchDirtyThenWatchedAgain)$"},
+		},
+		Hint: "A key that is gone now and was already due when watched (st.tx.watched[key] is " +
+			"true) has not changed: skip its watchers. Drop the key from watchers once its set " +
+			"is empty, and leave the connection's other keys to its own EXEC. Every way out of " +
+			"EXEC ends the transaction (endMulti); the scan for due TTLs counts its keys in " +
+			"workDone.",
+	},
+	{
 		ID: "ch27-set-options", Chapter: "ch27_strings", Title: "SET's option grammar",
 		Task: "Write parseStringOpts in server/setopts.go: read SET's options (NX, XX, GET, " +
 			"KEEPTTL and one of EX, PX, EXAT, PXAT with its time) or GETEX's (a timed form " +
