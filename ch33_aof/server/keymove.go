@@ -41,6 +41,7 @@ var errCopyTooBig = "ERR COPY is refused for a value of more than " + strconv.It
 // torn down as DEL would: a large one on the thread pool.
 func respRename(nx bool) respHandler {
 	return func(st *respState, w *respWriter, args [][]byte) {
+		// exercise: ch29-rename-copy
 		ent := lookupEntry(args[1])
 		if ent == nil {
 			w.err(errNoSuchKey)
@@ -78,6 +79,7 @@ func respRename(nx bool) respHandler {
 		} else {
 			w.simple("OK")
 		}
+		// end exercise: ch29-rename-copy
 	}
 }
 
@@ -138,6 +140,7 @@ func respCopy(st *respState, w *respWriter, args [][]byte) {
 		w.outInt(0)
 		return
 	}
+	// exercise: ch29-rename-copy
 	if containerLen(src) > kCopyMaxItems || src.typ() == tStr && len(src.val()) > kCopyMaxBytes {
 		w.err(errCopyTooBig)
 		return
@@ -155,6 +158,7 @@ func respCopy(st *respState, w *respWriter, args [][]byte) {
 		hashTimerUpdate(cp)
 	}
 	w.outInt(1)
+	// end exercise: ch29-rename-copy
 }
 
 // copyEntry returns a new entry for key holding a copy of src's value, not

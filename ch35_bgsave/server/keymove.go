@@ -139,6 +139,7 @@ func respCopy(st *respState, w *respWriter, args [][]byte) {
 		w.outInt(0)
 		return
 	}
+	// exercise: ch29-rename-copy
 	if containerLen(src) > kCopyMaxItems || src.typ() == tStr && len(src.val()) > kCopyMaxBytes {
 		w.err(errCopyTooBig)
 		return
@@ -156,6 +157,7 @@ func respCopy(st *respState, w *respWriter, args [][]byte) {
 		hashTimerUpdate(cp)
 	}
 	w.outInt(1)
+	// end exercise: ch29-rename-copy
 }
 
 // copyEntry returns a new entry for key holding a copy of src's value, not

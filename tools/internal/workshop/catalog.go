@@ -396,6 +396,24 @@ var Catalog = []Exercise{
 			"those two bytes. To look for a 0, look for a 1 in the byte flipped.",
 	},
 	{
+		ID: "ch29-rename-copy", Chapter: "ch29_keys", Title: "RENAME moves a value, COPY clones it",
+		Task: "Write the marked part of respRename in server/keymove.go (RENAME and RENAMENX: " +
+			"move the entry itself to its new key, whatever it holds, dropping what the new " +
+			"key held) and of respCopy (COPY, once its options are read: refuse a value past " +
+			"the bounds, drop the destination for REPLACE, insert the copy copyEntry makes " +
+			"with the source's TTL and its fields' timers).",
+		Minutes: 25,
+		Tests: []TestRef{
+			{"./server", "^(TestRESPRename|TestRESPRenameFreesLargeOnPool|TestRESPCopy|TestRESPCopyTooBig|TestExecKeysWorkWithinEstimate)$"},
+		},
+		Hint: "Move the entry, not its value: take it out of the key table (removeEntry) " +
+			"before changing its key, and put it back with insertEntry, so its TTL timer and a " +
+			"hash's field timer, which point at the entry, follow it. A string's value shares kv " +
+			"with its key: rebuild kv and klen, and charge the bytes. A key renamed onto itself " +
+			"changes nothing. What the new key held goes as DEL's does (entryDel); check COPY's " +
+			"bounds before anything changes.",
+	},
+	{
 		ID: "ch31-zrange-walk", Chapter: "ch31_zranges", Title: "walking a range by score or by name",
 		Task: "Write zrangeSpec.first and zrangeSpec.last (seek the lowest or the highest " +
 			"member within a range of scores or names) and the part of zrangeSpec.walk in " +
