@@ -189,6 +189,7 @@ func (h *Hash) place(f *field) {
 // the array stays dense. Only the last field ever moves, and only down,
 // which is what Scan's promise rests on.
 func (h *Hash) unplace(f *field) {
+	// exercise: ch30-hscan-order
 	last := len(h.order) - 1
 	moved := h.order[last]
 	h.order[f.pos] = moved
@@ -201,6 +202,7 @@ func (h *Hash) unplace(f *field) {
 	} else if c >= minShrinkCap && n <= c/4 {
 		h.order = append(make([]*field, 0, 2*n), h.order...)
 	}
+	// end exercise: ch30-hscan-order
 }
 
 // setExpiry gives f the expiry at, adding it to the heap or moving it there.
@@ -523,6 +525,7 @@ func (h *Hash) ExpireSome(now uint64, budget int) (removed int) {
 // A visited field moved below the walk's place is visited again, as Redis
 // allows.
 func (h *Hash) Scan(now uint64, cursor uint64, count, all int, fn func(name, value string) bool) (next uint64, visited int) {
+	// exercise: ch30-hscan-order
 	n := len(h.order)
 	i := n - 1
 	if cursor > 0 && cursor-1 < uint64(n) {
@@ -541,6 +544,7 @@ func (h *Hash) Scan(now uint64, cursor uint64, count, all int, fn func(name, val
 		return 0, visited
 	}
 	return uint64(i) + 1, visited
+	// end exercise: ch30-hscan-order
 }
 
 // At returns the field at place i of h.order, 0 <= i < StoredLen, and

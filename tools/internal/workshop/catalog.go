@@ -414,6 +414,23 @@ var Catalog = []Exercise{
 			"bounds before anything changes.",
 	},
 	{
+		ID: "ch30-hscan-order", Chapter: "ch30_hashes", Title: "the dense order HSCAN walks",
+		Task: "Write Hash.unplace and Hash.Scan in hashes/hashes.go: take a deleted field out " +
+			"of h.order by moving the last field into its place (and give the array's memory " +
+			"back once it is mostly empty), and walk h.order downward from the cursor's place " +
+			"for HSCAN, skipping expired fields, until count places are visited or fn stops it.",
+		Minutes: 20,
+		Tests: []TestRef{
+			{"./hashes", "^(TestScanThroughResizes|TestScanSmallAndCursors|TestAtCoversOrder|TestScanStops|TestAgainstModel)$"},
+			{"./server", "^(TestRESPHScan|TestRESPHScanThroughChanges|TestRESPHRandField)$"},
+		},
+		Hint: "Each field keeps its index in pos: the field that moves must get the hole's. " +
+			"Clear the last slot so the array holds no pointer to a deleted field. Cursor c > 0 " +
+			"means place c-1 is next, and one past the top (the array shrank) starts again at " +
+			"the top; a hash of at most all fields is walked whole. When fn refuses a field, its " +
+			"place is the next cursor; below place 0 the cursor is 0.",
+	},
+	{
 		ID: "ch31-zrange-walk", Chapter: "ch31_zranges", Title: "walking a range by score or by name",
 		Task: "Write zrangeSpec.first and zrangeSpec.last (seek the lowest or the highest " +
 			"member within a range of scores or names) and the part of zrangeSpec.walk in " +
