@@ -1,7 +1,3 @@
-// Package server is chapter 17's server: chapter 16's server on an event
-// loop that costs a few system calls per wakeup (epoll, one read and one
-// write for a batch of requests, TCP_NODELAY, accept4), with what each
-// client may make it hold bounded.
 package server
 
 import (

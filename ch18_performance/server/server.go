@@ -1,6 +1,3 @@
-// Package server is chapter 18's server: chapter 16's server, made fast
-// (epoll, batched reads and writes, TCP_NODELAY, no allocation per
-// request) and frugal (bounded output per client, smaller entries).
 package server
 
 import (

@@ -1,8 +1,3 @@
-// Package server is chapter 19's server: chapter 18's, whose commands
-// write their replies through a replyWriter and whose connections read
-// their requests through a framing. Chapter 18 made it fast (epoll,
-// batched reads and writes, TCP_NODELAY, no allocation per request) and
-// frugal (bounded output per client, smaller entries).
 package server
 
 import (

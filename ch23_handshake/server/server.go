@@ -1,7 +1,3 @@
-// Package server is chapter 23's server: chapter 18's, which also speaks
-// Redis's own protocol (RESP) on a second listener. Chapter 18 made it fast
-// (epoll, batched reads and writes, TCP_NODELAY, no allocation per
-// request) and frugal (bounded output per client, smaller entries).
 package server
 
 import (

@@ -1,9 +1,3 @@
-// Package server is chapter 26's server: chapter 25's, which speaks the
-// book's protocol and Redis's (RESP) on two listeners and has SCAN, with
-// transactions (MULTI/EXEC/WATCH) and INFO.
-// Chapter 18 made it fast (epoll, batched reads and writes, TCP_NODELAY,
-// no allocation per request) and frugal (bounded output per client,
-// smaller entries).
 package server
 
 import (

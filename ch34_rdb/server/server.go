@@ -1,9 +1,3 @@
-// Package server is chapter 26's server: chapter 23's, which speaks the
-// book's protocol and Redis's (RESP) on two listeners, with the commands
-// every Redis client sends: SCAN, MULTI/EXEC/WATCH, INFO, TYPE and the
-// everyday ones. Chapter 18 made it fast (epoll, batched reads and writes,
-// TCP_NODELAY, no allocation per request) and frugal (bounded output per
-// client, smaller entries).
 package server
 
 import (
