@@ -74,9 +74,9 @@ var (
 	keys19Chapters   = withFeature(chapters.KeyCommands)     // chapter 29's key commands
 	hashes19Chapters = withFeature(chapters.HashCommands)    // chapter 30's hash commands
 	costlyBits       = firstAndNewest(chapters.BitsLCS)      // chapter 28's bits and LCS (with 25's SETRANGE)
-	costly19         = firstAndNewest(chapters.HashCommands) // chapter 30's hashes
-	zranges29        = firstAndNewest(chapters.ZRanges)      // chapter 31's ranges and pops
-	zalgebra30       = firstAndNewest(chapters.ZAlgebra)     // chapter 32's set algebra, ZRANDMEMBER, ZSCAN
+	hashChapters     = firstAndNewest(chapters.HashCommands) // chapter 30's hashes
+	zrangeChapters   = firstAndNewest(chapters.ZRanges)      // chapter 31's ranges and pops
+	zalgebraChapters = firstAndNewest(chapters.ZAlgebra)     // chapter 32's set algebra, ZRANDMEMBER, ZSCAN
 	aofChapters      = withFeature(chapters.AppendOnly)
 	snapshotChapters = withFeature(chapters.Snapshots)  // BGSAVE, the snapshot without fork (ch35 on)
 	rewriteChapters  = withFeature(chapters.AOFRewrite) // BGREWRITEAOF (ch36 on)

@@ -151,12 +151,12 @@ func fieldNames(n int) []string {
 // the attack grows it at most 3x what the twin does. The server's CPU and
 // a bystander's worst PING are reported.
 
-// TestAttack21FieldRecords: see above.
-func TestAttack21FieldRecords(t *testing.T) {
-	eachChapter(t, aofChapters, testAttack21FieldRecords)
+// TestAOFFieldRecords: see above.
+func TestAOFFieldRecords(t *testing.T) {
+	eachChapter(t, aofChapters, testAOFFieldRecords)
 }
 
-func testAttack21FieldRecords(t *testing.T, ch string) {
+func testAOFFieldRecords(t *testing.T, ch string) {
 	srv := startAOF(t, ch)
 	c := srv.c
 	const fields, rounds, keyLen = 1000, 10, 1000

@@ -35,12 +35,12 @@ import (
 // The verdicts are the replies' sizes; CPU and a bystander's worst PING
 // are reported.
 
-// TestAttack20Replies: see above.
-func TestAttack20Replies(t *testing.T) {
-	eachChapter(t, zalgebra30, testAttack20Replies)
+// TestZSetReplyAttacks: see above.
+func TestZSetReplyAttacks(t *testing.T) {
+	eachChapter(t, zalgebraChapters, testZSetReplyAttacks)
 }
 
-func testAttack20Replies(t *testing.T, ch string) {
+func testZSetReplyAttacks(t *testing.T, ch string) {
 	p, addr, c := startWithClient(t, ch)
 	const n = 200_000
 	loadPair(t, c, "a", "b", n)
@@ -125,15 +125,15 @@ func loadPair(t *testing.T, c *respConn, ka, kb string, n int) {
 	c.sendPipelined(t, "ZADD", reqs.String(), 2*((n+4999)/5000), ":", bigLoadGuard)
 }
 
-// TestAttack20TiedNames: an intersection whose members all end up with the
+// TestZSetTiedNames: an intersection whose members all end up with the
 // same score, from inputs that order them differently, is sorted by name;
 // names that share a long prefix make every comparison cost that prefix.
 // Its twin is a ZRANGE of the same members.
-func TestAttack20TiedNames(t *testing.T) {
-	eachChapter(t, zalgebra30, testAttack20TiedNames)
+func TestZSetTiedNames(t *testing.T) {
+	eachChapter(t, zalgebraChapters, testZSetTiedNames)
 }
 
-func testAttack20TiedNames(t *testing.T, ch string) {
+func testZSetTiedNames(t *testing.T, ch string) {
 	p, addr, c := startWithClient(t, ch)
 	const n, prefix = 15_000, 1000 // the most an intersection's bound lets two sets have
 	pre := strings.Repeat("p", prefix)
@@ -168,12 +168,12 @@ func testAttack20TiedNames(t *testing.T, ch string) {
 // test logs each one's server CPU and a bystander's worst PING, and
 // asserts the replies: sizes, counts and that a refusal changed nothing.
 
-// TestZAlgebraAttacks20: see above.
-func TestZAlgebraAttacks20(t *testing.T) {
-	eachChapter(t, zalgebra30, testZAlgebraAttacks20)
+// TestZAlgebraAttacks: see above.
+func TestZAlgebraAttacks(t *testing.T) {
+	eachChapter(t, zalgebraChapters, testZAlgebraAttacks)
 }
 
-func testZAlgebraAttacks20(t *testing.T, ch string) {
+func testZAlgebraAttacks(t *testing.T, ch string) {
 	p, addr, c := startWithClient(t, ch)
 	const n = 200_000
 	// fill puts n members in key, named prefix0..., in requests of 5,000.
@@ -291,7 +291,7 @@ func testZAlgebraAttacks20(t *testing.T, ch string) {
 // verdicts are the replies.
 
 // TestZRangeStoreMillion: see above.
-func TestZRangeStoreMillion(t *testing.T) { eachChapter(t, zranges29, testZRangeStoreMillion) }
+func TestZRangeStoreMillion(t *testing.T) { eachChapter(t, zrangeChapters, testZRangeStoreMillion) }
 
 func testZRangeStoreMillion(t *testing.T, ch string) {
 	p, addr, c := startWithClient(t, ch)
@@ -339,7 +339,7 @@ func testZRangeStoreMillion(t *testing.T, ch string) {
 
 // TestZRangeLexLongMembers: see above.
 func TestZRangeLexLongMembers(t *testing.T) {
-	eachChapter(t, zranges29, testZRangeLexLongMembers)
+	eachChapter(t, zrangeChapters, testZRangeLexLongMembers)
 }
 
 func testZRangeLexLongMembers(t *testing.T, ch string) {

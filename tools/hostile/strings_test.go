@@ -314,7 +314,7 @@ func fillHash(t *testing.T, c *respConn, key, prefix string, n int) {
 // with N picks, at about the cost of HKEYS of N fields; with N past what
 // the reply budget holds, or past Redis's range, it is refused at once,
 // and the server goes on answering.
-func TestHRandFieldHugeCount(t *testing.T) { eachChapter(t, costly19, testHRandFieldHugeCount) }
+func TestHRandFieldHugeCount(t *testing.T) { eachChapter(t, hashChapters, testHRandFieldHugeCount) }
 
 func testHRandFieldHugeCount(t *testing.T, ch string) {
 	p, addr, c := startWithClient(t, ch)
@@ -359,7 +359,7 @@ func testHRandFieldHugeCount(t *testing.T, ch string) {
 // is bounded (kScanMaxCount places), so the bystander waits no longer
 // than for a call of that size; both return every field exactly once. A
 // pattern that takes many steps per field is refused, not run.
-func TestHScanHugeCount(t *testing.T) { eachChapter(t, costly19, testHScanHugeCount) }
+func TestHScanHugeCount(t *testing.T) { eachChapter(t, hashChapters, testHScanHugeCount) }
 
 func testHScanHugeCount(t *testing.T, ch string) {
 	p, addr, c := startWithClient(t, ch)
@@ -421,7 +421,9 @@ func testHScanHugeCount(t *testing.T, ch string) {
 // of Redis's own arithmetic (Redis 7.0.15 takes about 2.4 s of CPU for
 // these 2,000, where this server took 0.7 s): what the server owes the
 // bystander is that they are charged, so that a turn of them ends early.
-func TestHIncrByFloatLongNumbers(t *testing.T) { eachChapter(t, costly19, testHIncrByFloatLongNumbers) }
+func TestHIncrByFloatLongNumbers(t *testing.T) {
+	eachChapter(t, hashChapters, testHIncrByFloatLongNumbers)
+}
 
 func testHIncrByFloatLongNumbers(t *testing.T, ch string) {
 	p, addr, c := startWithClient(t, ch)
@@ -461,12 +463,12 @@ func testHIncrByFloatLongNumbers(t *testing.T, ch string) {
 // replies: what is past a bound is refused with its error and changes
 // nothing, the rest is answered as Redis answers it.
 
-// TestStringAttacks19: the attacks, each against its twin.
-func TestStringAttacks19(t *testing.T) {
-	eachChapter(t, costlyBits, testStringAttacks19)
+// TestStringAttacks: the attacks, each against its twin.
+func TestStringAttacks(t *testing.T) {
+	eachChapter(t, costlyBits, testStringAttacks)
 }
 
-func testStringAttacks19(t *testing.T, ch string) {
+func testStringAttacks(t *testing.T, ch string) {
 	p, addr, setup := startWithClient(t, ch)
 	set := func(k, v string) {
 		t.Helper()
