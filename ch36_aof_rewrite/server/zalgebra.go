@@ -72,6 +72,7 @@ func zalgKeys(args [][]byte, at int, name string) (keys, rest [][]byte, errText 
 // for a union or an intersection, WITHSCORES unless the result is stored,
 // LIMIT for ZINTERCARD (card). The last of each kind counts, as in Redis.
 func zalgOptions(a *zalgArgs, rest [][]byte, op zalgOp, store, card bool) string {
+	// exercise: ch32-weights-aggregate
 	for i := 0; i < len(rest); i++ {
 		left := len(rest) - i - 1
 		switch opt := rest[i]; {
@@ -111,6 +112,7 @@ func zalgOptions(a *zalgArgs, rest [][]byte, op zalgOp, store, card bool) string
 		}
 	}
 	return ""
+	// end exercise: ch32-weights-aggregate
 }
 
 // zalgParse parses a whole command of the set algebra (the STORE forms
@@ -206,10 +208,12 @@ func zalgBound(op zalgOp, sets []*zset.ZSet, ids, uniq []int) int {
 // zalgWeighted is a score times its input's weight; a product that is not
 // a number (0 times an infinity) counts as 0, as in Redis.
 func zalgWeighted(score, weight float64) float64 {
+	// exercise: ch32-weights-aggregate
 	if v := float64(score * weight); !math.IsNaN(v) {
 		return v
 	}
 	return 0
+	// end exercise: ch32-weights-aggregate
 }
 
 // zalgCombine combines a member's score so far with its score in another
@@ -217,6 +221,7 @@ func zalgWeighted(score, weight float64) float64 {
 // as 0, and MIN and MAX keep the score so far unless v is below (above)
 // it, so a v that is not a number never wins.
 func zalgCombine(acc, v float64, agg zalgAgg) float64 {
+	// exercise: ch32-weights-aggregate
 	switch agg {
 	case zaggMin:
 		if v < acc {
@@ -235,6 +240,7 @@ func zalgCombine(acc, v float64, agg zalgAgg) float64 {
 		return s
 	}
 	return 0
+	// end exercise: ch32-weights-aggregate
 }
 
 // zalgOrder returns the inputs' indexes as Redis visits them: a union and

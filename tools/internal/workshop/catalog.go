@@ -448,6 +448,22 @@ var Catalog = []Exercise{
 			"all. Charge each seek (chargeSeek) and each step (kVisitWork and lexWork).",
 	},
 	{
+		ID: "ch32-weights-aggregate", Chapter: "ch32_zalgebra", Title: "WEIGHTS and AGGREGATE",
+		Task: "Write zalgOptions in server/zalgebra.go, which reads the options after the keys " +
+			"(WEIGHTS with one weight a key, AGGREGATE SUM, MIN or MAX, WITHSCORES unless the " +
+			"result is stored, LIMIT for ZINTERCARD), then zalgWeighted and zalgCombine, which " +
+			"weigh a member's score in one input and fold it into its score so far, as Redis does.",
+		Minutes: 25,
+		Tests: []TestRef{
+			{"./server", "^(TestZAlgebraModel|TestZAlgebraRepeatsModel|TestZAlgebraKeyNamedAgain|FuzzZAlgebraArgs)$"},
+		},
+		Hint: "Each option may come again, the last one counting; WEIGHTS takes exactly as many " +
+			"numbers as there are keys, and ZDIFF takes neither WEIGHTS nor AGGREGATE. A product " +
+			"or a sum that is not a number (0 times an infinity, inf plus -inf) counts as 0, and " +
+			"MIN and MAX keep the score so far unless the new one is strictly below or above it. " +
+			"Write float64(...) around the product and the sum so that Go rounds each one.",
+	},
+	{
 		ID: "ch33-aof-records", Chapter: "ch33_aof", Title: "the log's records, written and read back",
 		Task: "Write aofAppend in server/aof.go, which appends one command to aofBuf as a RESP " +
 			"array of bulk strings, and aofReader.record in server/aof_load.go, which reads " +
