@@ -249,6 +249,7 @@ func (e *rdbEncoder) begin(b []byte, keys, expires int) []byte {
 // entry writes one key: its expiry, its type, its name and its value.
 // Hash fields past their time at nowMs are left out.
 func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, int) {
+	// exercise: ch34-rdb-entry
 	start := len(b)
 	work := 1
 	b = rdbAppendExpire(b, expireMs)
@@ -284,6 +285,7 @@ func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte,
 		}
 	}
 	return b, work + (len(b)-start)/kWorkBytes
+	// end exercise: ch34-rdb-entry
 }
 
 // rdbAppendExpire appends a key's expiry, if it has one (expireMs >= 0).
@@ -340,6 +342,7 @@ func rdbAppendFieldTTLs(b []byte, ent *entry, nowMs int64) ([]byte, int) {
 
 // rdbAppendLen appends n in RDB's length encoding.
 func rdbAppendLen(b []byte, n uint64) []byte {
+	// exercise: ch34-rdb-entry
 	switch {
 	case n < 1<<6:
 		return append(b, byte(n))
@@ -349,9 +352,12 @@ func rdbAppendLen(b []byte, n uint64) []byte {
 		return binary.BigEndian.AppendUint32(append(b, rdb32Bit), uint32(n))
 	}
 	return binary.BigEndian.AppendUint64(append(b, rdb64Bit), n)
+	// end exercise: ch34-rdb-entry
 }
 
 // rdbAppendString appends s as a length and its bytes.
 func rdbAppendString(b []byte, s string) []byte {
+	// exercise: ch34-rdb-entry
 	return append(rdbAppendLen(b, uint64(len(s))), s...)
+	// end exercise: ch34-rdb-entry
 }

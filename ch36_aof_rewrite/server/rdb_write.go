@@ -593,6 +593,7 @@ func rdbAppendFieldTTLs(b []byte, ent *entry, nowMs int64) ([]byte, int) {
 
 // rdbAppendLen appends n in RDB's length encoding.
 func rdbAppendLen(b []byte, n uint64) []byte {
+	// exercise: ch34-rdb-entry
 	switch {
 	case n < 1<<6:
 		return append(b, byte(n))
@@ -602,6 +603,7 @@ func rdbAppendLen(b []byte, n uint64) []byte {
 		return binary.BigEndian.AppendUint32(append(b, rdb32Bit), uint32(n))
 	}
 	return binary.BigEndian.AppendUint64(append(b, rdb64Bit), n)
+	// end exercise: ch34-rdb-entry
 }
 
 // rdbAppendStraight appends s as a length and its bytes, which go to
@@ -612,5 +614,7 @@ func rdbAppendStraight(b []byte, s string, straight straightFn) []byte {
 
 // rdbAppendString appends s as a length and its bytes.
 func rdbAppendString(b []byte, s string) []byte {
+	// exercise: ch34-rdb-entry
 	return append(rdbAppendLen(b, uint64(len(s))), s...)
+	// end exercise: ch34-rdb-entry
 }

@@ -479,6 +479,25 @@ var Catalog = []Exercise{
 			"them), ar.bytes for an argument (it allocates only what the file holds) and " +
 			"ar.line for the CRLF after it; a command of no arguments is damage.",
 	},
+	{
+		ID: "ch34-rdb-entry", Chapter: "ch34_rdb", Title: "one key in RDB's format",
+		Task: "Write rdbAppendLen and rdbAppendString in server/rdb_write.go, RDB's length encoding " +
+			"(6 bits, 14 bits, or a marker byte and 32 or 64 bits, big-endian) and a string as its " +
+			"length and bytes, then rdbEncoder.entry, which writes one key: its expiry, its type " +
+			"byte, its name and its value (a string, a sorted set's members with binary scores, " +
+			"a hash's live fields).",
+		Minutes: 30,
+		Tests: []TestRef{
+			{"./server", "^(TestRDBRoundTrip|TestRDBFieldTTLs|TestRDBChecksumBeforeKeys)$"},
+		},
+		Hint: "A length's top two bits say its form: 00 for 6 bits, 01 for 14 (the high 6 bits in " +
+			"the first byte, the low 8 in the next), then the byte 0x80 or 0x81 before 4 or 8 " +
+			"big-endian bytes; 11 is an encoded string, never a length. The expiry comes first, " +
+			"with rdbAppendExpire. A sorted set is rdbTypeZSet2: a count, then each member's name " +
+			"and its score as 8 little-endian bytes, in order. A hash whose fields have TTLs, in " +
+			"a file of version 12, is rdbAppendFieldTTLs's. Return the work: a unit a key, " +
+			"kVisitWork a member or field, and the bytes over kWorkBytes.",
+	},
 }
 
 // Lookup returns the exercise with the given id.
