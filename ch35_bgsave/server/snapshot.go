@@ -437,6 +437,7 @@ func bigValue(ent *entry) bool {
 // writeMore writes members or fields of the value in parts until work
 // passes budget; at its end it marks the value written and appends side.
 func (s *snapshot) writeMore(budget int) int {
+	// exercise: ch35-snapshot-parts
 	sp := s.enc.(valueSplitter)
 	work := 0
 	for (s.partAt != nil || s.partIdx >= 0 || len(s.segs) > 0) && work < budget {
@@ -483,6 +484,7 @@ func (s *snapshot) writeMore(budget int) int {
 		s.flush()
 	}
 	return work
+	// end exercise: ch35-snapshot-parts
 }
 
 // shrunk returns b, or a new buffer if b has grown past a few times the

@@ -498,6 +498,25 @@ var Catalog = []Exercise{
 			"a file of version 12, is rdbAppendFieldTTLs's. Return the work: a unit a key, " +
 			"kVisitWork a member or field, and the bytes over kWorkBytes.",
 	},
+	{
+		ID: "ch35-snapshot-parts", Chapter: "ch35_bgsave", Title: "a big value written over several turns",
+		Task: "Write snapshot.writeMore in server/snapshot.go, which carries on a big sorted set, " +
+			"hash or string written over several turns: write the long strings left from the last " +
+			"stretch, then the next batch of members or fields, until the budget is spent; at the " +
+			"value's end write what follows it, mark it written and append the keys copied on " +
+			"write meanwhile (side).",
+		Minutes: 35,
+		Tests: []TestRef{
+			{"./server", "^(TestSnapshotSplitsBigValues|TestCopyOnWriteBigValueInParts|TestSnapshotBigStringNotCopied|TestSnapshotFewBigMembersInParts|TestSnapshotOneInstant)$"},
+		},
+		Hint: "The value is unfinished while partAt is not nil, partIdx is not -1 or segs are left. " +
+			"Segs come first: drain them a slice at a time (at least kSnapStraightBytes, or the " +
+			"budget left in bytes; all of it for math.MaxInt, when a change waits); the next " +
+			"stretch waits for them. Take kRewriteBatch members or fields a stretch, with " +
+			"s.straight, and flush a full buffer only when no seg points into it. At the end " +
+			"use splitEnd, or stringTail for a string (partStr), set the mark, count the key, " +
+			"and move side into buf, charging its bytes.",
+	},
 }
 
 // Lookup returns the exercise with the given id.
