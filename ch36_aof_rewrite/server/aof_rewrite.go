@@ -412,6 +412,7 @@ func (aofEncoder) end(b []byte) []byte                      { return b }
 // entry writes the commands of one key: SET, HSET or ZADD (in batches),
 // the fields' expiry times, and the key's.
 func (aofEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, int) {
+	// exercise: ch36-rewrite-entry
 	start := len(b)
 	work := 1
 	key := ent.key()
@@ -444,6 +445,7 @@ func (aofEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, in
 		b = appendCommand(b, "PEXPIREAT", key, strconv.FormatInt(expireMs, 10))
 	}
 	return b, work + (len(b)-start)/kWorkBytes
+	// end exercise: ch36-rewrite-entry
 }
 
 // stringHead appends what comes before a string's value of n bytes: a
@@ -514,6 +516,7 @@ func (enc aofEncoder) hashFields(b []byte, ent *entry, i, count int, nowMs int64
 // last written (nil at the end) and the work. With straight, as
 // hashFields.
 func (aofEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int, straight straightFn) ([]byte, *zset.ZNode, int) {
+	// exercise: ch36-rewrite-entry
 	start, work, size := len(b), 0, 0
 	args := []string{"ZADD", ent.key()}
 	for ; n != nil && count > 0 && (straight == nil || size < kSnapFlushBytes); n, count = ent.obj.zset.Offset(n, +1), count-1 {
@@ -529,6 +532,7 @@ func (aofEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int, st
 		b = appendCommandStraight(b, straight, args...)
 	}
 	return b, n, work + (len(b)-start)/kWorkBytes
+	// end exercise: ch36-rewrite-entry
 }
 
 // splitEnd appends what comes after the members or fields: the key's

@@ -481,3 +481,56 @@ func TestShutdownRemovesTemp(t *testing.T) {
 		t.Fatalf("after SHUTDOWN the temporary file is still there: %v", err)
 	}
 }
+
+// TestRewriteSmallValues: a rewrite writes each value the walk takes whole
+// (fewer than kSnapSplitMembers members or fields) as commands that
+// rebuild it: a hash's fields with their own expiry times, a hash and a
+// sorted set of more than one batch, keys with TTLs. The new log replays
+// to the same key space, every expiry time to the millisecond.
+func TestRewriteSmallValues(t *testing.T) {
+	resetTx(t)
+	path := rewriteOn(t)
+	tc := newTxClient(t)
+	tc.do("SET", "s", "v", "PX", "3600000")
+	tc.do("HSET", "h", "a", "1", "b", "2", "c", "3")
+	tc.do("HPEXPIRE", "h", "100000", "FIELDS", "2", "a", "b")
+	tc.do("HPEXPIRE", "h", "200000", "FIELDS", "1", "b")
+	wide := []string{"HSET", "wide"}
+	zadd := []string{"ZADD", "wz"}
+	for i := range 3*kRewriteBatch + 5 {
+		wide = append(wide, "f"+strconv.Itoa(i), strconv.Itoa(i))
+		zadd = append(zadd, strconv.Itoa(i%7)+".5", "m"+strconv.Itoa(i))
+	}
+	tc.do(wide...)
+	tc.do(zadd...)
+	tc.do("HPEXPIRE", "wide", "300000", "FIELDS", "1", "f70")
+	tc.do("PEXPIRE", "wz", "7200000")
+	times := func() []string {
+		return []string{
+			tc.do("PEXPIRETIME", "s"), tc.do("PEXPIRETIME", "wz"),
+			tc.do("HPEXPIRETIME", "h", "FIELDS", "3", "a", "b", "c"),
+			tc.do("HPEXPIRETIME", "wide", "FIELDS", "2", "f69", "f70"),
+		}
+	}
+	want := times()
+	aofBeforeSleep()
+	if got := tc.do("BGREWRITEAOF"); got != "+Background append only file rewriting started\r\n" {
+		t.Fatalf("BGREWRITEAOF: %q", got)
+	}
+	deadline := time.Now().Add(time.Minute) // against a hang only
+	for gSnap != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the rewrite has not ended after a minute")
+		}
+		snapshotStep()
+		time.Sleep(100 * time.Microsecond) // the disk's fsync, off the loop
+	}
+	if !aofRW.lastOK || aofRW.rewrites != 1 {
+		t.Fatalf("after the rewrite: lastOK %v, rewrites %d", aofRW.lastOK, aofRW.rewrites)
+	}
+	checkReplay(t, path)
+	tc = newTxClient(t)
+	if got := times(); !slices.Equal(got, want) {
+		t.Fatalf("expiry times after the replay: %q, want %q", got, want)
+	}
+}

@@ -517,6 +517,24 @@ var Catalog = []Exercise{
 			"use splitEnd, or stringTail for a string (partStr), set the mark, count the key, " +
 			"and move side into buf, charging its bytes.",
 	},
+	{
+		ID: "ch36-rewrite-entry", Chapter: "ch36_aof_rewrite", Title: "one key rewritten as commands",
+		Task: "Write aofEncoder.entry and aofEncoder.zsetMembers in server/aof_rewrite.go, which " +
+			"write one key of the snapshot as the commands that rebuild it: SET for a string, HSET " +
+			"and ZADD in batches of kRewriteBatch, an HPEXPIREAT for each field with a TTL, and " +
+			"PEXPIREAT for the key's own.",
+		Minutes: 25,
+		Tests: []TestRef{
+			{"./server", "^(TestRewriteSmallValues|TestRewriteTailInTurns|TestSnapshotSplitsBigValues|TestSnapshotFewBigMembersInParts)$"},
+		},
+		Hint: "Write each command with appendCommand (zsetMembers with appendCommandStraight, " +
+			"whose straight may be nil), a score with formatScore so that it reads back exactly. " +
+			"zsetMembers stops after count members, or with straight once the names pass " +
+			"kSnapFlushBytes, and returns the member after the last it wrote. Take a hash's live " +
+			"fields at nowMs (GetAll), their times with ExpireTime; the key's expiry comes last, " +
+			"after the value it applies to. Return the work: a unit a key, kVisitWork a member " +
+			"or field, and the bytes over kWorkBytes.",
+	},
 }
 
 // Lookup returns the exercise with the given id.
