@@ -68,7 +68,7 @@ var limit = make(chan struct{}, 3)
 // earlier stages whose wire format it shares. (Only ch12's stage has the
 // slow idle-timeout check, so each chapter from ch12 on runs it once.)
 // The RESP listener (chapter 21 on) takes the RESP stages, its book listener the
-// stages of chapter 18's format.
+// stages of chapter 20's format.
 func TestChapters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs every chapter's server")

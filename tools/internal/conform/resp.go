@@ -262,7 +262,7 @@ func respNotChecked23() []Check {
 // respCommandChecks are the ch24 stage's checks: Redis's command set.
 func respCommandChecks(st *Stage, cfg *Config) []Check {
 	return slices.Concat(respStringChecks()[1:], respExpiryChecks(), respZSetHashChecks(), respErrorChecks(), respKeysChecks(),
-		respPipeliningChecks()[2:], respRESP3RangeChecks(), respNotChecked17())
+		respPipeliningChecks()[2:], respRESP3RangeChecks(), respNotChecked24())
 }
 
 // respRESP3RangeChecks are the checks of chapter 24's commands in RESP3.
@@ -288,8 +288,8 @@ func respRESP3RangeChecks() []Check {
 	}
 }
 
-// respNotChecked17 says what the ch24 stage leaves out.
-func respNotChecked17() []Check {
+// respNotChecked24 says what the ch24 stage leaves out.
+func respNotChecked24() []Check {
 	return []Check{
 		{
 			Name: "not checked: what chapter 24 does not claim",

@@ -9,8 +9,8 @@ import (
 // The ch26 stage: what chapter 26 adds to the RESP listener, as Redis 7.0
 // answers it, byte for byte: transactions, and INFO.
 
-// section18 points a check at the part of chapter 26's README it tests.
-func section18(topic string) string {
+// section26 points a check at the part of chapter 26's README it tests.
+func section26(topic string) string {
 	return "beyond the book: " + topic + " (ch26_transactions/README.md)"
 }
 
@@ -51,22 +51,22 @@ func (c *Conn) info(args ...string) (string, error) {
 	return string(got[strings.IndexByte(string(got), '\n')+1 : len(got)-2]), nil
 }
 
-// respChecks18 are the ch26 stage's checks.
-func respChecks18(st *Stage, cfg *Config) []Check {
-	return slices.Concat(multiChecks18(), watchChecks18(), infoChecks18(), fieldTTLChecks18(), []Check{{
+// resp26Checks are the ch26 stage's checks.
+func resp26Checks(st *Stage, cfg *Config) []Check {
+	return slices.Concat(multiExecChecks(), watchChecks(), infoChecks(), respFieldTTLChecks(), []Check{{
 		Name: "not checked: what chapter 26 does not claim",
 		Skip: "INFO's fields other than the keyspace's and the totals CONFIG RESETSTAT zeroes (their values differ between servers), commands that cannot be queued in MULTI (SUBSCRIBE), " +
 			"and Redis's other commands, the everyday ones (INCR, MGET, ZRANK, ...) among them, which the stages of chapters 27 and 30 check (ch26_transactions/README.md)",
 	}})
 }
 
-// multiChecks18 are the checks of MULTI, EXEC and DISCARD, and of their
+// multiExecChecks are the checks of MULTI, EXEC and DISCARD, and of their
 // errors.
-func multiChecks18() []Check {
+func multiExecChecks() []Check {
 	return []Check{
 		{
 			Name:    "MULTI queues commands; EXEC answers the array of their replies, a runtime error as one element",
-			Section: section18("MULTI and EXEC"),
+			Section: section26("MULTI and EXEC"),
 			Hint:    "after MULTI every command is checked (name, arity) and answered +QUEUED, and nothing runs; EXEC runs them all in one go and answers an array of their replies; a command that fails when run (WRONGTYPE, not an integer) is just its own element and the others apply: nothing rolls back",
 			Run: dialed(func(e *Env, c *Conn) error {
 				k, s, z := "conform:tx18", "conform:tx18s", "conform:tx18z"
@@ -109,7 +109,7 @@ func multiChecks18() []Check {
 		},
 		{
 			Name:    "MULTI's errors: a command refused while queuing aborts EXEC; nested MULTI; DISCARD; EXEC and DISCARD without MULTI",
-			Section: section18("MULTI and EXEC"),
+			Section: section26("MULTI and EXEC"),
 			Hint:    "an unknown command or a wrong number of arguments after MULTI is answered its error and marks the transaction: EXEC then answers -EXECABORT Transaction discarded because of previous errors. and runs nothing; a nested MULTI is only an error; DISCARD drops the queue; EXEC and DISCARD outside MULTI are errors",
 			Run: dialed(func(e *Env, c *Conn) error {
 				k := c.fresh("conform:txerr")
@@ -138,12 +138,12 @@ func multiChecks18() []Check {
 	}
 }
 
-// watchChecks18 are the checks of WATCH and UNWATCH.
-func watchChecks18() []Check {
+// watchChecks are the checks of WATCH and UNWATCH.
+func watchChecks() []Check {
 	return []Check{
 		{
 			Name:    "WATCH: another connection's write makes EXEC answer the null array; no write, or UNWATCH, and EXEC runs",
-			Section: section18("WATCH"),
+			Section: section26("WATCH"),
 			Hint:    "WATCH marks keys; a write to one of them (by any connection, the watcher's own included, a missing key created) before EXEC makes EXEC run nothing and answer *-1; EXEC, DISCARD and UNWATCH forget the watched keys; WATCH inside MULTI is an error that aborts nothing",
 			Run: dialed(func(e *Env, c *Conn) error {
 				o, err := e.Dial()
@@ -233,12 +233,12 @@ func watchChecks18() []Check {
 	}
 }
 
-// infoChecks18 are the checks of INFO.
-func infoChecks18() []Check {
+// infoChecks are the checks of INFO.
+func infoChecks() []Check {
 	return []Check{
 		{
 			Name:    "INFO: Redis's sections, and # Keyspace with db0:keys=N,expires=M",
-			Section: section18("INFO"),
+			Section: section26("INFO"),
 			Hint:    "INFO answers one bulk string of \"# Section\" headers and field:value lines ending in \\r\\n; the keyspace section has db0:keys=N,expires=M,avg_ttl=T while db 0 holds keys, and no db0 line when it is empty; INFO keyspace answers that section alone",
 			Fresh:   true,
 			Run: dialed(func(e *Env, c *Conn) error {

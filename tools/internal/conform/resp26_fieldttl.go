@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// fieldTTLChecks18 are the checks of what the hash field TTL commands
+// respFieldTTLChecks are the checks of what the hash field TTL commands
 // (Redis 7.4's and Valkey's, which Redis 7.0 does not have) answer where
 // the two differ, in Valkey 9.0's words, which its own tests check; and of
 // CONFIG RESETSTAT and INFO's counts of those TTLs.
-func fieldTTLChecks18() []Check {
+func respFieldTTLChecks() []Check {
 	const numFields = "-ERR numfields should be greater than 0 and match the provided number of fields\r\n"
 	invalid := func(name string) string { return "-ERR invalid expire time in '" + name + "' command\r\n" }
 	return []Check{

@@ -113,9 +113,9 @@ func proxyRESP(c net.Conn, backend, mode string) {
 	}
 }
 
-// TestRESP18Faults: the ch25 and ch26 stages fail a Redis with one fault,
+// TestScanWatchFaults: the ch25 and ch26 stages fail a Redis with one fault,
 // in the check about it, saying what went wrong.
-func TestRESP18Faults(t *testing.T) {
+func TestScanWatchFaults(t *testing.T) {
 	testkit.Heavy(t) // each failing check waits for a server that may have died
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server not installed (Debian: apt-get install redis-server)")

@@ -6,18 +6,18 @@ import "slices"
 // and INFO: the counters, MGET, MSET and STRLEN, as Redis 7.0 answers
 // them. They are chapter 27's, the first of the chapters that grow the
 // command set (the hashes' HMGET and the sorted sets' ranks are chapter
-// 28's, resp28_everyday.go).
+// 30's, resp30_everyday.go).
 
-// everydayStringChecks19 are the checks of INCR and its kin, MGET, MSET
+// everydayStringChecks are the checks of INCR and its kin, MGET, MSET
 // and STRLEN.
-func everydayStringChecks19() []Check {
+func everydayStringChecks() []Check {
 	// The keys of the checks below that are only steps.
 	n, ns, nz := "conform:n", "conform:ns", "conform:nz"
 	a, b, h, z := "conform:ma", "conform:mb", "conform:mh", "conform:mz"
 	return []Check{
 		{
 			Name:    "INCR, INCRBY, DECR, DECRBY: values, a missing key as 0, the TTL kept; not an integer, overflow",
-			Section: section25("", "INCR and DECR"),
+			Section: section27("", "INCR and DECR"),
 			Hint:    "the value must be a 64-bit decimal integer exactly as Redis prints one (no sign +, no spaces, no leading zeros); a result outside 64 bits is ERR increment or decrement would overflow (DECRBY of -2^63 is ERR decrement would overflow), and changes nothing; the key keeps its TTL",
 			Run: freshSteps([]string{n, ns, nz}, slices.Concat([]respStep{
 				ex(integer(1), "INCR", n),
@@ -64,7 +64,7 @@ func everydayStringChecks19() []Check {
 		},
 		{
 			Name:    "MGET, MSET, STRLEN",
-			Section: section25("", "MGET, MSET, STRLEN"),
+			Section: section27("", "MGET, MSET, STRLEN"),
 			Hint:    "MGET answers one element per key, the null bulk string for a missing key or one that is not a string; MSET takes key value pairs (an odd count is a wrong number of arguments) and answers +OK; STRLEN is 0 for a missing key",
 			Run: freshSteps([]string{a, b, h, z},
 				ex(okReply, "MSET", a, "1", b, "two"),

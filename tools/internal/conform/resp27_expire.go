@@ -1,14 +1,14 @@
 package conform
 
-// keyExpiryChecks19 are the checks of the commands that set or read a
+// keyExpiryChecks are the checks of the commands that set or read a
 // key's expiry as a time: EXPIREAT, PEXPIREAT, EXPIRETIME, PEXPIRETIME.
-func keyExpiryChecks19() []Check {
+func keyExpiryChecks() []Check {
 	// The keys of the checks below that are only steps.
 	k := "conform:k19:at"
 	return []Check{
 		{
 			Name:    "EXPIREAT, PEXPIREAT, EXPIRETIME, PEXPIRETIME",
-			Section: section25("", "Keys"),
+			Section: section27("", "Keys"),
 			Hint:    "the time set with (P)EXPIREAT reads back exactly from (P)EXPIRETIME (seconds rounded to the nearest); -1 for no TTL, -2 for no key; EXPIRE's NX|XX|GT|LT; a time past deletes the key; any time up to the last int64 millisecond is kept as given",
 			Run: freshSteps([]string{k},
 				ex(integer(-2), "EXPIRETIME", k),

@@ -5,21 +5,21 @@ import (
 	"strings"
 )
 
-// stringChecks19 are the checks of the string commands chapter 27 adds.
-func stringChecks19() []Check {
-	return slices.Concat(stringSetChecks19(), stringValueChecks19(), stringTypeChecks19("the string commands", "GETEX", "GETDEL", "GETRANGE 0 1", "SETRANGE 0 x", "INCRBYFLOAT 1", "GETSET v", "SET v GET"))
+// stringChecks are the checks of the string commands chapter 27 adds.
+func stringChecks() []Check {
+	return slices.Concat(stringSetChecks(), stringValueChecks(), stringTypeChecks("the string commands", "GETEX", "GETDEL", "GETRANGE 0 1", "SETRANGE 0 x", "INCRBYFLOAT 1", "GETSET v", "SET v GET"))
 }
 
-// stringSetChecks19 are the checks of SET's options and of the commands
+// stringSetChecks are the checks of SET's options and of the commands
 // that are SET with options fixed, GETEX and GETDEL.
-func stringSetChecks19() []Check {
+func stringSetChecks() []Check {
 	// The keys of the checks below that are only steps.
 	k, n := "conform:set19", "conform:set19n"
 	g := "conform:getex19"
 	return []Check{
 		{
 			Name:    "SET's options: NX, XX, GET, EX, PX, EXAT, PXAT, KEEPTTL, and the commands that are SET with options fixed",
-			Section: section25("Strings", "SET and its kin"),
+			Section: section27("Strings", "SET and its kin"),
 			Hint:    "one grammar for SET and GETEX: NX and XX exclude each other, one expiry form (a time form may repeat, the last counting); an absolute time in the past leaves no key; SETEX and PSETEX are SET with EX or PX, SETNX is SET NX answering 1 or 0, GETSET is SET GET",
 			Run: freshSteps([]string{k, n},
 				ex(okReply, "SET", k, "v", "NX"),
@@ -47,7 +47,7 @@ func stringSetChecks19() []Check {
 		},
 		{
 			Name:    "GETEX sets or drops a string's expiry as it answers it; GETDEL deletes it",
-			Section: section25("Strings", "SET and its kin"),
+			Section: section27("Strings", "SET and its kin"),
 			Hint:    "GETEX takes EX, PX, EXAT, PXAT or PERSIST (not SET's NX, XX, GET or KEEPTTL); a missing key answers null before the time is read",
 			Run: freshSteps([]string{g},
 				ex(nullBulk, "GETEX", g, "EX", "0"),
@@ -65,16 +65,16 @@ func stringSetChecks19() []Check {
 	}
 }
 
-// stringValueChecks19 are the checks of the commands that change part of
+// stringValueChecks are the checks of the commands that change part of
 // a string or add to it: GETRANGE, SETRANGE, MSETNX and INCRBYFLOAT.
-func stringValueChecks19() []Check {
+func stringValueChecks() []Check {
 	// The keys of the checks below that are only steps.
 	k, a, b := "conform:range19", "conform:range19a", "conform:range19b"
 	f := "conform:float19"
 	return []Check{
 		{
 			Name:    "GETRANGE, SETRANGE and MSETNX",
-			Section: section25("Strings", "ranges"),
+			Section: section27("Strings", "ranges"),
 			Hint:    "a range's ends count back from the end when negative, then are clamped to the string; SETRANGE pads with zero bytes and refuses a negative offset; MSETNX sets all its keys or none",
 			Run: freshSteps([]string{k, a, b},
 				ex(bulk(""), "GETRANGE", k, "0", "-1"),
@@ -93,7 +93,7 @@ func stringValueChecks19() []Check {
 		},
 		{
 			Name:    "INCRBYFLOAT adds in long double and prints the sum as Redis does",
-			Section: section25("Strings", "INCRBYFLOAT"),
+			Section: section27("Strings", "INCRBYFLOAT"),
 			Hint:    "Redis adds in C's long double (80-bit on x86-64) and prints \"%.17Lf\" without its trailing zeros; a sum that is not finite is refused",
 			Run: freshSteps([]string{f},
 				ex(bulk("10.5"), "INCRBYFLOAT", f, "10.50"),
@@ -109,10 +109,10 @@ func stringValueChecks19() []Check {
 	}
 }
 
-// stringTypeChecks19 is the check that every command of cmds (each its
+// stringTypeChecks is the check that every command of cmds (each its
 // name and its arguments after the key), what the check calls them,
 // refuses a key of another type.
-func stringTypeChecks19(what string, cmds ...string) []Check {
+func stringTypeChecks(what string, cmds ...string) []Check {
 	// The key of the check below, which is only steps.
 	z := "conform:wrong19"
 	steps := []respStep{ex(integer(1), "ZADD", z, "1", "m")}
@@ -124,7 +124,7 @@ func stringTypeChecks19(what string, cmds ...string) []Check {
 	return []Check{
 		{
 			Name:    what + " refuse a key of another type, and change nothing",
-			Section: section25("Strings", "SET and its kin"),
+			Section: section27("Strings", "SET and its kin"),
 			Run:     freshSteps([]string{z}, steps...),
 		},
 	}

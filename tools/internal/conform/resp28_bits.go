@@ -2,23 +2,23 @@ package conform
 
 import "slices"
 
-// respChecks26 are chapter 28's checks: the bit commands and LCS.
-func respChecks26(st *Stage, cfg *Config) []Check {
-	return slices.Concat(stringBitChecks19(), stringTypeChecks19("the bit commands", "SETBIT 0 1", "GETBIT 0", "BITCOUNT", "BITPOS 1"), []Check{{
+// resp28Checks are chapter 28's checks: the bit commands and LCS.
+func resp28Checks(st *Stage, cfg *Config) []Check {
+	return slices.Concat(stringBitChecks(), stringTypeChecks("the bit commands", "SETBIT 0 1", "GETBIT 0", "BITCOUNT", "BITPOS 1"), []Check{{
 		Name: "not checked: what chapter 28 does not claim",
 		Skip: "BITFIELD, and the commands of chapters 29 and on (ch28_bits/README.md)",
 	}})
 }
 
-// stringBitChecks19 are the checks of the commands that work on a
+// stringBitChecks are the checks of the commands that work on a
 // string's bits, and of LCS.
-func stringBitChecks19() []Check {
+func stringBitChecks() []Check {
 	// The keys of the checks below that are only steps.
 	k, d := "conform:bits19", "conform:bits19d"
 	return []Check{
 		{
 			Name:    "the bit commands: SETBIT, GETBIT, BITCOUNT and BITPOS in bytes and bits, BITOP",
-			Section: section26("Strings", "bits"),
+			Section: section28("Strings", "bits"),
 			Hint:    "bit 0 is the first byte's highest; a range in bits counts only its own bits of the bytes at its ends; BITPOS looking for 0 without an end counts the zeros past the string; BITOP pads with zeros, and deletes its destination for an empty result",
 			Run: freshSteps([]string{k, d},
 				ex(integer(0), "SETBIT", k, "7", "1"),
@@ -49,7 +49,7 @@ func stringBitChecks19() []Check {
 		},
 		{
 			Name:    "LCS: the subsequence, LEN, and IDX with MINMATCHLEN and WITHMATCHLEN",
-			Section: section26("Strings", "LCS"),
+			Section: section28("Strings", "LCS"),
 			Hint:    "the ranges come from the end of the strings back, each as [start end] in the first string and in the second",
 			Run: dialed(func(e *Env, c *Conn) error {
 				a, b := c.fresh("conform:lcs19a"), c.fresh("conform:lcs19b")

@@ -6,23 +6,23 @@ import (
 	"strings"
 )
 
-// keyChecks19 are the checks of the generic key commands chapter 29 adds.
+// genericKeyChecks are the checks of the generic key commands chapter 29 adds.
 // Redis compared with may have 16 databases, the chapter has one: the
 // indexes checked are 0 and 16, which answer alike in both.
-func keyChecks19() []Check {
-	return slices.Concat(keyMoveChecks19(), keyServerChecks19())
+func genericKeyChecks() []Check {
+	return slices.Concat(keyMoveChecks(), keyServerChecks())
 }
 
-// keyMoveChecks19 are the checks of RENAME, RENAMENX and COPY, which move
+// keyMoveChecks are the checks of RENAME, RENAMENX and COPY, which move
 // or copy a value with its TTL.
-func keyMoveChecks19() []Check {
+func keyMoveChecks() []Check {
 	// The keys of the checks below that are only steps.
 	a, b, z := "conform:k19:a", "conform:k19:b", "conform:k19:z"
 	s, t, h, h2 := "conform:k19:s", "conform:k19:t", "conform:k19:h", "conform:k19:h2"
 	return []Check{
 		{
 			Name:    "RENAME and RENAMENX move the value and its TTL",
-			Section: section27("", "Keys"),
+			Section: section29("", "Keys"),
 			Hint:    "RENAME replaces what the new key held (its TTL too); RENAMENX answers 0 if the new key exists; a missing source is ERR no such key",
 			Run: freshSteps([]string{a, b, z},
 				ex("-ERR no such key\r\n", "RENAME", a, b),
@@ -44,7 +44,7 @@ func keyMoveChecks19() []Check {
 		},
 		{
 			Name:    "COPY copies any value with its TTL; REPLACE, DB 0 and its errors",
-			Section: section27("", "Keys"),
+			Section: section29("", "Keys"),
 			Hint:    "COPY answers 1, or 0 if the source is missing or the destination exists without REPLACE; the copy is a value of its own; the same key is ERR source and destination objects are the same",
 			Run: freshSteps([]string{s, t, h, h2},
 				ex(integer(0), "COPY", s, t),
@@ -71,16 +71,16 @@ func keyMoveChecks19() []Check {
 	}
 }
 
-// keyServerChecks19 are the checks of the commands about keys and the
+// keyServerChecks are the checks of the commands about keys and the
 // server rather than a value: TOUCH, RANDOMKEY, TIME, SWAPDB, MOVE,
 // OBJECT, MEMORY USAGE and INFO's command counters.
-func keyServerChecks19() []Check {
+func keyServerChecks() []Check {
 	// The keys of the checks below that are only steps.
 	touch, obj := "conform:k19:touch", "conform:k19:obj"
 	return []Check{
 		{
 			Name:    "TOUCH, RANDOMKEY, TIME, and SWAPDB and MOVE out of range",
-			Section: section27("", "Keys"),
+			Section: section29("", "Keys"),
 			Hint:    "TOUCH counts the keys that exist; RANDOMKEY answers a key; TIME answers [seconds, microseconds] as bulk strings; an index past the server's databases is ERR DB index is out of range",
 			Run: freshSteps([]string{touch},
 				ex(okReply, "SET", touch, "v"),
@@ -96,7 +96,7 @@ func keyServerChecks19() []Check {
 		},
 		{
 			Name:    "OBJECT and MEMORY USAGE",
-			Section: section27("", "Keys"),
+			Section: section29("", "Keys"),
 			Hint:    "null for a missing key; OBJECT FREQ is an error without an LFU policy; MEMORY USAGE is a positive estimate; a subcommand's arity error names it as object|encoding",
 			Run: freshSteps([]string{obj},
 				ex(nullBulk, "OBJECT", "ENCODING", obj),
@@ -115,7 +115,7 @@ func keyServerChecks19() []Check {
 		},
 		{
 			Name:    "INFO: commandstats counts refused and failed calls; the replication offset",
-			Section: section27("", "Keys"),
+			Section: section29("", "Keys"),
 			Hint:    "INFO commandstats has cmdstat_<name>:calls=..,usec=..,usec_per_call=..,rejected_calls=..,failed_calls=..; INFO (default) has master_repl_offset and no rejected_calls",
 			Run: dialed(func(e *Env, c *Conn) error {
 				k := c.fresh("conform:k19:info")

@@ -3,13 +3,13 @@ package conform
 // The everyday hash and sorted-set commands chapter 30 adds: HMGET, and
 // the sorted sets' ranks and counts, as Redis 7.0 answers them.
 
-// everydayChecks19 are the checks of HMGET and the everyday sorted-set
+// everydayHashZSetChecks are the checks of HMGET and the everyday sorted-set
 // commands.
-func everydayChecks19() []Check {
+func everydayHashZSetChecks() []Check {
 	h, s := "conform:mh", "conform:ms"
 	return append([]Check{{
 		Name:    "HMGET",
-		Section: section19("", "HMGET"),
+		Section: section30("", "HMGET"),
 		Hint:    "HMGET answers one element per field, the null bulk string for a missing field or key",
 		Run: freshSteps([]string{h, s},
 			ex(integer(2), "HSET", h, "f", "v", "g", ""),
@@ -20,18 +20,18 @@ func everydayChecks19() []Check {
 			ex(arity("hmget"), "HMGET", h),
 			ex(integer(2), "DEL", h, s),
 		),
-	}}, everydayZSetChecks19()...)
+	}}, everydayZSetChecks()...)
 }
 
-// everydayZSetChecks19 are the checks of ZRANK, ZREVRANK, ZCOUNT, ZINCRBY,
+// everydayZSetChecks are the checks of ZRANK, ZREVRANK, ZCOUNT, ZINCRBY,
 // ZREVRANGE and ZRANGE's REV.
-func everydayZSetChecks19() []Check {
+func everydayZSetChecks() []Check {
 	// The keys of the checks below that are only steps.
 	z, s := "conform:zr", "conform:zrs"
 	return []Check{
 		{
 			Name:    "sorted sets: ZRANK, ZREVRANK, ZCOUNT with exclusive bounds, ZINCRBY, ZREVRANGE, ZRANGE ... REV",
-			Section: section19("", "sorted sets"),
+			Section: section30("", "sorted sets"),
 			Hint:    "ranks count from 0 in score order (ties by member), from the highest for ZREVRANK and REV; ( makes a score bound exclusive; ZRANGE ... BYSCORE REV takes the range as max then min; ZINCRBY answers the new score as a bulk string and a missing member starts at 0",
 			Run: freshSteps([]string{z, s},
 				ex(integer(4), "ZADD", z, "1", "a", "2", "b", "3", "c", "3", "d"),

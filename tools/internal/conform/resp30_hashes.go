@@ -7,21 +7,21 @@ import (
 	"strings"
 )
 
-// hashChecks19 are the checks of the hash commands chapter 30 adds.
-func hashChecks19() []Check {
-	return slices.Concat(hashFieldChecks19(), hashRandomChecks19(), hashScanChecks19())
+// hashChecks are the checks of the hash commands chapter 30 adds.
+func hashChecks() []Check {
+	return slices.Concat(hashFieldChecks(), hashRandomChecks(), hashScanChecks())
 }
 
-// hashFieldChecks19 are the checks of HMSET, HSETNX, HSTRLEN and
+// hashFieldChecks are the checks of HMSET, HSETNX, HSTRLEN and
 // HINCRBYFLOAT, which write or measure one field at a time.
-func hashFieldChecks19() []Check {
+func hashFieldChecks() []Check {
 	// The keys of the checks below that are only steps.
 	h, s := "conform:h19", "conform:h19s"
 	hf, sf := "conform:hf19", "conform:hf19s"
 	return []Check{
 		{
 			Name:    "HMSET, HSETNX, HSTRLEN: replies, arity and WRONGTYPE",
-			Section: section19("Hashes", "HMSET, HSETNX, HSTRLEN"),
+			Section: section30("Hashes", "HMSET, HSETNX, HSTRLEN"),
 			Hint:    "HMSET is HSET answering +OK (an odd count of arguments after the key is ERR wrong number of arguments); HSETNX sets a field only if it is missing (:1) and answers :0 otherwise; HSTRLEN is the length of a field's value, 0 for no field or no key",
 			Run: freshSteps([]string{h, s},
 				ex(okReply, "HMSET", h, "a", "1", "b", "22"),
@@ -44,7 +44,7 @@ func hashFieldChecks19() []Check {
 		},
 		{
 			Name:    "HINCRBYFLOAT: sums as Redis's long double writes them; the order of its errors",
-			Section: section19("Hashes", "HINCRBYFLOAT"),
+			Section: section30("Hashes", "HINCRBYFLOAT"),
 			Hint:    "the sum is computed in an 80-bit long double and written with 17 decimals, trailing zeros dropped (0.1 + 0.2 is 0.3); ERR value is not a valid float for an increment that is not a number, ERR value is NaN or Infinity for inf, then WRONGTYPE, ERR hash value is not a float for a field that is not a number, ERR increment would produce NaN or Infinity",
 			Run: freshSteps([]string{hf, sf},
 				ex(bulk("0.1"), "HINCRBYFLOAT", hf, "f", "0.1"),
@@ -70,15 +70,15 @@ func hashFieldChecks19() []Check {
 	}
 }
 
-// hashRandomChecks19 are the checks of HRANDFIELD.
-func hashRandomChecks19() []Check {
+// hashRandomChecks are the checks of HRANDFIELD.
+func hashRandomChecks() []Check {
 	// The key of the check below that is only steps, and what it holds.
 	h := "conform:hr19"
 	fields := map[string]string{"a": "1", "b": "2", "c": "3", "d": "4", "e": "5"}
 	return []Check{
 		{
 			Name:    "HRANDFIELD: one field, distinct fields for a positive count, repeats for a negative one, WITHVALUES; its errors",
-			Section: section19("Hashes", "HRANDFIELD"),
+			Section: section30("Hashes", "HRANDFIELD"),
 			Hint:    "no count: a field, or null for no key; count n > 0: min(n, HLEN) distinct fields; n < 0: |n| fields, repeats allowed; WITHVALUES: field, value, ... (pairs in RESP3); a count that is not an integer is ERR value is not an integer or out of range, -2^63 is out of range, and with WITHVALUES so is any count past 2^62",
 			Run: freshSteps([]string{h},
 				ex(nullBulk, "HRANDFIELD", h),
@@ -102,12 +102,12 @@ func hashRandomChecks19() []Check {
 	}
 }
 
-// hashScanChecks19 are the checks of HSCAN.
-func hashScanChecks19() []Check {
+// hashScanChecks are the checks of HSCAN.
+func hashScanChecks() []Check {
 	return []Check{
 		{
 			Name:    "HSCAN: a cursor from 0 back to 0 returns every field present throughout, while the hash grows and shrinks; MATCH, COUNT, errors",
-			Section: section19("Hashes", "HSCAN"),
+			Section: section30("Hashes", "HSCAN"),
 			Hint:    "HSCAN key cursor answers [next cursor, field, value, ...]; a field present from the first call to the last comes back at least once, however the hash changes meanwhile; MATCH filters by a glob on the field; ERR invalid cursor, ERR syntax error for COUNT < 1 or an unknown option, and a missing key answers [0, []] whatever its options",
 			Run: dialed(func(e *Env, c *Conn) error {
 				h := c.fresh("conform:hs19")
@@ -158,7 +158,7 @@ func hashScanChecks19() []Check {
 		},
 		{
 			Name:    "HSCAN: a small hash in one call",
-			Section: section19("Hashes", "HSCAN"),
+			Section: section30("Hashes", "HSCAN"),
 			Hint:    "Redis answers a hash of up to 128 short fields (its compact encoding) whole, with cursor 0, whatever the cursor and COUNT",
 			Run: dialed(func(e *Env, c *Conn) error {
 				h := c.fresh("conform:hs19small")

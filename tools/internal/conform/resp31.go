@@ -2,28 +2,28 @@ package conform
 
 import "slices"
 
-// respChecks29 are chapter 31's checks: every range of a sorted set, the
+// resp31Checks are chapter 31's checks: every range of a sorted set, the
 // pops and ZMSCORE.
-func respChecks29(st *Stage, cfg *Config) []Check {
-	return slices.Concat(rangeChecks29(), popChecks29(), []Check{{
+func resp31Checks(st *Stage, cfg *Config) []Check {
+	return slices.Concat(zsetRangeChecks(), zsetPopChecks(), []Check{{
 		Name: "not checked: what chapter 31 does not claim",
 		Skip: "the blocking pops' wait (BZPOPMIN, BZPOPMAX, BZMPOP on empty keys), the set algebra, ZRANDMEMBER, ZSCAN (chapter 32) and Redis's other families (ch31_zranges/README.md)",
 	}})
 }
 
-// section29 points a check at the part of chapter 31's README on topic.
-func section29(topic string) string {
+// section31 points a check at the part of chapter 31's README on topic.
+func section31(topic string) string {
 	return "beyond the book: " + topic + " (ch31_zranges/README.md)"
 }
 
-// popChecks29 are the checks of chapter 31's pops and ZMSCORE.
-func popChecks29() []Check {
+// zsetPopChecks are the checks of chapter 31's pops and ZMSCORE.
+func zsetPopChecks() []Check {
 	// The keys of the checks below that are only steps.
 	z, y, s := "conform:zp", "conform:zp2", "conform:zps"
 	return []Check{
 		{
 			Name:    "sorted sets: ZPOPMIN, ZPOPMAX and ZMPOP take members from either end",
-			Section: section29("Pops: a range of one end, taken"),
+			Section: section31("Pops: a range of one end, taken"),
 			Hint:    "ZPOPMIN/ZPOPMAX answer [member, score] pairs flat in RESP2, lowest (highest) first, an empty array for no key or a count of 0; a negative count is out of range; the key goes with its last member; ZMPOP answers [key, [[member, score], ...]] from the first key that has members, or a null array",
 			Run: freshSteps([]string{z, y, s},
 				ex(integer(4), "ZADD", z, "1", "a", "2", "b", "3", "c", "-inf", "d"),
@@ -50,7 +50,7 @@ func popChecks29() []Check {
 		},
 		{
 			Name:    "sorted sets: ZMSCORE",
-			Section: section29("Pops: a range of one end, taken"),
+			Section: section31("Pops: a range of one end, taken"),
 			Hint:    "ZMSCORE answers a score or null per member, every one null for no key",
 			Run: freshSteps([]string{z, s},
 				ex(integer(3), "ZADD", z, "1", "a", "2.5", "b", "-inf", "c"),

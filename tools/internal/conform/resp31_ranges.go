@@ -6,17 +6,17 @@ const (
 	notLexRange   = "-ERR min or max not valid string range item\r\n"
 )
 
-// rangeChecks29 are the checks of chapter 31's ranges: every form of
+// zsetRangeChecks are the checks of chapter 31's ranges: every form of
 // ZRANGE, the older range commands, ZRANGESTORE, ZLEXCOUNT and the
 // removals of a range.
-func rangeChecks29() []Check {
+func zsetRangeChecks() []Check {
 	// The keys of the checks below that are only steps.
 	z, l, s := "conform:rz", "conform:rl", "conform:rs"
 	tz, tl, td, ts := "conform:rz{t}", "conform:rl{t}", "conform:rd{t}", "conform:rs{t}"
 	return []Check{
 		{
 			Name:    "sorted sets: ZRANGE BYSCORE and BYLEX, REV, LIMIT; ZRANGEBYSCORE, ZREVRANGEBYSCORE, ZRANGEBYLEX, ZREVRANGEBYLEX",
-			Section: section29("Ranges: by rank, score and lex"),
+			Section: section31("Ranges: by rank, score and lex"),
 			Hint:    "REV takes a range of scores or names as max then min; LIMIT offset count skips offset members and takes count (all when negative) and is refused by rank; [ and ( make a name inclusive or exclusive, - and + are the ends; the older commands fix the kind and direction their names say, so REV is a syntax error there",
 			Run: freshSteps([]string{z, l, s},
 				ex(integer(5), "ZADD", z, "1", "a", "2", "b", "2", "c", "3", "d", "5", "e"),
@@ -55,7 +55,7 @@ func rangeChecks29() []Check {
 		},
 		{
 			Name:    "sorted sets: ZRANGESTORE, ZLEXCOUNT, ZREMRANGEBYRANK, ZREMRANGEBYSCORE, ZREMRANGEBYLEX",
-			Section: section29("Ranges: by rank, score and lex"),
+			Section: section31("Ranges: by rank, score and lex"),
 			Hint:    "ZRANGESTORE dst src takes ZRANGE's range and options but WITHSCORES, replaces dst whatever it held and answers how many it stored, deleting dst for an empty range; ZLEXCOUNT counts a range of names; the removals answer how many went and delete a set they empty",
 			Run: freshSteps([]string{tz, tl, td, ts},
 				ex(integer(5), "ZADD", tz, "1", "a", "2", "b", "2", "c", "3", "d", "5", "e"),

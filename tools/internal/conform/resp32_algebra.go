@@ -2,15 +2,15 @@ package conform
 
 import "strings"
 
-// algebraChecks30 are the checks of chapter 32's set algebra,
+// zsetAlgebraChecks are the checks of chapter 32's set algebra,
 // ZRANDMEMBER and ZSCAN.
-func algebraChecks30() []Check {
+func zsetAlgebraChecks() []Check {
 	// The keys of the checks below that are only steps.
 	a, b, d, str := "conform:za{t}", "conform:zb{t}", "conform:zd{t}", "conform:zs{t}"
 	return []Check{
 		{
 			Name:    "sorted sets: ZUNION, ZINTER, ZDIFF, their STORE forms and ZINTERCARD",
-			Section: section30("the set algebra, ZRANDMEMBER and ZSCAN"),
+			Section: section32("the set algebra, ZRANDMEMBER and ZSCAN"),
 			Hint:    "WEIGHTS multiply each input's scores, 0 for 0*inf; AGGREGATE SUM (inf + -inf is 0), MIN or MAX combines them; ZDIFF keeps the first input's scores; the STORE forms replace the destination and answer the result's size, deleting it for an empty one; numkeys below 1 names the command in its error",
 			Run: freshSteps([]string{a, b, d, str},
 				ex(integer(3), "ZADD", a, "1", "x", "2", "y", "inf", "z"),
@@ -43,7 +43,7 @@ func algebraChecks30() []Check {
 		},
 		{
 			Name:    "sorted sets: ZRANDMEMBER and ZSCAN",
-			Section: section30("the set algebra, ZRANDMEMBER and ZSCAN"),
+			Section: section32("the set algebra, ZRANDMEMBER and ZSCAN"),
 			Hint:    "ZRANDMEMBER with a count at least the set's size answers the whole set, a negative count that many picks with repeats, and refuses -2^63 and, with WITHSCORES, counts past half the range; ZSCAN answers [cursor, [member, score, ...]], scores as bulk strings, and ends at cursor 0; a small set (at most 128 members of at most 64 bytes) comes whole with cursor 0 whatever the cursor and COUNT",
 			Run: dialed(func(e *Env, c *Conn) error {
 				z, s := c.fresh("conform:zm"), c.fresh("conform:zms")

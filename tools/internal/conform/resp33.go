@@ -10,8 +10,8 @@ import (
 // The check writes under appendfsync always, kills the server (SIGKILL),
 // starts it again on the same command line, and reads the data back.
 
-// respChecks21 are chapter 33's checks.
-func respChecks21(st *Stage, cfg *Config) []Check {
+// resp33Checks are chapter 33's checks.
+func resp33Checks(st *Stage, cfg *Config) []Check {
 	return []Check{{
 		Name:  "acknowledged writes survive kill -9 and a restart (appendonly yes)",
 		Hint:  "every write that changed the key space is appended to the log and written (and under appendfsync always fsynced) before its reply is sent; at start the log is replayed",
