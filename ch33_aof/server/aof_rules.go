@@ -129,30 +129,31 @@ func formatScore(f float64) string {
 // if it has a TTL, HPEXPIREAT at its absolute time. The field is taken
 // where it stands, not looked for after FIELDS: a field may be named
 // "fields".
-func logField(args [][]byte) { logFieldsNamed(args[1], args[2:3]) }
+func logField(args [][]byte) { logFieldsNamed(args[1], args[2:3], false) }
 
 // logFieldPairs logs the fields HSETEX sets, whose names come with values.
 func logFieldPairs(args [][]byte) {
+	keep := false
 	for _, a := range args[2:] {
 		if cmdIs(a, "fields") {
 			break
 		}
-		if cmdIs(a, "keepttl") {
-			logFieldsKeepTTL(args[1], fieldNames(args, 2))
-			return
-		}
+		keep = keep || cmdIs(a, "keepttl")
 	}
-	logFieldsNamed(args[1], fieldNames(args, 2))
+	logFieldsNamed(args[1], fieldNames(args, 2), keep)
 }
 
-// logFieldsKeepTTL logs HSETEX KEEPTTL's fields as they now are, in two
-// records whatever their TTLs: HSETEX KEEPTTL of their values, then
-// HPEXPIREAT 1 NX of those with a TTL. Logged as HSET and a record for
-// each time, fields that keep TTLs of their own a millisecond apart would
-// log the key once a field. On replay, a field whose TTL is still to come
-// keeps it, and NX leaves it alone; one whose TTL has passed meanwhile is
-// set anew without one, and NX deletes it, as its TTL would have.
-func logFieldsKeepTTL(key []byte, names [][]byte) {
+// logFieldsNamed logs the fields names of the hash key as they now are:
+// one HSET of those there, their TTLs (logFieldTimes), one HDEL of those
+// gone; DEL if the hash is. The key is written once a record, not once a
+// field: a request naming many fields under a long key logs about its own
+// size. HSETEX KEEPTTL's fields (keep) are logged as HSETEX KEEPTTL, then
+// HPEXPIREAT 1 NX of those with a TTL, whatever their times: logged as
+// HSET and a record for each time, fields whose TTLs are a millisecond
+// apart would log the key once a field. On replay a field whose TTL is
+// still to come keeps it, and NX leaves it alone; one whose TTL has
+// passed meanwhile is set anew without one, and NX deletes it.
+func logFieldsNamed(key []byte, names [][]byte, keep bool) {
 	ent := lookupEntry(key)
 	if ent == nil || ent.typ() != tHash {
 		aofAppend([]byte("DEL"), key)
@@ -160,57 +161,26 @@ func logFieldsKeepTTL(key []byte, names [][]byte) {
 	}
 	now := getUnixMs()
 	h := ent.obj.hash
-	var pairs, timed, gone [][]byte
+	var pairs, there, timed, gone [][]byte
 	for _, name := range names {
 		v, ok := h.Get(now, string(name))
 		if !ok {
 			gone = append(gone, name)
 			continue
 		}
-		pairs = append(pairs, name, aofView(v))
+		pairs, there = append(pairs, name, aofView(v)), append(there, name)
 		if at := h.ExpireTime(now, string(name)); at != hashes.NoTTL && at != hashes.NoField {
 			timed = append(timed, name)
 		}
 	}
-	if len(pairs) > 0 {
-		head := [][]byte{[]byte("HSETEX"), key, []byte("KEEPTTL"), []byte("FIELDS"), strconv.AppendInt(nil, int64(len(pairs)/2), 10)}
-		aofAppend(append(head, pairs...)...)
-	}
-	if len(timed) > 0 {
-		head := [][]byte{[]byte("HPEXPIREAT"), key, []byte("1"), []byte("NX"), []byte("FIELDS"), strconv.AppendInt(nil, int64(len(timed)), 10)}
-		aofAppend(append(head, timed...)...)
-	}
-	if len(gone) > 0 {
-		aofAppend(append([][]byte{[]byte("HDEL"), key}, gone...)...)
-	}
-}
-
-// logFieldsNamed logs the fields names of the hash key as they now are:
-// one HSET of those that are there, their TTLs (logFieldTimes), one HDEL
-// of those that are gone; DEL if the hash is. The key is written once
-// for each record, not once for each field: a request naming many fields
-// under a long key logs about its own size.
-func logFieldsNamed(key []byte, names [][]byte) {
-	ent := lookupEntry(key)
-	if ent == nil || ent.typ() != tHash {
-		aofAppend([]byte("DEL"), key)
-		return
-	}
-	now := getUnixMs()
-	h := ent.obj.hash
-	set := [][]byte{[]byte("HSET"), key}
-	var there, gone [][]byte
-	for _, name := range names {
-		v, ok := h.Get(now, string(name))
-		if !ok {
-			gone = append(gone, name)
-			continue
+	switch {
+	case len(there) > 0 && keep:
+		aofAppend(append([][]byte{[]byte("HSETEX"), key, []byte("KEEPTTL"), []byte("FIELDS"), strconv.AppendInt(nil, int64(len(there)), 10)}, pairs...)...)
+		if len(timed) > 0 {
+			aofAppend(append([][]byte{[]byte("HPEXPIREAT"), key, []byte("1"), []byte("NX"), []byte("FIELDS"), strconv.AppendInt(nil, int64(len(timed)), 10)}, timed...)...)
 		}
-		set = append(set, name, aofView(v))
-		there = append(there, name)
-	}
-	if len(there) > 0 {
-		aofAppend(set...)
+	case len(there) > 0:
+		aofAppend(append([][]byte{[]byte("HSET"), key}, pairs...)...)
 		logFieldTimes(key, h, now, there, false) // HSET left them without a TTL
 	}
 	if len(gone) > 0 {
