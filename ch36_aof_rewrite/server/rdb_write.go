@@ -361,7 +361,7 @@ func shutdown(save, force bool) bool {
 			msg("Error trying to save the DB. Exit anyway.")
 		}
 	}
-	aofBeforeSleep() // what the log holds, written
+	aofWrite() // what the log holds, written, pieces and all
 	if aofFd >= 0 {
 		fdatasync(aofFd) // and on the disk, whatever -appendfsync says
 	}
