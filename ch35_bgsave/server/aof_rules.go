@@ -154,13 +154,10 @@ func logFieldPairs(args [][]byte) {
 // still to come keeps it, and NX leaves it alone; one whose TTL has
 // passed meanwhile is set anew without one, and NX deletes it.
 func logFieldsNamed(key []byte, names [][]byte, keep bool) {
-	ent := lookupEntry(key)
-	if ent == nil || ent.typ() != tHash {
-		aofAppend([]byte("DEL"), key)
+	h, now := logHashOf(key)
+	if h == nil {
 		return
 	}
-	now := getUnixMs()
-	h := ent.obj.hash
 	var pairs, there, timed, gone [][]byte
 	for _, name := range names {
 		v, ok := h.Get(now, string(name))
@@ -188,6 +185,17 @@ func logFieldsNamed(key []byte, names [][]byte, keep bool) {
 	}
 }
 
+// logHashOf returns the hash key holds for a rule to log its fields, and
+// the time; if there is none, it logs DEL and returns nil.
+func logHashOf(key []byte) (*hashValue, uint64) {
+	ent := lookupEntry(key)
+	if ent == nil || ent.typ() != tHash {
+		aofAppend([]byte("DEL"), key)
+		return nil, 0
+	}
+	return ent.obj.hash, getUnixMs()
+}
+
 // fieldTTLsBefore notes the expiry times of the hash fields a command
 // names (hashes.NoField for one not there), before it runs.
 func fieldTTLsBefore(args [][]byte) []int64 {
@@ -210,13 +218,10 @@ func fieldTTLsBefore(args [][]byte) []int64 {
 // has it already.
 func logFieldTTLs(args [][]byte) {
 	key := args[1]
-	ent := lookupEntry(key)
-	if ent == nil || ent.typ() != tHash {
-		aofAppend([]byte("DEL"), key)
+	h, now := logHashOf(key)
+	if h == nil {
 		return
 	}
-	now := getUnixMs()
-	h := ent.obj.hash
 	var there, gone [][]byte
 	for i, name := range fieldNames(args, 1) {
 		at := h.ExpireTime(now, string(name))

@@ -177,6 +177,16 @@ func (r *rdbReader) str() (string, error) {
 	return "", fmt.Errorf("unknown string encoding %d at byte %d", n, r.off-1)
 }
 
+// pair reads a hash's field and its value.
+func (r *rdbReader) pair() (string, string, error) {
+	f, err := r.str()
+	if err != nil {
+		return "", "", err
+	}
+	v, err := r.str()
+	return f, v, err
+}
+
 // lzfDecompress expands LZF's format into exactly ulen bytes: a control
 // byte below 32 starts a run of that many plus one literal bytes; any
 // other is a back reference, its top 3 bits the length less 2 (7: one
@@ -369,11 +379,7 @@ func (r *rdbReader) value(typ byte, nowMs int64) (*entry, error) {
 		}
 		ent := newHashEntry(key)
 		for range n {
-			f, err := r.str()
-			if err != nil {
-				return nil, err
-			}
-			v, err := r.str()
+			f, v, err := r.pair()
 			if err != nil {
 				return nil, err
 			}
@@ -396,11 +402,7 @@ func (r *rdbReader) value(typ byte, nowMs int64) (*entry, error) {
 			if err != nil {
 				return nil, err
 			}
-			f, err := r.str()
-			if err != nil {
-				return nil, err
-			}
-			v, err := r.str()
+			f, v, err := r.pair()
 			if err != nil {
 				return nil, err
 			}
