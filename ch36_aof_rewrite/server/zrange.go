@@ -199,39 +199,30 @@ func (r *zrangeSpec) empty() bool {
 // it holds none; last, the highest. As Redis does, before seeking they
 // check that the range reaches the set's ends, which for a range of names
 // over mixed scores (where names are not in order) decides some answers.
-func (r *zrangeSpec) first(z *zset.ZSet) *zset.ZNode {
+func (r *zrangeSpec) first(z *zset.ZSet) *zset.ZNode { return r.seek(z, false) }
+
+func (r *zrangeSpec) last(z *zset.ZSet) *zset.ZNode { return r.seek(z, true) }
+
+// seek is first, or last if rev.
+func (r *zrangeSpec) seek(z *zset.ZSet, rev bool) *zset.ZNode {
 	// exercise: ch31-zrange-walk
 	if r.empty() || z.Len() == 0 || !r.inMin(z.Last()) || !r.inMax(z.First()) {
 		return nil
 	}
 	r.chargeSeek(z)
 	var node *zset.ZNode
-	if r.by == zByLex {
+	switch {
+	case r.by == zByLex && rev:
+		node = z.SeekLexRev(r.lmax)
+	case r.by == zByLex:
 		node = z.SeekLex(r.lmin)
-	} else {
+	case rev:
+		node = z.SeekScoreRev(r.max, r.maxEx)
+	default:
 		node = z.SeekScore(r.min, r.minEx)
 	}
-	if node == nil || !r.inMax(node) {
-		return nil
-	}
-	return node
-	// end exercise: ch31-zrange-walk
-}
-
-func (r *zrangeSpec) last(z *zset.ZSet) *zset.ZNode {
-	// exercise: ch31-zrange-walk
-	if r.empty() || z.Len() == 0 || !r.inMin(z.Last()) || !r.inMax(z.First()) {
-		return nil
-	}
-	r.chargeSeek(z)
-	var node *zset.ZNode
-	if r.by == zByLex {
-		node = z.SeekLexRev(r.lmax)
-	} else {
-		node = z.SeekScoreRev(r.max, r.maxEx)
-	}
-	if node == nil || !r.inMin(node) {
-		return nil
+	if node == nil || rev && !r.inMin(node) || !rev && !r.inMax(node) {
+		return nil // past the range's other end
 	}
 	return node
 	// end exercise: ch31-zrange-walk

@@ -432,8 +432,8 @@ var Catalog = []Exercise{
 	},
 	{
 		ID: "ch31-zrange-walk", Chapter: "ch31_zranges", Title: "walking a range by score or by name",
-		Task: "Write zrangeSpec.first and zrangeSpec.last (seek the lowest or the highest " +
-			"member within a range of scores or names) and the part of zrangeSpec.walk in " +
+		Task: "Write zrangeSpec.seek, which first and last call (the lowest member within a " +
+			"range of scores or names, or with rev the highest) and the part of zrangeSpec.walk in " +
 			"server/zrange.go after the range by rank: start at the range's first member " +
 			"(its last for REV), jump LIMIT's offset, then step while the member is within " +
 			"the other end and the limit lasts.",
