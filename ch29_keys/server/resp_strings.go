@@ -26,6 +26,15 @@ func respString(w *respWriter, key []byte) (*entry, bool) {
 	return ent, true
 }
 
+// respStringVal is respString and the string's value ("" for none).
+func respStringVal(w *respWriter, key []byte) (*entry, string, bool) {
+	ent, ok := respString(w, key)
+	if ent == nil {
+		return nil, "", ok
+	}
+	return ent, ent.val(), true
+}
+
 // respIncrBy returns INCR and DECR key (sign +1 or -1), or with byArg
 // INCRBY and DECRBY key by. The value must be an integer as Redis reads
 // one (respInt: no spaces, no leading zeros), a missing key counts as 0,
@@ -177,13 +186,9 @@ func respGetRange(st *respState, w *respWriter, args [][]byte) {
 	if !ok {
 		return
 	}
-	ent, ok := respString(w, args[1])
+	_, val, ok := respStringVal(w, args[1])
 	if !ok {
 		return
-	}
-	val := ""
-	if ent != nil {
-		val = ent.val()
 	}
 	start, end, empty := r.within(int64(len(val)))
 	if empty {
@@ -211,15 +216,11 @@ func respSetRange(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR offset is out of range")
 		return
 	}
-	ent, ok := respString(w, args[1])
+	ent, old, ok := respStringVal(w, args[1])
 	if !ok {
 		return
 	}
 	v := args[3]
-	old := ""
-	if ent != nil {
-		old = ent.val()
-	}
 	switch {
 	case len(v) == 0:
 		w.outInt(int64(len(old)))

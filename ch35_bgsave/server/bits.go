@@ -47,13 +47,9 @@ func respSetBit(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR bit is not an integer or out of range")
 		return
 	}
-	ent, ok := respString(w, args[1])
+	ent, old, ok := respStringVal(w, args[1])
 	if !ok {
 		return
-	}
-	old := ""
-	if ent != nil {
-		old = ent.val()
 	}
 	was := bitAt(old, off)
 	if ent == nil || off>>3 >= int64(len(old)) || int64(was) != on {
