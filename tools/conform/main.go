@@ -33,7 +33,11 @@
 // interfaces, nothing new on the wire), ch20 (the command table), ch21
 // (Redis's protocol, RESP: point it at the RESP listener), ch22 (RESP's
 // bounds: values of any size), ch23 (RESP3, HELLO and the handshake),
-// ch24 (Redis's commands over RESP), ch25 (SCAN, over RESP) and ch26 (transactions, INFO, over RESP). Each
+// ch24 (Redis's commands over RESP), ch25 (SCAN), ch26 (transactions,
+// INFO), ch27 (the string commands), ch28 (bits and LCS), ch29 (the key
+// commands), ch30 (the hash commands), ch31 (sorted-set ranges), ch32
+// (their pops and algebra), ch33 (the append-only file), ch34 (RDB
+// files), ch35 (BGSAVE) and ch36 (BGREWRITEAOF), all over RESP. Each
 // prints one line per check, e.g. "ch07 set, get, del answer with the
 // chapter's replies ... ok"; a failure adds the request, the expected and
 // received replies as the chapter's client prints them, the book section
