@@ -25,13 +25,11 @@ func logOn(t *testing.T) string {
 		t.Fatal(err)
 	}
 	aofFd, aofBuf, aofWritten, aofWriteErr = fd, nil, 0, nil
-	aofOld, aofOldAt = nil, 0
 	aofCounted = 0 // resetData emptied the budget
 	loggedSince = bothClocks()
 	t.Cleanup(func() {
 		unix.Close(fd)
 		aofFd, aofBuf, aofWritten, aofWriteErr = -1, nil, 0, nil
-		aofOld, aofOldAt = nil, 0
 		aofAccount()
 	})
 	return path

@@ -45,11 +45,7 @@ const (
 var (
 	aofFd      = -1
 	aofBuf     []byte
-	aofCounted int // what aofBuf and aofOld count in the memory budget (aofAccount)
-	// aofOld is a big buffer written in pieces (aofWriteSome), aofOldAt
-	// how much of it is in the file; records appended meanwhile follow it.
-	aofOld     []byte
-	aofOldAt   int
+	aofCounted int // what aofBuf counts in the memory budget (aofAccount)
 	aofWritten int64
 	aofSynced  atomic.Int64
 	// aofCmds counts the commands appended, so that a command that
@@ -160,12 +156,9 @@ func syncDir(dir string) {
 // aofAccount counts the log's buffer in the clients' memory budget
 // (inputHeld), where aofRoom makes a write's room before it runs.
 func aofAccount() {
-	inputHeld += cap(aofBuf) + cap(aofOld) - aofCounted
-	aofCounted = cap(aofBuf) + cap(aofOld)
+	inputHeld += cap(aofBuf) - aofCounted
+	aofCounted = cap(aofBuf)
 }
-
-// aofPending is how many bytes of records are not in the file yet.
-func aofPending() int { return len(aofOld) - aofOldAt + len(aofBuf) }
 
 // aofGrow makes room in aofBuf for n more bytes, at least doubling it.
 func aofGrow(n int) {
@@ -389,50 +382,10 @@ func strerror(err error) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// kAOFWritePiece is the most one write(2) of aofWriteSome takes, so that
-// a record of hundreds of MiB does not hold the loop while it is copied.
-const kAOFWritePiece = 4 << 20
-
-// aofWriteSome is aofWrite between commands, a piece at a time: a buffer
-// past kAOFWritePiece is set aside as aofOld, the loop does not sleep
-// until it is written (aofNextUs), and its replies wait (aofHold).
-func aofWriteSome() {
-	if aofOld == nil && len(aofBuf) > kAOFWritePiece {
-		aofOld, aofOldAt, aofBuf = aofBuf, 0, nil
-	}
-	if aofOld == nil {
-		aofWrite()
-	} else {
-		aofWriteOld(kAOFWritePiece)
-	}
-}
-
-// aofWriteOld writes up to n more bytes of aofOld. What a failed write
-// wrote stays, a part of a record: the rest follows it once it can.
-func aofWriteOld(n int) {
-	end := min(aofOldAt+n, len(aofOld))
-	w, err := unix.Write(aofFd, aofOld[aofOldAt:end])
-	if err == nil && w < end-aofOldAt {
-		err = unix.ENOSPC // a short write: the disk is full
-	}
-	aofOldAt, aofWritten = aofOldAt+max(w, 0), aofWritten+int64(max(w, 0))
-	aofWrittenShared.Store(aofWritten)
-	if aofFailed(err); aofOldAt == len(aofOld) {
-		aofOld, aofOldAt = nil, 0
-		aofAccount()
-	}
-}
-
-// aofWrite writes the buffer to the file, after aofOld. A write that
-// fails, or writes only part of it, is undone (the file is cut back to
-// what it held) and the buffer kept, to be written again; until then
-// writes are refused.
+// aofWrite writes the buffer to the file. A write that fails, or writes
+// only part of it, is undone (the file is cut back to what it held) and
+// the buffer kept, to be written again; until then writes are refused.
 func aofWrite() {
-	if aofOld != nil && aofFd >= 0 {
-		if aofWriteOld(len(aofOld)); aofOld != nil {
-			return // it failed: tried again later, as the buffer's write is
-		}
-	}
 	if aofFd < 0 || len(aofBuf) == 0 {
 		return
 	}
@@ -464,7 +417,11 @@ func aofWrite() {
 			aofWrittenShared.Store(aofWritten)
 			aofBuf = aofBuf[:copy(aofBuf, aofBuf[n:])]
 		}
-		aofFailed(err)
+		if aofWriteErr == nil {
+			msg("error writing to the append-only file: %v", err)
+		}
+		aofWriteErr = err
+		aofErrInCmd = aofErrInCmd || aofDepth > 0
 		return
 	}
 	aofWritten += int64(n)
@@ -474,20 +431,10 @@ func aofWrite() {
 		aofBuf = nil // a large request's buffer is not kept
 	}
 	aofAccount()
-	aofFailed(nil)
-}
-
-// aofFailed notes how a write of the log went, err nil if it succeeded:
-// while one fails, writes are refused (aofRefusal).
-func aofFailed(err error) {
-	switch {
-	case err != nil && aofWriteErr == nil:
-		msg("error writing to the append-only file: %v", err)
-	case err == nil && aofWriteErr != nil:
+	if aofWriteErr != nil {
 		msg("the append-only file can be written again")
+		aofWriteErr = nil
 	}
-	aofWriteErr = err
-	aofErrInCmd = aofErrInCmd || err != nil && aofDepth > 0
 }
 
 // aofHold writes the log before conn's replies are sent, and reports
@@ -500,13 +447,13 @@ func aofHold(conn *conn, mark int) bool {
 	if aofFd < 0 {
 		return false
 	}
-	aofWriteSome() // write(2): from here a crash of the process loses nothing
+	aofWrite() // write(2): from here a crash of the process loses nothing
 	if aofPolicy != fsyncAlways {
 		// A reply sent while the write is still to do (the disk is full)
 		// would acknowledge what a crash loses.
 		_, held := aofHeld[conn]
-		if held || aofCmds != mark && aofPending() > 0 {
-			aofHeld[conn] = aofWritten + int64(aofPending())
+		if held || aofCmds != mark && len(aofBuf) > 0 {
+			aofHeld[conn] = aofWritten + int64(len(aofBuf))
 			return true
 		}
 		return false
@@ -516,9 +463,8 @@ func aofHold(conn *conn, mark int) bool {
 	// earlier in this iteration): Redis too sends every reply after the
 	// fsync. (What a failing write left in the buffer does not hold
 	// them: reads go on while the disk is full.)
-	// So do all while a big write goes in pieces: a reply may show it.
-	need := aofWritten + int64(aofPending())
-	if _, held := aofHeld[conn]; held || aofCmds != mark || aofSynced.Load() < aofWritten || aofOld != nil {
+	need := aofWritten + int64(len(aofBuf))
+	if _, held := aofHeld[conn]; held || aofCmds != mark || aofSynced.Load() < aofWritten {
 		aofHeld[conn] = need
 		return true
 	}
@@ -540,7 +486,7 @@ func aofBeforeSleep() {
 	if aofFd < 0 {
 		return
 	}
-	aofWriteSome()
+	aofWrite()
 	if len(aofHeld) == 0 {
 		return
 	}
@@ -574,14 +520,10 @@ func aofBeforeSleep() {
 }
 
 // aofNextUs is when the loop must wake up for the log: soon while a
-// write failed (it is tried again), at once while a big write goes in
-// pieces, else never (math.MaxUint64).
+// write failed (it is tried again), else never (math.MaxUint64).
 func aofNextUs(nowUs uint64) uint64 {
 	if aofWriteErr != nil {
 		return nowUs + 100_000
-	}
-	if aofOld != nil {
-		return nowUs // the next piece of a big write
 	}
 	return ^uint64(0)
 }
@@ -600,8 +542,8 @@ func aofInfo(field func(k string, v any)) {
 	aofRewriteInfo(field) // the rewrite's (aof_rewrite.go)
 	field("aof_last_write_status", status)
 	if aofOn {
-		field("aof_current_size", aofWritten+int64(aofPending()))
-		field("aof_buffer_length", aofPending())
+		field("aof_current_size", aofWritten+int64(len(aofBuf)))
+		field("aof_buffer_length", len(aofBuf))
 		field("aof_pending_bio_fsync", b2i(aofSynced.Load() != aofWritten))
 	}
 }

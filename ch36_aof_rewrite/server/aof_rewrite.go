@@ -87,7 +87,7 @@ func aofRewriteWanted() bool {
 	if aofRW.scheduled {
 		return true
 	}
-	size := aofWritten + int64(aofPending())
+	size := aofWritten + int64(len(aofBuf))
 	return aofRW.percentage > 0 && size >= aofRW.minSize &&
 		size-aofRW.baseSize >= aofRW.baseSize*int64(aofRW.percentage)/100
 }
@@ -315,8 +315,7 @@ func (t *aofTail) copy(n int64) error {
 // stretches before are on the disk, unless all hurried), and makes the
 // temporary file the log.
 func (t *aofTail) finish() error {
-	aofWrite()       // everything logged is in the old file, a big write's pieces too
-	aofBeforeSleep() // and, under always, synced and answered
+	aofBeforeSleep() // everything logged is in the old file (and, under always, synced and answered)
 	if aofWriteErr != nil {
 		return aofWriteErr
 	}

@@ -60,7 +60,7 @@ func rewriteWithTail(t *testing.T, stretches int) (*txClient, string, int64) {
 	for i := range 4 * stretches {
 		tc.do("SET", "big:"+strconv.Itoa(i%8), strings.Repeat("x", int(kStretch/4)))
 	}
-	aofWrite() // all of it, past a piece of aofWriteSome
+	aofBeforeSleep()
 	for !s.walked {
 		snapshotStep()
 	}

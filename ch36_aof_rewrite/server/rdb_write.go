@@ -361,7 +361,7 @@ func shutdown(save, force bool) bool {
 			msg("Error trying to save the DB. Exit anyway.")
 		}
 	}
-	aofWrite() // what the log holds, written, pieces and all
+	aofBeforeSleep() // what the log holds, written
 	if aofFd >= 0 {
 		fdatasync(aofFd) // and on the disk, whatever -appendfsync says
 	}
