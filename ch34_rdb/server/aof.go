@@ -188,7 +188,7 @@ func aofCost(c *command, args [][]byte) int {
 		return 0
 	}
 	n := aofSize(args)
-	if _, ruled := aofRules[c.name]; ruled {
+	if c.aof != nil {
 		n *= 2
 	}
 	return (n + 256) / kWorkBytes
@@ -243,7 +243,7 @@ func aofBegin(c *command, args [][]byte) aofMark {
 	aofDepth++
 	m := aofMark{dirty: aofDirty, buf: len(aofBuf), cmds: aofCmds}
 	if aofFd >= 0 && !aofLoading && c.flags&flagWrite != 0 {
-		if rule := aofRules[c.name]; rule.before != nil {
+		if rule := c.rule(); rule.before != nil {
 			m.before = rule.before(args)
 		}
 	}
@@ -260,7 +260,7 @@ func aofBegin(c *command, args [][]byte) aofMark {
 const kAOFTxPiece = 1 << 20
 
 // aofEnd logs the command c with args, which has just run, if it changed
-// the key space: as its rule in aofRules says, or as it was given.
+// the key space: as its row's rule says, or as it was given.
 // book says it came through the book's protocol. A command logged as
 // more than one, and those of EXEC (a command that runs commands), are
 // wrapped in MULTI/EXEC, so a replay applies all or none of them.
@@ -272,7 +272,7 @@ func aofEnd(c *command, args [][]byte, m aofMark, book bool) {
 	if aofFd < 0 || aofLoading {
 		return
 	}
-	if rule := aofRules[c.name]; c.flags&flagWrite != 0 && (aofDirty != m.dirty || rule.always) {
+	if rule := c.rule(); c.flags&flagWrite != 0 && (aofDirty != m.dirty || rule.always) {
 		fn := rule.resp
 		if book {
 			fn = rule.book

@@ -118,6 +118,9 @@ type command struct {
 	// arguments and its reply's bytes, and notes what it may add to the
 	// data (see resp_cost.go); nil for none.
 	cost func(p *execPlan, args [][]byte) int
+	// aof is how the append-only file records the command, if not as
+	// given (aof_rules.go).
+	aof *aofRule
 }
 
 // commands holds the table's rows by name, and subcommands the rows of
@@ -177,8 +180,8 @@ func commandRows() []*command {
 		{name: "unwatch", arity: 1, flags: flagsConn, resp: respUnwatch},
 		// The key space.
 		{name: "dbsize", arity: 1, flags: flagsRead, resp: respDBSize},
-		{name: "flushall", arity: -1, flags: flagWrite, resp: respFlushAll, cost: costFlush},
-		{name: "flushdb", arity: -1, flags: flagWrite, resp: respFlushAll, cost: costFlush},
+		{name: "flushall", arity: -1, flags: flagWrite, resp: respFlushAll, cost: costFlush, aof: ruleWhole},
+		{name: "flushdb", arity: -1, flags: flagWrite, resp: respFlushAll, cost: costFlush, aof: ruleWhole},
 		{name: "exists", arity: -2, flags: flagsRead, first: 1, last: -1, step: 1, resp: respExists},
 		{name: "del", arity: -2, flags: flagWrite, first: 1, last: -1, step: 1, resp: respDel,
 			book: doDel, bookMin: 2, bookMax: 2, cost: costDel},
@@ -187,17 +190,17 @@ func commandRows() []*command {
 			book: doKeys, bookMin: 1, bookMax: 1, cost: costKeys}, // the book's lists them all
 		{name: "scan", arity: -2, flags: flagReadonly, resp: respScan,
 			book: doScan, bookMin: 2, bookMax: 3, cost: costScan},
-		{name: "expire", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respExpireIn(1000), cost: costExpire},
+		{name: "expire", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respExpireIn(1000), cost: costExpire, aof: ruleKeyTTL},
 		{name: "pexpire", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respExpireIn(1),
-			book: doExpire, bookMin: 3, bookMax: 3, cost: costExpire},
+			book: doExpire, bookMin: 3, bookMax: 3, cost: costExpire, aof: ruleKeyTTL},
 		{name: "ttl", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respTTLIn(1000)},
 		{name: "pttl", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respTTLIn(1),
 			book: doTTL, bookMin: 2, bookMax: 2},
 		{name: "persist", arity: 2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respPersist},
 		{name: "type", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respType,
 			book: doType, bookMin: 2, bookMax: 2}, // beyond the book
-		{name: "expireat", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respExpireAtIn(1000), cost: costExpire},
-		{name: "pexpireat", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respExpireAtIn(1), cost: costExpire},
+		{name: "expireat", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respExpireAtIn(1000), cost: costExpire, aof: ruleKeyTTLRESP},
+		{name: "pexpireat", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respExpireAtIn(1), cost: costExpire, aof: ruleKeyTTLRESP},
 		{name: "expiretime", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respExpireTimeIn(1000)},
 		{name: "pexpiretime", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respExpireTimeIn(1)},
 		{name: "touch", arity: -2, flags: flagsRead, first: 1, last: -1, step: 1, resp: respExists},
@@ -224,7 +227,7 @@ func commandRows() []*command {
 		{name: "get", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respGet,
 			book: doGet, bookMin: 2, bookMax: 2},
 		{name: "set", arity: -3, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respSet,
-			book: doSet, bookMin: 3, bookMax: 3, cost: costSet},
+			book: doSet, bookMin: 3, bookMax: 3, cost: costSet, aof: ruleString},
 		{name: "incr", arity: 2, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respIncrBy(+1, false), cost: costIncr},
 		{name: "decr", arity: 2, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respIncrBy(-1, false), cost: costIncr},
 		{name: "incrby", arity: 3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respIncrBy(+1, true), cost: costIncr},
@@ -233,17 +236,17 @@ func commandRows() []*command {
 		{name: "mset", arity: -3, flags: flagWrite | flagDenyOOM, first: 1, last: -1, step: 2, resp: respMSet, cost: costMSet},
 		{name: "strlen", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respStrlen},
 		{name: "append", arity: 3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respAppend, cost: costAppend},
-		{name: "setex", arity: 4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respSetEx(expEX), cost: costSetAt(3)},
-		{name: "psetex", arity: 4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respSetEx(expPX), cost: costSetAt(3)},
+		{name: "setex", arity: 4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respSetEx(expEX), cost: costSetAt(3), aof: ruleStringRESP},
+		{name: "psetex", arity: 4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respSetEx(expPX), cost: costSetAt(3), aof: ruleStringRESP},
 		{name: "setnx", arity: 3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respSetNX, cost: costSetAt(2)},
 		{name: "getset", arity: 3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respGetSet, cost: costSetAt(2)},
-		{name: "getdel", arity: 2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respGetDel},
-		{name: "getex", arity: -2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respGetEx},
+		{name: "getdel", arity: 2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respGetDel, aof: ruleStringRESP},
+		{name: "getex", arity: -2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respGetEx, aof: ruleKeyTTLRESP},
 		{name: "getrange", arity: 4, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respGetRange},
 		{name: "substr", arity: 4, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respGetRange},
 		{name: "setrange", arity: 4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respSetRange, cost: costSetRange},
 		{name: "msetnx", arity: -3, flags: flagWrite | flagDenyOOM, first: 1, last: -1, step: 2, resp: respMSetNX, cost: costMSet},
-		{name: "incrbyfloat", arity: 3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respIncrByFloat, cost: costIncrFloat},
+		{name: "incrbyfloat", arity: 3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respIncrByFloat, cost: costIncrFloat, aof: ruleStringRESP},
 		{name: "lcs", arity: -3, flags: flagReadonly, first: 1, last: 2, step: 1, resp: respLCS, cost: costLCS},
 		{name: "setbit", arity: 4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respSetBit, cost: costSetBit},
 		{name: "getbit", arity: 3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respGetBit},
@@ -252,9 +255,9 @@ func commandRows() []*command {
 		{name: "bitop", arity: -4, flags: flagWrite | flagDenyOOM, first: 2, last: -1, step: 1, resp: respBitOp, cost: costBitOp},
 		// Sorted sets.
 		{name: "zadd", arity: -4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respZAdd,
-			book: doZAdd, bookMin: 4, bookMax: 4, cost: costGrowBy(2, 2)},
+			book: doZAdd, bookMin: 4, bookMax: 4, cost: costGrowBy(2, 2), aof: ruleMembers},
 		{name: "zrem", arity: -3, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respZRem,
-			book: doZRem, bookMin: 3, bookMax: 3, cost: costMembers},
+			book: doZRem, bookMin: 3, bookMax: 3, cost: costMembers, aof: ruleMembers},
 		{name: "zscore", arity: 3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZScore,
 			book: doZScore, bookMin: 3, bookMax: 3, cost: costMembers},
 		{name: "zcard", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZCard},
@@ -306,8 +309,8 @@ func commandRows() []*command {
 		hashRow("hexists", 3, flagsRead, doHExists, 3, 3),
 		{name: "hgetall", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHGetAll,
 			book: bookHash(doHGetAll), bookMin: 2, bookMax: 2, cost: costWalk},
-		hashRow("hexpire", -6, flagWrite|flagFast, doHExpireIn(1000, false), 3, 0),
-		hashRow("hpexpire", -6, flagWrite|flagFast, doHExpireIn(1, false), 3, 0),
+		hashRow("hexpire", -6, flagWrite|flagFast, doHExpireIn(1000, false), 3, 0).logged(ruleFieldTTLs),
+		hashRow("hpexpire", -6, flagWrite|flagFast, doHExpireIn(1, false), 3, 0).logged(ruleFieldTTLs),
 		hashRow("hexpireat", -6, flagWrite|flagFast, doHExpireIn(1000, true), 3, 0),
 		hashRow("hpexpireat", -6, flagWrite|flagFast, doHExpireIn(1, true), 3, 0),
 		hashRow("hpersist", -5, flagWrite|flagFast, doHPersist, 3, 0),
@@ -319,12 +322,12 @@ func commandRows() []*command {
 		{name: "hincrby", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHIncrBy, cost: costHashGrowBy(3, 1)},
 		{name: "hkeys", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHKeysVals(true), cost: costWalk},
 		{name: "hvals", arity: 2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHKeysVals(false), cost: costWalk},
-		hashRow("hsetex", -6, flagWrite|flagDenyOOM|flagFast, doHSetEx, 3, 0).withCost(costHSetEx),
-		hashRow("hgetex", -5, flagWrite|flagFast, doHGetEx, 3, 0),
+		hashRow("hsetex", -6, flagWrite|flagDenyOOM|flagFast, doHSetEx, 3, 0).logged(ruleFieldPairs).withCost(costHSetEx),
+		hashRow("hgetex", -5, flagWrite|flagFast, doHGetEx, 3, 0).logged(ruleFieldTTLs),
 		{name: "hmset", arity: -4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHMSet, cost: costHashGrowBy(2, 2)},
 		{name: "hsetnx", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHSetNX, cost: costHashGrowBy(3, 1)},
 		{name: "hstrlen", arity: 3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respHStrLen, cost: costHash},
-		{name: "hincrbyfloat", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHIncrByFloat, cost: costHIncrByFloat},
+		{name: "hincrbyfloat", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHIncrByFloat, cost: costHIncrByFloat, aof: ruleField},
 		{name: "hrandfield", arity: -2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHRandField, cost: costHRandField},
 		{name: "hscan", arity: -3, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respHScan, cost: costHScan},
 	}

@@ -32,40 +32,45 @@ type aofRule struct {
 // aofNoted is, while a rule runs, what its before noted.
 var aofNoted []int64
 
-// aofRules are the rules by command name. A name not in the table yet is
-// harmless: the row that comes with it is logged by its rule.
-var aofRules = map[string]aofRule{
-	// Expiry: the key's TTL as it now is, absolute.
-	"expire":    {resp: logKeyTTL, book: logKeyTTL},
-	"pexpire":   {resp: logKeyTTL, book: logKeyTTL},
-	"expireat":  {resp: logKeyTTL},
-	"pexpireat": {resp: logKeyTTL},
-	"getex":     {resp: logKeyTTL}, // the value is not logged: it did not change
+// The rules, each named by its rows (cmdtable.go's aof field).
+var (
+	// Expiry: the key's TTL as it now is, absolute (GETEX's value did
+	// not change). A ...RESP rule's row is the RESP listener's only.
+	ruleKeyTTL     = &aofRule{resp: logKeyTTL, book: logKeyTTL}
+	ruleKeyTTLRESP = &aofRule{resp: logKeyTTL}
 	// A string's value and TTL as they now are. The book's set keeps a
 	// key's TTL where Redis's drops it, so it is logged as its effect too.
-	"set":         {resp: logString, book: logString},
-	"setex":       {resp: logString},
-	"psetex":      {resp: logString},
-	"getdel":      {resp: logString},
-	"incrbyfloat": {resp: logString},
+	ruleString     = &aofRule{resp: logString, book: logString}
+	ruleStringRESP = &aofRule{resp: logString}
 	// The book's zadd and zrem read a score as the book does; the
 	// members' scores are logged as Redis reads them.
-	"zadd": {book: logMembers},
-	"zrem": {book: logMembers},
+	ruleMembers = &aofRule{book: logMembers}
 	// Hash fields given a TTL relative to now: their TTLs as they now
 	// are, not their values, which did not change (a request of a few
-	// bytes a field must not log a value of megabytes).
-	// Only the fields whose TTL changed: one left with a TTL of its own
-	// (NX, GT, LT) would cost a record with the key for each time.
-	"hexpire":  {resp: logFieldTTLs, book: logFieldTTLs, before: fieldTTLsBefore},
-	"hpexpire": {resp: logFieldTTLs, book: logFieldTTLs, before: fieldTTLsBefore},
-	"hgetex":   {resp: logFieldTTLs, book: logFieldTTLs, before: fieldTTLsBefore},
+	// bytes a field must not log a value of megabytes), and only those
+	// whose TTL changed: one left with a TTL of its own (NX, GT, LT)
+	// would cost a record with the key for each time.
+	ruleFieldTTLs = &aofRule{resp: logFieldTTLs, book: logFieldTTLs, before: fieldTTLsBefore}
 	// Fields given values and TTLs, or a float: values and TTLs.
-	"hsetex":       {resp: logFieldPairs, book: logFieldPairs},
-	"hincrbyfloat": {resp: logField},
+	ruleFieldPairs = &aofRule{resp: logFieldPairs, book: logFieldPairs}
+	ruleField      = &aofRule{resp: logField}
 	// The whole key space, even an empty one.
-	"flushall": {always: true},
-	"flushdb":  {always: true},
+	ruleWhole = &aofRule{always: true}
+	noRule    = &aofRule{} // a row's that has none: logged as given
+)
+
+// logged sets the row's rule.
+func (c *command) logged(r *aofRule) *command {
+	c.aof = r
+	return c
+}
+
+// rule is the row c's rule, noRule if it has none.
+func (c *command) rule() *aofRule {
+	if c.aof == nil {
+		return noRule
+	}
+	return c.aof
 }
 
 // logKeyTTL logs a key's expiry: PEXPIREAT at its absolute time, PERSIST
