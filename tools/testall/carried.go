@@ -38,9 +38,11 @@ type selection struct {
 // selectTests says what to run of the package in dir, within the
 // repository whose chapters sit in root, newest being the newest
 // chapter's directory name. A package outside a chapter, in the newest
-// chapter, without a counterpart in an earlier chapter, or whose testdata
-// changed, runs whole; otherwise only the tests of its test files that
-// are new or changed since the nearest earlier chapter with that package.
+// chapter, or without a counterpart in an earlier chapter runs whole;
+// otherwise only the tests of its test files that are new or changed
+// since the nearest earlier chapter with that package and, if its
+// testdata changed, of those that name testdata (the scripts, the
+// guide's sessions).
 func selectTests(root, dir, newest string) selection {
 	rel, err := filepath.Rel(root, dir)
 	if err != nil || strings.HasPrefix(rel, "..") {
@@ -56,9 +58,7 @@ func selectTests(root, dir, newest string) selection {
 		return selection{all: true}
 	}
 	prevDir := filepath.Join(root, prev, sub)
-	if !sameTree(filepath.Join(dir, "testdata"), chName, filepath.Join(prevDir, "testdata"), prev) {
-		return selection{all: true}
-	}
+	dataChanged := !sameTree(filepath.Join(dir, "testdata"), chName, filepath.Join(prevDir, "testdata"), prev)
 	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 	if err != nil {
 		return selection{all: true}
@@ -70,8 +70,9 @@ func selectTests(root, dir, newest string) selection {
 			return selection{all: true}
 		}
 		theirs, err := os.ReadFile(filepath.Join(prevDir, filepath.Base(f)))
-		if err == nil && bytes.Equal(fold(mine, chName), fold(theirs, prev)) {
-			continue // carried unchanged
+		if err == nil && bytes.Equal(fold(mine, chName), fold(theirs, prev)) &&
+			!(dataChanged && bytes.Contains(mine, []byte("testdata"))) {
+			continue // carried unchanged, and so is what it reads
 		}
 		names, ok := testNames(f, mine)
 		if !ok {

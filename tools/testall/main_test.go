@@ -124,8 +124,9 @@ func TestPackagesAtOnce(t *testing.T) {
 // TestCarriedTestsLeftOut: in a chapter between the first and the newest,
 // a package runs only the tests of its test files that are new or changed
 // since the earlier chapter (a file the same but for its module path is
-// carried); a package whose testdata changed, one new in its chapter, and
-// every package of the newest chapter run whole.
+// carried), and if its testdata changed, those of the files that name
+// testdata too; a package new in its chapter, and every package of the
+// newest chapter run whole.
 func TestCarriedTestsLeftOut(t *testing.T) {
 	root := t.TempDir()
 	carried := func(ch string) string {
@@ -137,12 +138,14 @@ func TestCarriedTestsLeftOut(t *testing.T) {
 		"ch01_one/p/testdata/x.txt":   "same",
 		"ch01_one/d/a_test.go":        "package d\n\nfunc TestD(t *testing.T) {}\n",
 		"ch01_one/d/testdata/x.txt":   "one",
+		"ch01_one/d/s_test.go":        "package d\n\nfunc TestScripts(t *testing.T) { run(t, \"testdata\") }\n",
 		"ch02_two/p/a_test.go":        carried("ch02_two"),
 		"ch02_two/p/b_test.go":        "package p\n\nfunc TestOld(t *testing.T) {}\n\nfunc TestChanged(t *testing.T) {}\n\nfunc FuzzNew(f *testing.F) {}\n\nfunc TestMain(m *testing.M) {}\n",
 		"ch02_two/p/c_test.go":        "package p\n\nfunc TestNewFile(t *testing.T) {}\n",
 		"ch02_two/p/testdata/x.txt":   "same",
 		"ch02_two/d/a_test.go":        "package d\n\nfunc TestD(t *testing.T) {}\n",
 		"ch02_two/d/testdata/x.txt":   "two",
+		"ch02_two/d/s_test.go":        "package d\n\nfunc TestScripts(t *testing.T) { run(t, \"testdata\") }\n",
 		"ch02_two/fresh/a_test.go":    "package fresh\n\nfunc TestF(t *testing.T) {}\n",
 		"ch02_two/same/a_test.go":     "package same\n\nfunc TestS(t *testing.T) {}\n",
 		"ch01_one/same/a_test.go":     "package same\n\nfunc TestS(t *testing.T) {}\n",
@@ -159,7 +162,7 @@ func TestCarriedTestsLeftOut(t *testing.T) {
 	}{
 		{"ch01_one/p", selection{all: true}}, // no earlier chapter
 		{"ch02_two/p", selection{only: []string{"FuzzNew", "TestChanged", "TestNewFile", "TestOld"}}},
-		{"ch02_two/d", selection{all: true}}, // its testdata changed
+		{"ch02_two/d", selection{only: []string{"TestScripts"}}}, // its testdata changed: what reads it
 		{"ch02_two/fresh", selection{all: true}},
 		{"ch02_two/same", selection{}},         // nothing new to run
 		{"ch03_three/p", selection{all: true}}, // the newest chapter
