@@ -56,7 +56,7 @@ var (
 	ruleField      = &aofRule{resp: logField}
 	// The whole key space, even an empty one.
 	ruleWhole = &aofRule{always: true}
-	noRule    = &aofRule{} // a row's that has none: logged as given
+	noRule    = &aofRule{} // for a row that names none: logged as given
 )
 
 // logged sets the row's rule.
