@@ -2,6 +2,8 @@ package server
 
 import (
 	"math"
+	"strings"
+	"unsafe"
 
 	"example.com/byor/ch19_interfaces/cnum"
 	"example.com/byor/ch19_interfaces/dlist"
@@ -102,7 +104,7 @@ func (ent *entry) val() string { return ent.kv[ent.klen:] }
 // setVal replaces the value of a string entry. The key is copied along with
 // the value, into a new string that holds both.
 func (ent *entry) setVal(v []byte) {
-	ent.kv = ent.key() + string(v)
+	ent.kv = joinKV(ent.key(), v)
 }
 
 // hashValue is a hash as the key space holds it: its fields, and the
@@ -132,7 +134,22 @@ func (ent *entry) typ() int {
 // entry about to get a sorted set or a hash), not yet in the key space. The
 // key and the value are copied into one new string: one allocation.
 func newEntry[S ~string | ~[]byte](key S, val []byte) *entry {
-	return &entry{kv: string(key) + string(val), klen: uint32(len(key)), heapIdx: -1}
+	return &entry{kv: joinKV(key, val), klen: uint32(len(key)), heapIdx: -1}
+}
+
+// joinKV returns key and val as one new string, each copied once: key +
+// string(val) copies val into a string of its own first (a SET of a
+// 200 MiB value copied 400 MiB), and a concatenation with one side empty
+// returns the other side itself, which for val would be the request's
+// own bytes, and for a key cut from an old kv, the old value kept alive.
+func joinKV[S ~string | ~[]byte](key S, val []byte) string {
+	switch {
+	case len(val) == 0:
+		return strings.Clone(string(key))
+	case len(key) == 0:
+		return string(val)
+	}
+	return string(key) + unsafe.String(unsafe.SliceData(val), len(val))
 }
 
 // insertEntry adds a new entry, whose key is not in the key space yet.

@@ -102,3 +102,59 @@ func TestRESPReadBufferCopiesBounded(t *testing.T) {
 		t.Errorf("100 KB of a value of 100 MB: inputHeld %d, the read buffers have %d + %d bytes", inputHeld, cap(st.buf), st.bigHeld)
 	}
 }
+
+// TestRESPBigArgMovesInSteps: a large bulk string's buffer, outgrown,
+// moves to the new one in steps as the reads go on, never all in one
+// turn. Copied whole at each doubling, a value of 24 MiB moved 16 MiB
+// in the one turn that outgrew 16 MiB, every other client waiting; now no
+// read moves more than kMoveStep besides what it brought, the moves add
+// up to less than twice the value, and the bytes arrive whole and in order.
+func TestRESPBigArgMovesInSteps(t *testing.T) {
+	saveBudget(t)
+	srv, cli := testPair(t, unix.SOCK_STREAM)
+	conn := newTestRESPConn(t, srv)
+	st := conn.framing.(*respState)
+	const size = 24 << 20
+	val := make([]byte, size)
+	for i := range val {
+		val[i] = byte('a' + i/4093%26)
+	}
+	req := append(fmt.Appendf(nil, "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n", size), val...)
+	req = append(req, "\r\n"...)
+	const piece = 64 << 10
+	copied, most, arrived := respGrowCopied, 0, 0
+	for len(req) > 0 {
+		w, err := unix.Write(cli, req[:min(piece, len(req))])
+		if err != nil && err != unix.EAGAIN {
+			t.Fatal(err)
+		}
+		req, arrived = req[max(w, 0):], arrived+max(w, 0)
+		for {
+			before := respGrowCopied
+			if conn.state != stateReq || !loopOnce(t, conn) {
+				break
+			}
+			most = max(most, respGrowCopied-before)
+		}
+		if conn.state != stateReq {
+			t.Fatalf("the connection ended with %d bytes left to send", len(req))
+		}
+		if len(req) > 0 && inputHeld > 3*arrived+kRESPBufSize {
+			t.Fatalf("%d bytes arrived: inputHeld %d", arrived, inputHeld)
+		}
+	}
+	if copied = respGrowCopied - copied; most > kMoveStep+piece || copied >= 2*size {
+		t.Errorf("a value of %d bytes in pieces of %d: one read moved %d bytes (want at most %d), all moved %d",
+			size, piece, most, kMoveStep+piece, copied)
+	}
+	buf := make([]byte, 16)
+	if r, err := unix.Read(cli, buf); err != nil || string(buf[:r]) != "+OK\r\n" {
+		t.Fatalf("reply %q, %v", buf[:max(r, 0)], err)
+	}
+	if got := lookupEntry("k"); got == nil || got.val() != string(val) {
+		t.Fatal("the value stored is not the one sent")
+	}
+	if inputHeld != cap(st.buf) || st.bigHeld != 0 {
+		t.Errorf("inputHeld %d, %d in large bulk strings, once the request was answered", inputHeld, st.bigHeld)
+	}
+}
