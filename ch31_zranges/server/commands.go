@@ -83,8 +83,8 @@ type entry struct {
 	// The key, followed by the value if the entry holds a string that is
 	// not in obj.
 	kv string
-	// A sorted set, a hash or a string grown by APPEND; nil for a string
-	// set whole.
+	// A sorted set, a hash, or a string grown by APPEND or set from a
+	// large bulk string; nil for a string set whole.
 	obj *object
 	// The length of the key: kv[:klen] is the key, kv[klen:] the value.
 	klen uint32
@@ -97,14 +97,16 @@ type object struct {
 	zset *zset.ZSet
 	hash *hashValue
 	// A string APPEND, SETRANGE or SETBIT has changed, with room to grow
-	// (see appendVal, growVal).
+	// (see appendVal, growVal), or one kept as a request's large bulk
+	// string arrived (adoptArg).
 	str *strBuf
 }
 
 // strBuf is a string value with room to grow: the value is b, and
 // b[len(b):cap(b)] is its room, which always holds zeros. Only growVal
-// makes a buffer, and it comes from make, zeroed; the value only grows
-// into the room after that (appendVal, writeAt), never shrinks. So a
+// makes a buffer with room, and it comes from make, zeroed (adoptArg's
+// has none); the value only grows into the room after that (appendVal,
+// writeAt), never shrinks. So a
 // write past the value's end finds the gap before it zero already, and
 // pads nothing: for a buffer fresh from the system those zeros are pages
 // not yet touched, which cost no time and no resident memory until they
@@ -135,10 +137,14 @@ func (ent *entry) val() string {
 
 // setVal replaces the value of a string entry. The key is copied along with
 // the value, into a new string that holds both; a value grown by APPEND,
-// and its room, go.
+// and its room, go. A large bulk string of the request is kept as it
+// arrived instead, in a buffer of its own (adoptArg).
 func (ent *entry) setVal(v []byte) {
-	ent.kv = joinKV(ent.key(), v)
-	ent.obj = nil
+	if s := adoptArg(v); s != nil {
+		ent.kv, ent.obj = strings.Clone(ent.key()), &object{str: s}
+	} else {
+		ent.kv, ent.obj = joinKV(ent.key(), v), nil
+	}
 	touchKey(ent.key())
 }
 
@@ -208,8 +214,12 @@ func (ent *entry) typ() int {
 
 // newEntry returns a new entry for key holding the string val (nil for an
 // entry about to get a sorted set or a hash), not yet in the key space. The
-// key and the value are copied into one new string: one allocation.
+// key and the value are copied into one new string: one allocation; a
+// large bulk string of the request is kept as it arrived (adoptArg).
 func newEntry[S ~string | ~[]byte](key S, val []byte) *entry {
+	if s := adoptArg(val); s != nil {
+		return &entry{kv: strings.Clone(string(key)), obj: &object{str: s}, klen: uint32(len(key)), heapIdx: -1}
+	}
 	return &entry{kv: joinKV(key, val), klen: uint32(len(key)), heapIdx: -1}
 }
 

@@ -131,6 +131,8 @@ type respState struct {
 	big     bigArg
 	bigs    []bigArg
 	bigHeld int
+	// adoptAt is where adoptArg looks first among bigs.
+	adoptAt int
 	// Once the request at buf[start:] is known to be whole, its length
 	// (ready, 0 until then) and argument count: requestReady finds that
 	// out without building the arguments, and the request is then parsed
@@ -425,7 +427,33 @@ const kCopyStep = 1 << 20
 func (st *respState) dropBigs() {
 	inputHeld -= st.bigHeld
 	clear(st.bigs)
-	st.big, st.bigs, st.bigHeld = bigArg{}, st.bigs[:0], 0
+	st.big, st.bigs, st.bigHeld, st.adoptAt = bigArg{}, st.bigs[:0], 0, 0
+}
+
+// adoptArg takes v out of the request being answered if it is one of its
+// large bulk strings, and returns its buffer as a string value's own
+// (strBuf), no longer counted in the budget of connections' memory: a SET
+// of 200 MiB then copies none of it, where the copy took a turn that held
+// every other client (0.6 s here). For any other v it returns nil, and
+// the caller copies v. The search starts after the last one taken, as a
+// command stores its arguments in order.
+func adoptArg(v []byte) *strBuf {
+	st := respArgsOwner
+	if st == nil || len(v) < kBigArg {
+		return nil
+	}
+	for range st.bigs {
+		b := &st.bigs[st.adoptAt]
+		st.adoptAt = (st.adoptAt + 1) % len(st.bigs)
+		if b.buf != nil && len(v) == b.size-2 && unsafe.SliceData(b.buf) == unsafe.SliceData(v) {
+			inputHeld -= cap(b.buf)
+			st.bigHeld -= cap(b.buf)
+			s := &strBuf{b: b.buf[:len(v):len(v)]}
+			b.buf = nil
+			return s
+		}
+	}
+	return nil
 }
 
 // respGrowths counts the growths of RESP read buffers, and respGrowCopied
