@@ -207,7 +207,7 @@ func aofAppend(args ...[]byte) {
 		aofBuf = append(aofBuf, '$')
 		aofBuf = strconv.AppendInt(aofBuf, int64(len(a)), 10)
 		aofBuf = append(aofBuf, '\r', '\n')
-		aofBuf = append(aofBuf, a...)
+		aofBuf = aofBuf[:len(aofBuf)+copyInSteps(aofBuf[len(aofBuf):cap(aofBuf)], a)]
 		aofBuf = append(aofBuf, '\r', '\n')
 	}
 	chargeBytes(len(aofBuf) - start)
