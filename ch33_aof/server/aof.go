@@ -57,26 +57,23 @@ var (
 	// aofDepth is how many commands are running: 2 while EXEC runs its
 	// commands, which are wrapped once, around all of them.
 	aofDepth int
-	// aofOuter is the mark of the command running at depth 1 (EXEC, for
-	// one), and aofTxOpen says its MULTI is in the log already: when the
-	// buffer is written while it runs (a transaction that logged more
-	// than kAOFTxPiece, see aofEnd), its records go with a MULTI first.
+	// aofOuter is the mark of the command running at depth 1 (EXEC, say),
+	// and aofTxOpen says its MULTI is in the log already, the buffer
+	// written while it ran (past kAOFTxPiece, see aofEnd).
 	aofOuter  aofMark
 	aofTxOpen bool
 	// aofErrInCmd says the write error came while a command ran: a
 	// transaction runs whole, and writes are refused once it has ended.
 	aofErrInCmd bool
 	// aofLoading is set while the file is replayed: nothing is appended,
-	// and an expiry time already past sets a timer instead of deleting
-	// (the timers, which do not run until the loop does, delete the key
-	// and log that).
+	// and an expiry time already past sets a timer, which deletes the key
+	// (and logs that) once the loop runs.
 	aofLoading bool
 	// aofWriteErr is the last write's error, nil once a write succeeds:
 	// while it is set, writes are refused (aofRefusal).
 	aofWriteErr error
 	// aofHeld are the connections whose replies wait for the log up to
-	// the offset given: for its fsync under always; under everysec and
-	// no, for its write, when the write of their records failed.
+	// the offset given: its fsync under always, its failed write else.
 	aofHeld = map[*conn]int64{}
 )
 
@@ -131,9 +128,7 @@ func aofStart() error {
 		return fmt.Errorf("opening the append-only file: %w", err)
 	}
 	if size == 0 {
-		// A new file's name is in the directory only once the directory
-		// is synced too.
-		syncDir(aofDir)
+		syncDir(aofDir) // a new file's name lasts once its directory is synced
 	}
 	aofFd = fd
 	aofWritten = size
@@ -471,10 +466,9 @@ func aofWaits(conn *conn) bool {
 }
 
 // aofBeforeSleep ends each loop iteration: it writes the log, fsyncs it
-// under always, once for every connection whose replies wait, and sends
-// those whose wait is over. A failed fsync under always ends the server,
-// as in Redis: the kernel may have dropped the pages it could not write,
-// and a second fsync would report them safe.
+// under always, once for all the replies waiting, and sends those whose
+// wait is over. A failed fsync under always ends the server, as Redis's:
+// the kernel may drop unwritten pages, which a second fsync calls safe.
 func aofBeforeSleep() {
 	if aofFd < 0 {
 		return

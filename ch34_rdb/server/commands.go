@@ -285,13 +285,9 @@ func bookRequest(cmd [][]byte, w replyWriter) {
 		w.outErr(proto.CodeUnknown, "Unknown cmd")
 		return
 	}
-	if refusal := aofRefusal(c); refusal != "" {
-		w.outErr(codeMisconf, refusal) // the log cannot be written (aof.go)
-		return
+	if refusal := call(c, nil, cmd, true, func() { c.book(cmd, w) }); refusal != "" {
+		w.outErr(codeMisconf, refusal)
 	}
-	mark := aofBegin(c, cmd)
-	c.book(cmd, w)
-	aofEnd(c, cmd, mark, true) // the change, to the log (aof.go)
 }
 
 // doType: type key. Beyond the book: what a key holds, as Redis's TYPE

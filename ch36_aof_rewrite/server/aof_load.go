@@ -23,8 +23,7 @@ import (
 const kAOFMaxArgs = 1 << 24
 
 // kAOFReplyKeep is the most of the replay's reply buffer kept from one
-// command to the next: the replies are dropped, and one of megabytes
-// (GETSET's old value) must not hold its buffer for the rest of the load.
+// command to the next: a reply of megabytes (GETSET's) is not kept.
 const kAOFReplyKeep = 64 << 10
 
 // errAOFShort is a record cut off by the end of the file.
@@ -141,8 +140,7 @@ func aofCommand(args [][]byte, at int64) (*command, error) {
 
 // aofKeepCut copies the bytes of the file f (at path) past from into a
 // file beside it, before the load cuts them off, and returns its name: a
-// cut that went further back than the damage (a transaction's MULTI far
-// behind) loses nothing for good.
+// cut back to a transaction's MULTI far behind loses nothing for good.
 func aofKeepCut(f *os.File, path string, from int64) (string, error) {
 	name := fmt.Sprintf("%s.cut-%d", path, getUnixMs())
 	out, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)

@@ -350,20 +350,32 @@ var running *command
 // meter its arguments and its reply's bytes (see work.go).
 func (c *command) run(st *respState, w *respWriter, args [][]byte) {
 	running = c
-	refusal := aofRefusal(c) // the log cannot be written (aof.go)
-	if refusal == "" && c.flags&flagWrite != 0 && aofDepth == 0 {
-		refusal = aofRoom(w.conn, args) // its record would not fit
+	at, start := len(w.buf), getMonotonicUsec()
+	if refusal := call(c, w.conn, args, false, func() {
+		c.resp(st, w, args)
+		cmdRan(c, w, at, start) // for INFO's commandstats
+	}); refusal != "" {
+		w.err(refusal)
+	}
+}
+
+// call runs handler, c's with args from either listener (book says which)
+// or EXEC, within the hooks of every request: the log's refusals (conn's
+// budget makes a record's room), the snapshot's copy of what changes,
+// then the change's record (aof.go).
+func call(c *command, conn *conn, args [][]byte, book bool, handler func()) string {
+	refusal := aofRefusal(c)
+	if refusal == "" && !book && c.flags&flagWrite != 0 && aofDepth == 0 {
+		refusal = aofRoom(conn, args)
 	}
 	if refusal != "" {
-		w.err(refusal)
-		return
+		return refusal
 	}
 	snapshotBeforeWrite(c, args) // the snapshot keeps what the command changes
 	mark := aofBegin(c, args)
-	at, start := len(w.buf), getMonotonicUsec()
-	c.resp(st, w, args)
-	cmdRan(c, w, at, start)      // for INFO's commandstats
-	aofEnd(c, args, mark, false) // the change, to the log (aof.go)
+	handler()
+	aofEnd(c, args, mark, book)
+	return ""
 }
 
 // withCost sets the row's cost function.

@@ -287,14 +287,9 @@ func bookRequest(cmd [][]byte, w replyWriter) {
 		w.outErr(proto.CodeUnknown, "Unknown cmd")
 		return
 	}
-	if refusal := aofRefusal(c); refusal != "" {
-		w.outErr(codeMisconf, refusal) // the log cannot be written (aof.go)
-		return
+	if refusal := call(c, nil, cmd, true, func() { c.book(cmd, w) }); refusal != "" {
+		w.outErr(codeMisconf, refusal)
 	}
-	snapshotBeforeWrite(c, cmd) // the snapshot keeps what the command changes
-	mark := aofBegin(c, cmd)
-	c.book(cmd, w)
-	aofEnd(c, cmd, mark, true) // the change, to the log (aof.go)
 }
 
 // doType: type key. Beyond the book: what a key holds, as Redis's TYPE
