@@ -356,7 +356,7 @@ params:
 // respConfigUnsupported: CONFIG SET, RESETSTAT and REWRITE, which Redis
 // has and this server refuses.
 func respConfigUnsupported(st *respState, w *respWriter, args [][]byte) {
-	w.err("ERR " + strings.ToUpper(strings.Replace(running.name, "|", " ", 1)) +
+	w.err("ERR " + strings.ToUpper(strings.Replace(w.cmd.name, "|", " ", 1)) +
 		" is not supported: this server has no settings to change")
 }
 

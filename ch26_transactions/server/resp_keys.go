@@ -180,7 +180,7 @@ func respExpireIn(unitMs int64) respHandler {
 }
 
 func respExpire(w *respWriter, args [][]byte, unitMs int64) {
-	name := running.name
+	name := w.cmd.name
 	var nx, xx, gt, lt bool
 	for _, opt := range args[3:] {
 		switch {

@@ -232,7 +232,7 @@ func respExpireAtIn(unitMs int64) respHandler {
 // Redis's order of checks (so EXPIRE k x NX XX answers the options'
 // error, not the time's).
 func respExpire(w *respWriter, args [][]byte, unitMs int64, absolute bool) {
-	name := running.name
+	name := w.cmd.name
 	var nx, xx, gt, lt bool
 	for _, opt := range args[3:] {
 		switch {

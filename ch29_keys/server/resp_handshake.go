@@ -376,6 +376,6 @@ func respConfigResetStat(st *respState, w *respWriter, args [][]byte) {
 // respConfigUnsupported: CONFIG SET and REWRITE, which Redis has and this
 // server refuses.
 func respConfigUnsupported(st *respState, w *respWriter, args [][]byte) {
-	w.err("ERR " + strings.ToUpper(strings.Replace(running.name, "|", " ", 1)) +
+	w.err("ERR " + strings.ToUpper(strings.Replace(w.cmd.name, "|", " ", 1)) +
 		" is not supported: this server has no settings to change")
 }

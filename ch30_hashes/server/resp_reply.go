@@ -31,6 +31,9 @@ type respWriter struct {
 	// over says the reply was cut off: everything written after that is
 	// dropped.
 	over bool
+	// cmd is the row of the command the reply is for, as Redis's client's
+	// cmd: for the errors that name it (errExpireTime, errSubcommand).
+	cmd *command
 }
 
 // The most bytes of framing around a value: a type byte, a length of up

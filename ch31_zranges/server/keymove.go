@@ -365,5 +365,5 @@ const errNoMulti = "ERR Command not allowed inside a transaction"
 // there is nothing to save, and it stops on a signal (SIGINT, SIGTERM),
 // not at a client's word.
 func respNoDisk(st *respState, w *respWriter, args [][]byte) {
-	w.err("ERR " + strings.ToUpper(running.name) + " is not supported: this server keeps nothing on disk, and stops on a signal")
+	w.err("ERR " + strings.ToUpper(w.cmd.name) + " is not supported: this server keeps nothing on disk, and stops on a signal")
 }

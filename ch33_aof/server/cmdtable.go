@@ -343,14 +343,10 @@ func hashRow(name string, arity int, flags cmdFlags, fn func(cmd []string, w rep
 		resp: respHash(fn), book: bookHash(fn), bookMin: bookMin, bookMax: bookMax, cost: costHash}
 }
 
-// running is the row of the command running now, for the errors that
-// name it (errArity, errSubcommand, errExpireTime).
-var running *command
-
 // run runs the RESP command c with args. Its caller charges the work
 // meter its arguments and its reply's bytes (see work.go).
 func (c *command) run(st *respState, w *respWriter, args [][]byte) {
-	running = c
+	w.cmd = c
 	at, start := len(w.buf), getMonotonicUsec()
 	if refusal := call(c, w.conn, args, false, func() {
 		c.resp(st, w, args)

@@ -365,5 +365,5 @@ const errNoMulti = "ERR Command not allowed inside a transaction"
 // append-only file alone: it writes no snapshot for SAVE to make, and it
 // stops on a signal (SIGINT, SIGTERM), not at a client's word.
 func respNoDisk(st *respState, w *respWriter, args [][]byte) {
-	w.err("ERR " + strings.ToUpper(running.name) + " is not supported: this server writes no snapshot (its data is in the append-only file), and stops on a signal")
+	w.err("ERR " + strings.ToUpper(w.cmd.name) + " is not supported: this server writes no snapshot (its data is in the append-only file), and stops on a signal")
 }

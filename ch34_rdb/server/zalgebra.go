@@ -514,7 +514,7 @@ func zalgInterCard(sets []*zset.ZSet, limit int64) int64 {
 // weighing looks each key up again, as zalgInputs did (and charged).
 func zalgRefused(w *respWriter, args [][]byte) bool {
 	var plan execPlan
-	if e := plan.estimate(running, args); e > kMaxExecWork {
+	if e := plan.estimate(w.cmd, args); e > kMaxExecWork {
 		w.err(respWorkRefusal(e))
 		return true
 	}
@@ -534,7 +534,7 @@ func respZAlgebraOf(op zalgOp, store bool) respHandler {
 			at = 2
 		}
 		var a zalgArgs
-		keys, rest, errText := zalgKeys(args, at, running.name)
+		keys, rest, errText := zalgKeys(args, at, w.cmd.name)
 		if errText != "" {
 			w.err(errText)
 			return
@@ -627,7 +627,7 @@ func zalgStore(w *respWriter, dest []byte, pairs []zpair) {
 // respZInterCard: ZINTERCARD numkeys key [key ...] [LIMIT limit] counts
 // the members of the intersection, stopping at limit (0 for none).
 func respZInterCard(st *respState, w *respWriter, args [][]byte) {
-	keys, rest, errText := zalgKeys(args, 1, running.name)
+	keys, rest, errText := zalgKeys(args, 1, w.cmd.name)
 	if errText != "" {
 		w.err(errText)
 		return

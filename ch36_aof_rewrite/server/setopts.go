@@ -87,36 +87,29 @@ func parseStringOpts(args [][]byte, forSet bool) (o stringOpts, ok bool) {
 }
 
 // expireAtMs returns, for a timed form, the unix time in milliseconds the
-// value expires at, or the error to answer: the time must be an integer
-// above zero, and the result must fit in an int64. An absolute time may be
+// value expires at, or the error to answer, which names the command
+// name: the time must be an integer above zero, and the result must fit
+// in an int64. An absolute time may be
 // in the past: the value is then gone at once.
-func (o *stringOpts) expireAtMs(nowMs int64) (int64, string) {
+func (o *stringOpts) expireAtMs(nowMs int64, name string) (int64, string) {
 	n, ok := respInt(o.when)
 	if !ok {
 		return 0, errNotInt
 	}
 	seconds := o.form == expEX || o.form == expEXAT
 	if n <= 0 || seconds && n > math.MaxInt64/1000 {
-		return 0, errExpireTime(runningName())
+		return 0, errExpireTime(name)
 	}
 	if seconds {
 		n *= 1000
 	}
 	if o.form == expEX || o.form == expPX {
 		if n > math.MaxInt64-nowMs {
-			return 0, errExpireTime(runningName())
+			return 0, errExpireTime(name)
 		}
 		n += nowMs
 	}
 	return n, ""
-}
-
-// runningName is the name of the command running now, for its errors.
-func runningName() string {
-	if running == nil {
-		return "set"
-	}
-	return running.name
 }
 
 // applyExpiry gives ent the expiry atMs (unix milliseconds), deleting it
@@ -184,7 +177,7 @@ func setString(w *respWriter, key, val []byte, o *stringOpts, r setReplies) {
 	if o.form.timed() {
 		nowMs = keyNowMs()
 		var msg string
-		if atMs, msg = o.expireAtMs(nowMs); msg != "" {
+		if atMs, msg = o.expireAtMs(nowMs, w.cmd.name); msg != "" {
 			w.err(msg)
 			return
 		}
@@ -290,7 +283,7 @@ func respGetEx(st *respState, w *respWriter, args [][]byte) {
 	atMs := int64(-1)
 	if o.form.timed() {
 		var msg string
-		if atMs, msg = o.expireAtMs(nowMs); msg != "" {
+		if atMs, msg = o.expireAtMs(nowMs, w.cmd.name); msg != "" {
 			w.err(msg)
 			return
 		}
