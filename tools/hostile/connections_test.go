@@ -314,8 +314,12 @@ func testRESPTrickleCost(t *testing.T, ch string) {
 }
 
 // One client may not take the whole budget of the connections' memory and
-// keep it. A hog queues a big transaction (SETs of 1 MB values inside
-// MULTI) until the budget refuses it more, and keeps its connection;
+// keep it. A hog queues a big transaction (SETs of 12 KB values inside
+// MULTI) until the budget refuses it more, and keeps its connection: each
+// SET fits in a read buffer's usual 16 KiB, so the hog's reads never ask
+// for room, and the refusal comes where the command would be queued (a
+// value of 1 MB could be refused while its read buffer grows instead,
+// and that closes the connection of the one asking, which holds the most);
 // meanwhile another client sends requests over 16 KiB (a read buffer's
 // usual size; here 3 MB, more than the budget has left beside the hog),
 // WATCH and CLIENT SETNAME. Before, every one of those was
@@ -339,9 +343,10 @@ func testHogClosed(t *testing.T, ch string) {
 		if withHog {
 			hog = dialRESP(t, addr)
 			hog.expectReply(time.Minute, "+OK", "MULTI")
-			val := strings.Repeat("h", 1<<20)
+			const valKB = 12
+			val := strings.Repeat("h", valKB<<10)
 			queued := 0
-			for ; queued < 2*budgetMB; queued++ {
+			for ; queued < 2*budgetMB<<10/valKB; queued++ {
 				got := hog.do(time.Minute, "SET", fmt.Sprint("hog", queued), val)
 				if got != "+QUEUED" {
 					if !strings.Contains(got, "memory for clients is full") {
@@ -350,13 +355,13 @@ func testHogClosed(t *testing.T, ch string) {
 					break
 				}
 			}
-			if queued < budgetMB/2 {
-				t.Fatalf("the hog queued only %d MB of a %d MB budget", queued, budgetMB)
+			if queued*valKB>>10 < budgetMB/2 {
+				t.Fatalf("the hog queued only %d KB of a %d MB budget", queued*valKB, budgetMB)
 			}
 			if got := hog.do(time.Minute, "PING"); got != "+QUEUED" {
 				t.Fatalf("the hog's PING, queued: %q", got)
 			}
-			t.Logf("the hog holds %d MB queued of the %d MB budget", queued, budgetMB)
+			t.Logf("the hog holds %d MB queued of the %d MB budget", queued*valKB>>10, budgetMB)
 		}
 		f := measure(t, p.Pid(), addr, fmt.Sprintf("with hog %v", withHog), func() {
 			others := dialRESP(t, addr)
