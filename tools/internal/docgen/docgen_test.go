@@ -262,6 +262,10 @@ func TestLint(t *testing.T) {
 			[]string{`docs/x.md:2: "$ bin/client set k v" shows no output`, `docs/x.md:5: "$ bin/client del k" shows no output`, `docs/x.md:8: "$ bin/client keys" shows no output`}},
 		{"only console blocks count", "docs/x.md", "```\n$ make\n```\n\n    $ go build\n", nil},
 		{"a heading in a code block is not a section", "docs/ch03_hello.md", "```\n## What this chapter adds\n```\n" + skeleton, nil},
+		{"a guide beyond the book within its words", "docs/ch40_x.md", "# Beyond the book: x\n" + strings.Repeat("w ", 1400) + "\n<!-- session: s -->\n" + strings.Repeat("s ", 5000) + "\n<!-- end session -->\n" + strings.Repeat("w ", 1500) + "\n" + skeleton, nil},
+		{"a guide beyond the book over its words", "docs/ch40_x.md", "# Beyond the book: x\n" + strings.Repeat("w ", 1600) + "\n<!-- session: s -->\n<!-- end session -->\n" + strings.Repeat("w ", 1500) + "\n" + skeleton,
+			[]string{`docs/ch40_x.md: 1605 words before the first session, over 1500`, `docs/ch40_x.md: 3134 words outside the sessions, over 3000`}},
+		{"the book's guides are not counted", "docs/ch10_x.md", "# x\n" + strings.Repeat("w ", 4000) + "\n" + skeleton, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -62,6 +62,7 @@ func lint(path string, data []byte) []string {
 	if !guideName.MatchString(filepath.Base(path)) {
 		return problems
 	}
+	problems = append(problems, lintWords(path, lines)...)
 	last := -1
 	for _, want := range GuideSections {
 		at := -1
@@ -81,6 +82,51 @@ func lint(path string, data []byte) []string {
 		default:
 			last = at
 		}
+	}
+	return problems
+}
+
+// A guide beyond the book (its title starts "# Beyond the book") is a
+// chapter a reader studies in one sitting, as the book's are: at most
+// kWordsBeforeSession words before its first session, and kGuideWords in
+// all. The sessions, generated from the tests, do not count; code shown
+// in the guide does, as the reader reads it too.
+const (
+	kWordsBeforeSession = 1500
+	kGuideWords         = 3000
+)
+
+// lintWords returns the problems of a guide beyond the book that is over
+// either bound, with its counts.
+func lintWords(path string, lines []string) []string {
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "# Beyond the book") {
+		return nil
+	}
+	words, before := 0, -1
+	inSession := false
+	for _, line := range lines {
+		text := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(text, "<!-- session:"):
+			if before < 0 {
+				before = words
+			}
+			inSession = true
+		case strings.HasPrefix(text, "<!-- end session"):
+			inSession = false
+		case !inSession:
+			words += len(strings.Fields(text))
+		}
+	}
+	if before < 0 {
+		before = words
+	}
+	var problems []string
+	if before > kWordsBeforeSession {
+		problems = append(problems, fmt.Sprintf("%s: %d words before the first session, over %d", path, before, kWordsBeforeSession))
+	}
+	if words > kGuideWords {
+		problems = append(problems, fmt.Sprintf("%s: %d words outside the sessions, over %d", path, words, kGuideWords))
 	}
 	return problems
 }
