@@ -23,6 +23,26 @@ func lookupHash(key string) (ent *entry, wrongType bool) {
 	return node.Owner, node.Owner.typ != tHash
 }
 
+// hashFor finds the hash at key for a command that reads it, and answers
+// for the command when there is none to read: the type error if the key
+// holds another type, missing's reply if there is no key. Then it returns
+// nil, with that reply appended to out.
+func hashFor(key string, out []byte, missing func(out []byte) []byte) (*entry, []byte) {
+	ent, wrongType := lookupHash(key)
+	switch {
+	case wrongType:
+		return nil, proto.OutErr(out, proto.CodeType, "expect hash")
+	case ent == nil:
+		return nil, missing(out)
+	}
+	return ent, out
+}
+
+// outZero and outEmpty are the replies for a missing key of the commands
+// that count (0) or list (an empty array).
+func outZero(out []byte) []byte  { return proto.OutInt(out, 0) }
+func outEmpty(out []byte) []byte { return proto.OutArr(out, 0) }
+
 // hashForWrite finds the hash at key, creating an empty one if the key is
 // new. hashDone removes it again if the command leaves it empty.
 func hashForWrite(key string) (ent *entry, wrongType bool) {
@@ -237,12 +257,9 @@ func doHSet(cmd []string, out []byte) []byte {
 
 // doHGet: hget key field. Replies the value, or nil.
 func doHGet(cmd []string, out []byte) []byte {
-	ent, wrongType := lookupHash(cmd[1])
-	if wrongType {
-		return proto.OutErr(out, proto.CodeType, "expect hash")
-	}
+	ent, out := hashFor(cmd[1], out, proto.OutNil)
 	if ent == nil {
-		return proto.OutNil(out)
+		return out
 	}
 	now := getUnixMs()
 	val, ok := ent.hash.Get(now, cmd[2])
@@ -255,12 +272,9 @@ func doHGet(cmd []string, out []byte) []byte {
 
 // doHDel: hdel key field [field ...]. Replies how many fields it removed.
 func doHDel(cmd []string, out []byte) []byte {
-	ent, wrongType := lookupHash(cmd[1])
-	if wrongType {
-		return proto.OutErr(out, proto.CodeType, "expect hash")
-	}
+	ent, out := hashFor(cmd[1], out, outZero)
 	if ent == nil {
-		return proto.OutInt(out, 0)
+		return out
 	}
 	now := getUnixMs()
 	removed := int64(0)
@@ -275,12 +289,9 @@ func doHDel(cmd []string, out []byte) []byte {
 
 // doHLen: hlen key. Replies the number of live fields.
 func doHLen(cmd []string, out []byte) []byte {
-	ent, wrongType := lookupHash(cmd[1])
-	if wrongType {
-		return proto.OutErr(out, proto.CodeType, "expect hash")
-	}
+	ent, out := hashFor(cmd[1], out, outZero)
 	if ent == nil {
-		return proto.OutInt(out, 0)
+		return out
 	}
 	now := getUnixMs()
 	n := ent.hash.Len(now)
@@ -290,12 +301,9 @@ func doHLen(cmd []string, out []byte) []byte {
 
 // doHExists: hexists key field. Replies 1 or 0.
 func doHExists(cmd []string, out []byte) []byte {
-	ent, wrongType := lookupHash(cmd[1])
-	if wrongType {
-		return proto.OutErr(out, proto.CodeType, "expect hash")
-	}
+	ent, out := hashFor(cmd[1], out, outZero)
 	if ent == nil {
-		return proto.OutInt(out, 0)
+		return out
 	}
 	now := getUnixMs()
 	ok := ent.hash.Exists(now, cmd[2])
@@ -308,12 +316,9 @@ func doHExists(cmd []string, out []byte) []byte {
 
 // doHGetAll: hgetall key. Replies field, value, field, value, ...
 func doHGetAll(cmd []string, out []byte) []byte {
-	ent, wrongType := lookupHash(cmd[1])
-	if wrongType {
-		return proto.OutErr(out, proto.CodeType, "expect hash")
-	}
+	ent, out := hashFor(cmd[1], out, outEmpty)
 	if ent == nil {
-		return proto.OutArr(out, 0)
+		return out
 	}
 	now := getUnixMs()
 	// Each field takes at least 10 bytes of the reply (two tags and

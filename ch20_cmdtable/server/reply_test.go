@@ -84,6 +84,9 @@ func TestCommandsWriteThroughTheWriter(t *testing.T) {
 		{[]string{"zquery", "z", "0", "", "0", "10"}, "arr 4|str a|dbl 1|str b|dbl 2.5"},
 		{[]string{"get", "z"}, fmt.Sprint("err ", proto.CodeType, " expect string type")},
 		{[]string{"hset", "h", "f", "v"}, "int 1"},
+		{[]string{"hlen", "z"}, fmt.Sprint("err ", proto.CodeType, " expect hash")},
+		{[]string{"hget", "nosuchkey", "f"}, "nil"},
+		{[]string{"hgetall", "nosuchkey"}, "arr 0"},
 		{[]string{"nosuchcommand"}, fmt.Sprint("err ", proto.CodeUnknown, " Unknown cmd")},
 	} {
 		args := make([][]byte, len(c.cmd))

@@ -23,6 +23,27 @@ func lookupHash(key string) (ent *entry, wrongType bool) {
 	return ent, ent.typ() != tHash
 }
 
+// hashFor finds the hash at key for a command that reads it, and answers
+// for the command when there is none to read: the type error if the key
+// holds another type, missing's reply if there is no key. Then it returns
+// nil, and the command has nothing more to say.
+func hashFor(w replyWriter, key string, missing func(w replyWriter)) *entry {
+	ent, wrongType := lookupHash(key)
+	switch {
+	case wrongType:
+		w.outErr(proto.CodeType, "expect hash")
+		return nil
+	case ent == nil:
+		missing(w)
+	}
+	return ent
+}
+
+// replyZero and replyEmpty are the replies for a missing key of the
+// commands that count (0) or list (an empty array).
+func replyZero(w replyWriter)  { w.outInt(0) }
+func replyEmpty(w replyWriter) { w.outArr(0) }
+
 // hashForWrite finds the hash at key, creating an empty one if the key is
 // new. hashDone removes it again if the command leaves it empty.
 func hashForWrite(key string) (ent *entry, wrongType bool) {
@@ -239,13 +260,8 @@ func doHSet(cmd []string, w replyWriter) {
 
 // doHGet: hget key field. Replies the value, or nil.
 func doHGet(cmd []string, w replyWriter) {
-	ent, wrongType := lookupHash(cmd[1])
-	if wrongType {
-		w.outErr(proto.CodeType, "expect hash")
-		return
-	}
+	ent := hashFor(w, cmd[1], replyWriter.outNil)
 	if ent == nil {
-		w.outNil()
 		return
 	}
 	now := getUnixMs()
@@ -261,13 +277,8 @@ func doHGet(cmd []string, w replyWriter) {
 
 // doHDel: hdel key field [field ...]. Replies how many fields it removed.
 func doHDel(cmd []string, w replyWriter) {
-	ent, wrongType := lookupHash(cmd[1])
-	if wrongType {
-		w.outErr(proto.CodeType, "expect hash")
-		return
-	}
+	ent := hashFor(w, cmd[1], replyZero)
 	if ent == nil {
-		w.outInt(0)
 		return
 	}
 	now := getUnixMs()
@@ -287,13 +298,8 @@ func doHDel(cmd []string, w replyWriter) {
 
 // doHLen: hlen key. Replies the number of live fields.
 func doHLen(cmd []string, w replyWriter) {
-	ent, wrongType := lookupHash(cmd[1])
-	if wrongType {
-		w.outErr(proto.CodeType, "expect hash")
-		return
-	}
+	ent := hashFor(w, cmd[1], replyZero)
 	if ent == nil {
-		w.outInt(0)
 		return
 	}
 	now := getUnixMs()
@@ -304,13 +310,8 @@ func doHLen(cmd []string, w replyWriter) {
 
 // doHExists: hexists key field. Replies 1 or 0.
 func doHExists(cmd []string, w replyWriter) {
-	ent, wrongType := lookupHash(cmd[1])
-	if wrongType {
-		w.outErr(proto.CodeType, "expect hash")
-		return
-	}
+	ent := hashFor(w, cmd[1], replyZero)
 	if ent == nil {
-		w.outInt(0)
 		return
 	}
 	now := getUnixMs()
@@ -326,13 +327,8 @@ func doHExists(cmd []string, w replyWriter) {
 
 // doHGetAll: hgetall key. Replies field, value, field, value, ...
 func doHGetAll(cmd []string, w replyWriter) {
-	ent, wrongType := lookupHash(cmd[1])
-	if wrongType {
-		w.outErr(proto.CodeType, "expect hash")
-		return
-	}
+	ent := hashFor(w, cmd[1], replyEmpty)
 	if ent == nil {
-		w.outArr(0)
 		return
 	}
 	now := getUnixMs()
