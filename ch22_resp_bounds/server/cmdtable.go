@@ -48,7 +48,7 @@ func init() {
 }
 
 // commandRows returns the table. The handlers live in commands.go and
-// hashcmds.go, and those about the connection in resp_handshake.go. The
+// hashcmds.go, and those about the connection in cmd_connection.go. The
 // book's commands answer RESP through the same functions (bookRow), with
 // the book's arity, which for these is Redis's or a part of it.
 func commandRows() []*command {

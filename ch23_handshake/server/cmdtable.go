@@ -119,8 +119,8 @@ func init() {
 }
 
 // commandRows returns the table. The handlers live in files named for
-// what they work on: resp_handshake.go, resp_keys.go, resp_strings.go,
-// resp_zset.go and resp_hash.go for RESP, commands.go and hashcmds.go
+// what they work on: cmd_connection.go, cmd_keys.go, cmd_string.go,
+// cmd_zset.go and cmd_hash.go for RESP, commands.go and hashcmds.go
 // for the book's protocol.
 func commandRows() []*command {
 	return []*command{

@@ -119,9 +119,9 @@ func init() {
 }
 
 // commandRows returns the table. The handlers live in files named for
-// what they work on: resp_handshake.go, resp_keys.go, resp_strings.go,
-// resp_zset.go, resp_hash.go and resp_info.go for RESP, commands.go and
-// hashcmds.go for the book's protocol, scan.go for SCAN on both.
+// what they work on: cmd_connection.go, cmd_keys.go, cmd_string.go,
+// cmd_zset.go, cmd_hash.go and cmd_server.go for RESP, commands.go and
+// hashcmds.go for the book's protocol, cmd_keys_scan.go for SCAN on both.
 func commandRows() []*command {
 	return []*command{
 		// What clients and tools send when they connect.

@@ -25,7 +25,7 @@ func respDo(conn *conn, st *respState, args [][]byte) {
 		w.err(errArity(c.name))
 		st.multiFailed()
 	case st.inMulti && c.flags&flagNoQueue == 0:
-		// Inside MULTI, commands are queued for EXEC (see resp_multi.go);
+		// Inside MULTI, commands are queued for EXEC (see cmd_multi.go);
 		// those that end or nest a transaction, WATCH and QUIT run now.
 		st.queueCommand(w, c, args)
 	default:

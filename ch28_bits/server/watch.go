@@ -25,7 +25,7 @@ import "example.com/byor/ch28_bits/keytable"
 //
 // The key space's code calls touchKey on both listeners, and the timers
 // too: it lives here, beside what it touches, not with the RESP commands
-// that set watches up (respWatch, in resp_multi.go).
+// that set watches up (respWatch, in cmd_multi.go).
 
 // watchers maps each watched key to the connections watching it.
 var watchers = map[string]map[*respState]struct{}{}

@@ -144,7 +144,7 @@ type respState struct {
 	id   int64
 	name string
 	// inMulti says a MULTI was answered and no EXEC or DISCARD yet: the
-	// commands in between are queued (see resp_multi.go), and multiRefused
+	// commands in between are queued (see cmd_multi.go), and multiRefused
 	// that one was refused, so EXEC discards the transaction.
 	inMulti      bool
 	multiRefused bool

@@ -10,7 +10,7 @@ import (
 // TestExecStringWorkWithinEstimate is TestExecWorkWithinEstimate for the
 // string commands of this chapter: random transactions of them over a
 // few keys, some values long, and no command's work, as the meter
-// charged it, may pass what EXEC weighed for it (strcost.go): a BITOP or
+// charged it, may pass what EXEC weighed for it (cmd_string_cost.go): a BITOP or
 // an LCS after a SETRANGE that grew its sources, a SETBIT that grows a
 // value, an INCRBYFLOAT that prints thousands of digits.
 func TestExecStringWorkWithinEstimate(t *testing.T) {

@@ -353,7 +353,7 @@ var Catalog = []Exercise{
 		ID: "ch26-watch-exec", Chapter: "ch26_transactions", Title: "WATCH's dirty marks and EXEC's check",
 		Task: "Write touchWatchers in server/watch.go, which marks dirty every connection " +
 			"watching a key just changed and takes it out of that key's watchers, and the " +
-			"marked part of respExec in server/resp_multi.go: refuse an EXEC without MULTI, " +
+			"marked part of respExec in server/cmd_multi.go: refuse an EXEC without MULTI, " +
 			"discard a transaction with a command refused when queued (EXECABORT), and answer " +
 			"a null array when a watched key was touched or its TTL has come due since WATCH.",
 		Minutes: 25,
@@ -368,7 +368,7 @@ var Catalog = []Exercise{
 	},
 	{
 		ID: "ch27-set-options", Chapter: "ch27_strings", Title: "SET's option grammar",
-		Task: "Write parseStringOpts in server/setopts.go: read SET's options (NX, XX, GET, " +
+		Task: "Write parseStringOpts in server/cmd_string_set.go: read SET's options (NX, XX, GET, " +
 			"KEEPTTL and one of EX, PX, EXAT, PXAT with its time) or GETEX's (a timed form " +
 			"or PERSIST), refusing NX with XX, two different expiry forms and a timed form " +
 			"with no time after it; the same form given twice keeps the last time.",
@@ -382,7 +382,7 @@ var Catalog = []Exercise{
 	},
 	{
 		ID: "ch28-bit-spans", Chapter: "ch28_bits", Title: "counting and finding bits in a span",
-		Task: "Write countBits, spanMask and firstBit in server/bits.go: count the bits set " +
+		Task: "Write countBits, spanMask and firstBit in server/cmd_bitmap.go: count the bits set " +
 			"between two bit offsets of a string, and find the first bit equal to 0 or 1 " +
 			"there, reading whole 8-byte words in the middle of the span and masking the " +
 			"bytes at its ends; charge the bytes read with chargeBytes.",
@@ -397,7 +397,7 @@ var Catalog = []Exercise{
 	},
 	{
 		ID: "ch29-rename-copy", Chapter: "ch29_keys", Title: "RENAME moves a value, COPY clones it",
-		Task: "Write the marked part of respRename in server/keymove.go (RENAME and RENAMENX: " +
+		Task: "Write the marked part of respRename in server/cmd_keys_move.go (RENAME and RENAMENX: " +
 			"move the entry itself to its new key, whatever it holds, dropping what the new " +
 			"key held) and of respCopy (COPY, once its options are read: refuse a value past " +
 			"the bounds, drop the destination for REPLACE, insert the copy copyEntry makes " +
@@ -434,7 +434,7 @@ var Catalog = []Exercise{
 		ID: "ch31-zrange-walk", Chapter: "ch31_zranges", Title: "walking a range by score or by name",
 		Task: "Write zrangeSpec.seek, which first and last call (the lowest member within a " +
 			"range of scores or names, or with rev the highest) and the part of zrangeSpec.walk in " +
-			"server/zrange.go after the range by rank: start at the range's first member " +
+			"server/cmd_zset_range.go after the range by rank: start at the range's first member " +
 			"(its last for REV), jump LIMIT's offset, then step while the member is within " +
 			"the other end and the limit lasts.",
 		Minutes: 35,
@@ -449,7 +449,7 @@ var Catalog = []Exercise{
 	},
 	{
 		ID: "ch32-weights-aggregate", Chapter: "ch32_zalgebra", Title: "WEIGHTS and AGGREGATE",
-		Task: "Write zalgOptions in server/zalgebra.go, which reads the options after the keys " +
+		Task: "Write zalgOptions in server/cmd_zset_algebra.go, which reads the options after the keys " +
 			"(WEIGHTS with one weight a key, AGGREGATE SUM, MIN or MAX, WITHSCORES unless the " +
 			"result is stored, LIMIT for ZINTERCARD), then zalgWeighted and zalgCombine, which " +
 			"weigh a member's score in one input and fold it into its score so far, as Redis does.",
