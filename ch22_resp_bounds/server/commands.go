@@ -185,23 +185,6 @@ func doRequest(cmd [][]byte, out []byte) []byte {
 	return out
 }
 
-// bookRequest runs one of the book's commands, writing its reply to w: the
-// command table's row of that name, if it has a book handler and the
-// number of arguments suits it.
-func bookRequest(cmd [][]byte, w replyWriter) {
-	var c *command
-	if len(cmd) > 0 {
-		c = lookupCommand(cmd[0])
-	}
-	if c == nil || c.book == nil || len(cmd) < c.bookMin || c.bookMax > 0 && len(cmd) > c.bookMax {
-		// An unknown name, a known one with the wrong number of
-		// arguments, or no name at all.
-		w.outErr(proto.CodeUnknown, "Unknown cmd")
-		return
-	}
-	c.book(cmd, w)
-}
-
 // bookHash runs a hash command (chapter 16) on the book's listener. The
 // hash commands work on strings, so their arguments are copied once here:
 // they are not on the hot path this chapter measures, and package hashes

@@ -215,13 +215,6 @@ func hashRow(name string, arity int, flags cmdFlags, fn func(cmd []string, w rep
 		resp: respHash(fn), book: bookHash(fn), bookMin: bookMin, bookMax: bookMax}
 }
 
-// run runs the RESP command c with args. Its caller charges the work
-// meter its arguments and its reply's bytes (see work.go).
-func (c *command) run(st *respState, w *respWriter, args [][]byte) {
-	w.cmd = c
-	c.resp(st, w, args)
-}
-
 // lookupCommand finds the command named name, in any case (ASCII letters
 // only, as cmdIs compares), or returns nil.
 func lookupCommand(name []byte) *command {
@@ -262,23 +255,6 @@ func lookupSubcommandName(name []byte) *command {
 		}
 	}
 	return nil
-}
-
-// respResolve finds the row that runs the RESP request args: its
-// command's, or its subcommand's for a container given one. It returns
-// nil and the error to answer for an unknown command or subcommand.
-func respResolve(args [][]byte) (*command, string) {
-	c := respLookup(args[0])
-	switch {
-	case c == nil:
-		return nil, unknownCommand(args)
-	case c.subs != nil && len(args) > 1:
-		if sub := c.lookupSubcommand(args[1]); sub != nil {
-			return sub, ""
-		}
-		return nil, errSubcommand(c, args[1])
-	}
-	return c, ""
 }
 
 // onRESP reports whether the RESP listener has the command: COMMAND

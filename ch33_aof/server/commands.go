@@ -271,25 +271,6 @@ func doRequest(cmd [][]byte, out []byte) []byte {
 	return out
 }
 
-// bookRequest runs one of the book's commands, writing its reply to w: the
-// command table's row of that name, if it has a book handler and the
-// number of arguments suits it.
-func bookRequest(cmd [][]byte, w replyWriter) {
-	var c *command
-	if len(cmd) > 0 {
-		c = lookupCommand(cmd[0])
-	}
-	if c == nil || c.book == nil || len(cmd) < c.bookMin || c.bookMax > 0 && len(cmd) > c.bookMax {
-		// An unknown name, a known one with the wrong number of
-		// arguments, or no name at all.
-		w.outErr(proto.CodeUnknown, "Unknown cmd")
-		return
-	}
-	if refusal := call(c, nil, cmd, true, func() { c.book(cmd, w) }); refusal != "" {
-		w.outErr(codeMisconf, refusal)
-	}
-}
-
 // doType: type key. Beyond the book: what a key holds, as Redis's TYPE
 // says it.
 func doType(cmd [][]byte, w replyWriter) {

@@ -1,8 +1,12 @@
+// The path of a request to its command's handler: the row found by its
+// name, the arguments counted, and the handler run.
+
 package server
 
 import (
-	"math"
 	"strings"
+
+	"example.com/byor/ch25_scan/proto"
 )
 
 // respDo runs one request of a RESP connection, writing its reply to the
@@ -33,6 +37,23 @@ func respDo(conn *conn, st *respState, args [][]byte) {
 	}
 }
 
+// respResolve finds the row that runs the RESP request args: its
+// command's, or its subcommand's for a container given one. It returns
+// nil and the error to answer for an unknown command or subcommand.
+func respResolve(args [][]byte) (*command, string) {
+	c := respLookup(args[0])
+	switch {
+	case c == nil:
+		return nil, unknownCommand(args)
+	case c.subs != nil && len(args) > 1:
+		if sub := c.lookupSubcommand(args[1]); sub != nil {
+			return sub, ""
+		}
+		return nil, errSubcommand(c, args[1])
+	}
+	return c, ""
+}
+
 // errArity is Redis's error for a command given too few or too many
 // arguments.
 func errArity(name string) string {
@@ -60,34 +81,26 @@ func unknownCommand(args [][]byte) string {
 	return b.String()
 }
 
-// respInt parses an integer argument as Redis does (string2ll): an
-// optional minus sign and decimal digits, nothing else, no leading zero
-// (but "0" itself), no "-0", and within int64. So " 1", "+5", "005", "-0"
-// and "" are not integers, where the book's strtoll takes them all.
-func respInt(b []byte) (int64, bool) {
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
+// run runs the RESP command c with args. Its caller charges the work
+// meter its arguments and its reply's bytes (see work.go).
+func (c *command) run(st *respState, w *respWriter, args [][]byte) {
+	w.cmd = c
+	c.resp(st, w, args)
+}
+
+// bookRequest runs one of the book's commands, writing its reply to w: the
+// command table's row of that name, if it has a book handler and the
+// number of arguments suits it.
+func bookRequest(cmd [][]byte, w replyWriter) {
+	var c *command
+	if len(cmd) > 0 {
+		c = lookupCommand(cmd[0])
 	}
-	neg := len(b) > 0 && b[0] == '-'
-	digits := b
-	if neg {
-		digits = b[1:]
+	if c == nil || c.book == nil || len(cmd) < c.bookMin || c.bookMax > 0 && len(cmd) > c.bookMax {
+		// An unknown name, a known one with the wrong number of
+		// arguments, or no name at all.
+		w.outErr(proto.CodeUnknown, "Unknown cmd")
+		return
 	}
-	if len(digits) == 0 || len(digits) > 19 || digits[0] < '1' || digits[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0') // 19 digits fit in a uint64
-	}
-	switch {
-	case neg && v <= 1<<63:
-		return int64(-v), true // -v wraps to the right int64, MinInt64 too
-	case !neg && v <= math.MaxInt64:
-		return int64(v), true
-	}
-	return 0, false
+	c.book(cmd, w)
 }

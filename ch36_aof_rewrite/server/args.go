@@ -1,83 +1,14 @@
+// Arguments as Redis reads them: integers, floats and the bounds of a
+// range.
+
 package server
 
 import (
 	"math"
 	"strings"
 
-	"example.com/byor/ch35_bgsave/cnum"
+	"example.com/byor/ch36_aof_rewrite/cnum"
 )
-
-// respDo runs one request of a RESP connection, writing its reply to the
-// connection's respWriter.
-func respDo(conn *conn, st *respState, args [][]byte) {
-	w := &st.w
-	chargeBytes(argBytes(args)) // parsed, and copied by many commands
-	c, unknown := respResolve(args)
-	switch {
-	case c == nil:
-		w.err(unknown)
-		cmdRefused(nil, unknown)
-		st.multiFailed()
-	case !arityOK(c.arity, len(args)):
-		cmdRefused(c, errArity(c.name))
-		if c.refused != nil {
-			c.refused(st, w, errArity(c.name))
-			break
-		}
-		w.err(errArity(c.name))
-		st.multiFailed()
-	case st.inMulti && c.flags&flagNoMulti != 0:
-		w.err(errNoMulti)
-		cmdRefused(c, errNoMulti)
-		st.multiFailed()
-	case st.inMulti && c.flags&flagNoQueue == 0:
-		// Inside MULTI, commands are queued for EXEC (see cmd_multi.go);
-		// those that end or nest a transaction, WATCH and QUIT run now.
-		// A write the log could not take now is refused, as it would be
-		// outside, and fails the transaction.
-		if refusal := aofRefusal(c); refusal != "" {
-			w.err(refusal)
-			cmdRefused(c, refusal)
-			st.multiFailed()
-			break
-		}
-		st.queueCommand(w, c, args)
-	default:
-		start := len(w.buf)
-		c.run(st, w, args)
-		chargeBytes(max(0, len(w.buf)-start)) // the reply's bytes
-		if c.flags&flagQuit != 0 {
-			stopReading(conn) // once the OK is sent
-		}
-	}
-}
-
-// errArity is Redis's error for a command given too few or too many
-// arguments.
-func errArity(name string) string {
-	return "ERR wrong number of arguments for '" + name + "' command"
-}
-
-// unknownCommand is Redis's error for a command it does not have, quoting
-// the first arguments (up to about 128 bytes of them).
-func unknownCommand(args [][]byte) string {
-	var b strings.Builder
-	b.WriteString("ERR unknown command '")
-	b.Write(args[0][:min(len(args[0]), 128)])
-	b.WriteString("', with args beginning with: ")
-	quoted := 0
-	for _, a := range args[1:] {
-		if quoted >= 128 {
-			break
-		}
-		a = a[:min(len(a), 128-quoted)]
-		b.WriteString("'")
-		b.Write(a)
-		b.WriteString("' ")
-		quoted += len(a) + 3
-	}
-	return b.String()
-}
 
 // respInt parses an integer argument as Redis does (string2ll): an
 // optional minus sign and decimal digits, nothing else, no leading zero

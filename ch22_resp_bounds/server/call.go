@@ -1,14 +1,19 @@
+// The path of a request to its command's handler: the row found by its
+// name, the arguments counted, and the handler run.
+
 package server
 
 import (
-	"math"
 	"strings"
+
+	"example.com/byor/ch22_resp_bounds/proto"
 )
 
 // respDo runs one request of a RESP connection, writing its reply to the
 // connection's respWriter.
 func respDo(conn *conn, st *respState, args [][]byte) {
 	w := &st.w
+	chargeBytes(argBytes(args)) // parsed, and copied by many commands
 	c := respLookup(args[0])
 	switch {
 	case c == nil:
@@ -16,7 +21,9 @@ func respDo(conn *conn, st *respState, args [][]byte) {
 	case !arityOK(c.arity, len(args)):
 		w.err(errArity(c.name))
 	default:
+		start := len(w.buf)
 		c.resp(st, w, args)
+		chargeBytes(max(0, len(w.buf)-start)) // the reply's bytes
 		if c.flags&flagQuit != 0 {
 			stopReading(conn) // once the OK is sent
 		}
@@ -50,34 +57,19 @@ func unknownCommand(args [][]byte) string {
 	return b.String()
 }
 
-// respInt parses an integer argument as Redis does (string2ll): an
-// optional minus sign and decimal digits, nothing else, no leading zero
-// (but "0" itself), no "-0", and within int64. So " 1", "+5", "005", "-0"
-// and "" are not integers, where the book's strtoll takes them all.
-func respInt(b []byte) (int64, bool) {
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
+// bookRequest runs one of the book's commands, writing its reply to w: the
+// command table's row of that name, if it has a book handler and the
+// number of arguments suits it.
+func bookRequest(cmd [][]byte, w replyWriter) {
+	var c *command
+	if len(cmd) > 0 {
+		c = lookupCommand(cmd[0])
 	}
-	neg := len(b) > 0 && b[0] == '-'
-	digits := b
-	if neg {
-		digits = b[1:]
+	if c == nil || c.book == nil || len(cmd) < c.bookMin || c.bookMax > 0 && len(cmd) > c.bookMax {
+		// An unknown name, a known one with the wrong number of
+		// arguments, or no name at all.
+		w.outErr(proto.CodeUnknown, "Unknown cmd")
+		return
 	}
-	if len(digits) == 0 || len(digits) > 19 || digits[0] < '1' || digits[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0') // 19 digits fit in a uint64
-	}
-	switch {
-	case neg && v <= 1<<63:
-		return int64(-v), true // -v wraps to the right int64, MinInt64 too
-	case !neg && v <= math.MaxInt64:
-		return int64(v), true
-	}
-	return 0, false
+	c.book(cmd, w)
 }
