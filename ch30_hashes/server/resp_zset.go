@@ -20,20 +20,12 @@ func respZAdd(st *respState, w *respWriter, args [][]byte) {
 	i := 2
 	for ; i < len(args); i++ {
 		switch opt := args[i]; {
-		case cmdIs(opt, "nx"):
-			nx = true
-		case cmdIs(opt, "xx"):
-			xx = true
-		case cmdIs(opt, "gt"):
-			gt = true
-		case cmdIs(opt, "lt"):
-			lt = true
 		case cmdIs(opt, "ch"):
 			ch = true
 		case cmdIs(opt, "incr"):
 			incr = true
-		default:
-			goto pairs
+		case !condFlag(opt, &nx, &xx, &gt, &lt):
+			goto pairs // the first score
 		}
 	}
 pairs:
