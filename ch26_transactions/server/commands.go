@@ -376,13 +376,11 @@ func doZAdd(cmd [][]byte, w replyWriter) {
 		w.outErr(proto.CodeArg, "expect fp number")
 		return
 	}
-	ent := lookupEntry(cmd[1])
-	if ent != nil {
-		if ent.typ() != tZSet {
-			w.outErr(proto.CodeType, "expect zset")
-			return
-		}
-	} else {
+	ent, ok := zsetOf(w, cmd[1])
+	if !ok {
+		return
+	}
+	if ent == nil {
 		ent = newEntry(cmd[1], nil)
 		ent.obj = &object{zset: &zset.ZSet{}}
 		insertEntry(ent)
@@ -401,25 +399,38 @@ func doZAdd(cmd [][]byte, w replyWriter) {
 	w.outInt(0)
 }
 
-// lookupZSet finds key. It returns nil if there is no such key, and
-// wrongType if the key holds something other than a sorted set.
-func lookupZSet(key []byte) (ent *entry, wrongType bool) {
-	ent = lookupEntry(key)
-	if ent == nil {
+// zsetOf finds the sorted set at key for a command of either protocol:
+// nil if there is no such key. A key of another type is answered here,
+// with the type error (WRONGTYPE over RESP), and reported false: the
+// command has nothing more to say.
+func zsetOf(w replyWriter, key []byte) (*entry, bool) {
+	ent := lookupEntry(key)
+	if ent != nil && ent.typ() != tZSet {
+		w.outErr(proto.CodeType, "expect zset")
 		return nil, false
 	}
-	return ent, ent.typ() != tZSet
+	return ent, true
 }
+
+// zsetFor is zsetOf for a command with nothing to do without a sorted
+// set: a missing key is answered too, with none's reply. A nil entry then
+// always means that the reply is written.
+func zsetFor(w replyWriter, key []byte, none func(replyWriter)) *entry {
+	ent, ok := zsetOf(w, key)
+	if ok && ent == nil {
+		none(w)
+	}
+	return ent
+}
+
+// zeroInt is the reply to a missing key of the commands that count;
+// those that answer a value answer null (replyWriter.outNil).
+func zeroInt(w replyWriter) { w.outInt(0) }
 
 // doZRem: zrem key name. Replies 1 if name was removed, 0 if absent.
 func doZRem(cmd [][]byte, w replyWriter) {
-	ent, wrongType := lookupZSet(cmd[1])
-	if wrongType {
-		w.outErr(proto.CodeType, "expect zset")
-		return
-	}
+	ent := zsetFor(w, cmd[1], replyWriter.outNil)
 	if ent == nil {
-		w.outNil()
 		return
 	}
 	chargeMembers(1)
@@ -433,13 +444,8 @@ func doZRem(cmd [][]byte, w replyWriter) {
 
 // doZScore: zscore key name. Replies the score, or nil.
 func doZScore(cmd [][]byte, w replyWriter) {
-	ent, wrongType := lookupZSet(cmd[1])
-	if wrongType {
-		w.outErr(proto.CodeType, "expect zset")
-		return
-	}
+	ent := zsetFor(w, cmd[1], replyWriter.outNil)
 	if ent == nil {
-		w.outNil()
 		return
 	}
 	chargeMembers(1)
@@ -468,9 +474,8 @@ func doZQuery(cmd [][]byte, w replyWriter) {
 		return
 	}
 
-	ent, wrongType := lookupZSet(cmd[1])
-	if wrongType {
-		w.outErr(proto.CodeType, "expect zset")
+	ent, ok := zsetOf(w, cmd[1])
+	if !ok {
 		return
 	}
 	if ent == nil || limit <= 0 {

@@ -26,6 +26,17 @@ func respString(w *respWriter, key []byte) (*entry, bool) {
 	return ent, true
 }
 
+// stringFor is respString for a command with nothing to do without a
+// string: a missing key is answered too, with none's reply. A nil entry
+// then always means that the reply is written.
+func stringFor(w *respWriter, key []byte, none func(replyWriter)) *entry {
+	ent, ok := respString(w, key)
+	if ok && ent == nil {
+		none(w)
+	}
+	return ent
+}
+
 // respStringVal is respString and the string's value ("" for none).
 func respStringVal(w *respWriter, key []byte) (*entry, string, bool) {
 	ent, ok := respString(w, key)
@@ -124,12 +135,7 @@ func respMSet(st *respState, w *respWriter, args [][]byte) {
 
 // respStrlen: STRLEN key, 0 for a missing key.
 func respStrlen(st *respState, w *respWriter, args [][]byte) {
-	ent, ok := respString(w, args[1])
-	switch {
-	case !ok:
-	case ent == nil:
-		w.outInt(0)
-	default:
+	if ent := stringFor(w, args[1], zeroInt); ent != nil {
 		w.outInt(int64(len(ent.val())))
 	}
 }

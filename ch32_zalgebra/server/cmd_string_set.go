@@ -248,12 +248,7 @@ func respGetSet(st *respState, w *respWriter, args [][]byte) {
 
 // respGetDel: GETDEL key answers the string at key and deletes it.
 func respGetDel(st *respState, w *respWriter, args [][]byte) {
-	ent, ok := respString(w, args[1])
-	switch {
-	case !ok:
-	case ent == nil:
-		w.outNil()
-	default:
+	if ent := stringFor(w, args[1], replyWriter.outNil); ent != nil {
 		if w.outStr(ent.val()); !w.over {
 			removeEntry(ent)
 			entryDel(ent)
@@ -271,12 +266,8 @@ func respGetEx(st *respState, w *respWriter, args [][]byte) {
 		w.err(errSyntax)
 		return
 	}
-	ent, ok := respString(w, args[1])
-	if !ok {
-		return
-	}
+	ent := stringFor(w, args[1], replyWriter.outNil)
 	if ent == nil {
-		w.outNil()
 		return
 	}
 	nowMs := keyNowMs()

@@ -47,7 +47,7 @@ func respBZPopOf(name string, max bool) respHandler {
 		}
 		for _, key := range args[1 : len(args)-1] {
 			workDone++ // each key looked up, up to the first that has members
-			ent, ok := respZSet(w, key)
+			ent, ok := zsetOf(w, key)
 			if !ok {
 				return
 			}

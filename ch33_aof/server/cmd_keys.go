@@ -214,6 +214,25 @@ func errExpireTime(cmd string) string {
 	return "ERR invalid expire time in '" + cmd + "' command"
 }
 
+// condFlag reads opt if it is one of the conditions that EXPIRE and
+// ZADD share, NX, XX, GT or LT, setting its flag; it reports false for any
+// other word, which each command answers in its own way.
+func condFlag(opt []byte, nx, xx, gt, lt *bool) bool {
+	switch {
+	case cmdIs(opt, "nx"):
+		*nx = true
+	case cmdIs(opt, "xx"):
+		*xx = true
+	case cmdIs(opt, "gt"):
+		*gt = true
+	case cmdIs(opt, "lt"):
+		*lt = true
+	default:
+		return false
+	}
+	return true
+}
+
 // respExpireIn returns EXPIRE key seconds [NX|XX|GT|LT] (unitMs 1000) or
 // PEXPIRE key ms [...] (unitMs 1). As in Redis, a time not in the future
 // deletes the key, and the options compare with the key's current expiry
@@ -236,16 +255,7 @@ func respExpire(w *respWriter, args [][]byte, unitMs int64, absolute bool) {
 	name := w.cmd.name
 	var nx, xx, gt, lt bool
 	for _, opt := range args[3:] {
-		switch {
-		case cmdIs(opt, "nx"):
-			nx = true
-		case cmdIs(opt, "xx"):
-			xx = true
-		case cmdIs(opt, "gt"):
-			gt = true
-		case cmdIs(opt, "lt"):
-			lt = true
-		default:
+		if !condFlag(opt, &nx, &xx, &gt, &lt) {
 			w.err("ERR Unsupported option " + string(opt))
 			return
 		}

@@ -76,12 +76,7 @@ func (p *zRandPicker) at(r int) zpair {
 // one past half the range would double past it.
 func respZRandMember(st *respState, w *respWriter, args [][]byte) {
 	if len(args) == 2 {
-		ent, ok := respZSet(w, args[1])
-		switch {
-		case !ok:
-		case ent == nil:
-			w.outNil()
-		default:
+		if ent := zsetFor(w, args[1], replyWriter.outNil); ent != nil {
 			z := ent.obj.zset
 			chargeMembers(1)
 			w.outStr(z.ByRank(rand.Int64N(int64(z.Len()))).Name())
@@ -105,12 +100,8 @@ func respZRandMember(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR value is out of range")
 		return
 	}
-	ent, ok := respZSet(w, args[1])
-	if !ok {
-		return
-	}
-	if ent == nil || count == 0 {
-		w.outArr(0)
+	ent := zsetForCount(w, args[1], count)
+	if ent == nil {
 		return
 	}
 	z := ent.obj.zset

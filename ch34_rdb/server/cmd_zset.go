@@ -10,17 +10,6 @@ import (
 // and ZINCRBY, with Redis's semantics; the ranges are in cmd_zset_range.go. A
 // sorted set whose last member goes is deleted.
 
-// respZSet finds the sorted set at key: nil if there is none. If the key
-// holds another type it answers WRONGTYPE and reports false.
-func respZSet(w *respWriter, key []byte) (*entry, bool) {
-	ent, wrongType := lookupZSet(key)
-	if wrongType {
-		w.err(errWrongType)
-		return nil, false
-	}
-	return ent, true
-}
-
 // respZAdd: ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score
 // member ...]. Every score is checked before anything changes; replies how
 // many members are new (with CH, also how many changed score), or with
@@ -30,20 +19,12 @@ func respZAdd(st *respState, w *respWriter, args [][]byte) {
 	i := 2
 	for ; i < len(args); i++ {
 		switch opt := args[i]; {
-		case cmdIs(opt, "nx"):
-			nx = true
-		case cmdIs(opt, "xx"):
-			xx = true
-		case cmdIs(opt, "gt"):
-			gt = true
-		case cmdIs(opt, "lt"):
-			lt = true
 		case cmdIs(opt, "ch"):
 			ch = true
 		case cmdIs(opt, "incr"):
 			incr = true
-		default:
-			goto pairs
+		case !condFlag(opt, &nx, &xx, &gt, &lt):
+			goto pairs // the first score
 		}
 	}
 pairs:
@@ -70,7 +51,7 @@ pairs:
 			return
 		}
 	}
-	ent, ok := respZSet(w, args[1])
+	ent, ok := zsetOf(w, args[1])
 	if !ok {
 		return
 	}
@@ -141,7 +122,7 @@ func respZAddReply(w *respWriter, incr, ch bool, added, updated int, score float
 // respZRem: ZREM key member... replies how many members were removed, and
 // deletes the key once its last member goes.
 func respZRem(st *respState, w *respWriter, args [][]byte) {
-	ent, ok := respZSet(w, args[1])
+	ent, ok := zsetOf(w, args[1])
 	if !ok {
 		return
 	}
@@ -169,7 +150,7 @@ func respZScore(st *respState, w *respWriter, args [][]byte) { doZScore(args, w)
 // score, null for one the set does not have (every one, if there is no
 // set).
 func respZMScore(st *respState, w *respWriter, args [][]byte) {
-	ent, ok := respZSet(w, args[1])
+	ent, ok := zsetOf(w, args[1])
 	if !ok {
 		return
 	}
@@ -190,12 +171,7 @@ func respZMScore(st *respState, w *respWriter, args [][]byte) {
 
 // respZCard: ZCARD key.
 func respZCard(st *respState, w *respWriter, args [][]byte) {
-	ent, ok := respZSet(w, args[1])
-	switch {
-	case !ok:
-	case ent == nil:
-		w.outInt(0)
-	default:
+	if ent := zsetFor(w, args[1], zeroInt); ent != nil {
 		w.outInt(int64(ent.obj.zset.Len()))
 	}
 }
@@ -208,15 +184,12 @@ func respZRankOf(rev bool) respHandler {
 }
 
 func respZRank(w *respWriter, args [][]byte, rev bool) {
-	ent, ok := respZSet(w, args[1])
-	if !ok {
+	ent := zsetFor(w, args[1], replyWriter.outNil)
+	if ent == nil {
 		return
 	}
-	var node *zset.ZNode
-	if ent != nil {
-		chargeMembers(1)
-		node = ent.obj.zset.LookupBytes(args[2])
-	}
+	chargeMembers(1)
+	node := ent.obj.zset.LookupBytes(args[2])
 	if node == nil {
 		w.outNil()
 		return
@@ -237,7 +210,7 @@ func respZIncrBy(st *respState, w *respWriter, args [][]byte) {
 		w.err(errNotFloat)
 		return
 	}
-	ent, ok := respZSet(w, args[1])
+	ent, ok := zsetOf(w, args[1])
 	if !ok {
 		return
 	}

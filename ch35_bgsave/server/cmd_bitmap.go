@@ -75,12 +75,7 @@ func respGetBit(st *respState, w *respWriter, args [][]byte) {
 	if !ok {
 		return
 	}
-	ent, ok := respString(w, args[1])
-	switch {
-	case !ok:
-	case ent == nil:
-		w.outInt(0)
-	default:
+	if ent := stringFor(w, args[1], zeroInt); ent != nil {
 		w.outInt(int64(bitAt(ent.val(), off)))
 	}
 }
@@ -111,12 +106,8 @@ func bitSpan(start, end int64, isBit bool) (from, to int64) {
 // the range (cmd_string_range.go), by default the whole string. As Redis 7.0 does,
 // the key is looked at first: a missing key answers 0 whatever follows.
 func respBitCount(st *respState, w *respWriter, args [][]byte) {
-	ent, ok := respString(w, args[1])
-	if !ok {
-		return
-	}
+	ent := stringFor(w, args[1], zeroInt)
 	if ent == nil {
-		w.outInt(0)
 		return
 	}
 	val := ent.val()

@@ -92,12 +92,8 @@ func respZPopOf(max bool) respHandler {
 				return
 			}
 		}
-		ent, ok := respZSet(w, args[1])
-		if !ok {
-			return
-		}
-		if ent == nil || count == 0 {
-			w.outArr(0)
+		ent := zsetForCount(w, args[1], count)
+		if ent == nil {
 			return
 		}
 		if !zPopFits(w, ent.obj.zset, max, count) {
@@ -112,6 +108,18 @@ func respZPopOf(max bool) respHandler {
 		}
 		w.endArr(at, n)
 	}
+}
+
+// zsetForCount is zsetFor for a command that takes up to count members,
+// as ZPOPMIN does: once the key's type is checked, a count of 0 is
+// answered as a missing key is, with an empty array.
+func zsetForCount(w replyWriter, key []byte, count int64) *entry {
+	ent, ok := zsetOf(w, key)
+	if ok && (ent == nil || count == 0) {
+		w.outArr(0)
+		return nil
+	}
+	return ent
 }
 
 // errNotPositive is Redis's error for a count that must not be negative.
@@ -167,7 +175,7 @@ func zmpop(st *respState, w *respWriter, args [][]byte, timeout []byte) {
 	var from *entry
 	for _, key := range keys {
 		workDone++ // each key looked up, up to the first that has members
-		ent, ok := respZSet(w, key)
+		ent, ok := zsetOf(w, key)
 		if !ok {
 			return
 		}

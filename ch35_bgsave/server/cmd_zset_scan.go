@@ -157,7 +157,7 @@ func respZScan(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR invalid cursor")
 		return
 	}
-	ent, ok := respZSet(w, args[1])
+	ent, ok := zsetOf(w, args[1])
 	if !ok {
 		return
 	}

@@ -140,7 +140,7 @@ func zalgInputs(w *respWriter, keys [][]byte) ([]*zset.ZSet, bool) {
 	sets := make([]*zset.ZSet, len(keys))
 	for i, key := range keys {
 		workDone++ // each key looked up
-		ent, ok := respZSet(w, key)
+		ent, ok := zsetOf(w, key)
 		if !ok {
 			return nil, false
 		}

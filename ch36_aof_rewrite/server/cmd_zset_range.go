@@ -382,7 +382,7 @@ func respZRangeOf(form zrangeForm) respHandler {
 			w.err(errText)
 			return
 		}
-		ent, ok := respZSet(w, src[0])
+		ent, ok := zsetOf(w, src[0])
 		if !ok {
 			return
 		}
@@ -456,21 +456,24 @@ func zrangeStore(w *respWriter, dst []byte, ent *entry, r *zrangeSpec) {
 	w.outInt(int64(out.Len()))
 }
 
+// zrangeFor reads the range of a command that counts or removes one (key
+// min max), then finds the sorted set as zsetFor does. A range that does
+// not parse is answered first, then a key of another type, then a missing
+// key (0, for the counts and the removals alike): a nil entry.
+func zrangeFor(w *respWriter, args [][]byte, by zrangeBy) (*entry, zrangeSpec) {
+	r, errText := parseZRange(args[1:], zrangeForm{by: by})
+	if errText != "" {
+		w.err(errText)
+		return nil, r
+	}
+	return zsetFor(w, args[1], zeroInt), r
+}
+
 // respZCountBy returns ZCOUNT key min max (by score) or ZLEXCOUNT key min
 // max (by name): how many members the range holds, in O(log n).
 func respZCountBy(by zrangeBy) respHandler {
 	return func(st *respState, w *respWriter, args [][]byte) {
-		r, errText := parseZRange(args[1:], zrangeForm{by: by})
-		if errText != "" {
-			w.err(errText)
-			return
-		}
-		ent, ok := respZSet(w, args[1])
-		switch {
-		case !ok:
-		case ent == nil:
-			w.outInt(0)
-		default:
+		if ent, r := zrangeFor(w, args, by); ent != nil {
 			w.outInt(r.count(ent.obj.zset))
 		}
 	}
@@ -481,17 +484,8 @@ func respZCountBy(by zrangeBy) respHandler {
 // many, deleting the key once its last member goes.
 func respZRemRangeBy(by zrangeBy) respHandler {
 	return func(st *respState, w *respWriter, args [][]byte) {
-		r, errText := parseZRange(args[1:], zrangeForm{by: by})
-		if errText != "" {
-			w.err(errText)
-			return
-		}
-		ent, ok := respZSet(w, args[1])
-		if !ok {
-			return
-		}
+		ent, r := zrangeFor(w, args, by)
 		if ent == nil {
-			w.outInt(0)
 			return
 		}
 		z := ent.obj.zset
