@@ -148,7 +148,7 @@ func respZScore(st *respState, w *respWriter, args [][]byte) { doZScore(args, w)
 
 // respZCard: ZCARD key.
 func respZCard(st *respState, w *respWriter, args [][]byte) {
-	if ent := zsetFor(w, args[1], zeroInt); ent != nil {
+	if ent := zsetFor(w, args[1], replyZero); ent != nil {
 		w.outInt(int64(ent.obj.zset.Len()))
 	}
 }

@@ -75,7 +75,7 @@ func respGetBit(st *respState, w *respWriter, args [][]byte) {
 	if !ok {
 		return
 	}
-	if ent := stringFor(w, args[1], zeroInt); ent != nil {
+	if ent := stringFor(w, args[1], replyZero); ent != nil {
 		w.outInt(int64(bitAt(ent.val(), off)))
 	}
 }
@@ -106,7 +106,7 @@ func bitSpan(start, end int64, isBit bool) (from, to int64) {
 // the range (cmd_string_range.go), by default the whole string. As Redis 7.0 does,
 // the key is looked at first: a missing key answers 0 whatever follows.
 func respBitCount(st *respState, w *respWriter, args [][]byte) {
-	ent := stringFor(w, args[1], zeroInt)
+	ent := stringFor(w, args[1], replyZero)
 	if ent == nil {
 		return
 	}

@@ -507,10 +507,6 @@ func zsetFor(w replyWriter, key []byte, none func(replyWriter)) *entry {
 	return ent
 }
 
-// zeroInt is the reply to a missing key of the commands that count;
-// those that answer a value answer null (replyWriter.outNil).
-func zeroInt(w replyWriter) { w.outInt(0) }
-
 // doZRem: zrem key name. Replies 1 if name was removed, 0 if absent.
 func doZRem(cmd [][]byte, w replyWriter) {
 	ent := zsetFor(w, cmd[1], replyWriter.outNil)

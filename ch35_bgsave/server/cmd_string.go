@@ -135,7 +135,7 @@ func respMSet(st *respState, w *respWriter, args [][]byte) {
 
 // respStrlen: STRLEN key, 0 for a missing key.
 func respStrlen(st *respState, w *respWriter, args [][]byte) {
-	if ent := stringFor(w, args[1], zeroInt); ent != nil {
+	if ent := stringFor(w, args[1], replyZero); ent != nil {
 		w.outInt(int64(len(ent.val())))
 	}
 }

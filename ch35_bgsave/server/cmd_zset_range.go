@@ -466,7 +466,7 @@ func zrangeFor(w *respWriter, args [][]byte, by zrangeBy) (*entry, zrangeSpec) {
 		w.err(errText)
 		return nil, r
 	}
-	return zsetFor(w, args[1], zeroInt), r
+	return zsetFor(w, args[1], replyZero), r
 }
 
 // respZCountBy returns ZCOUNT key min max (by score) or ZLEXCOUNT key min

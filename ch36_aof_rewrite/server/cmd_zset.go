@@ -171,7 +171,7 @@ func respZMScore(st *respState, w *respWriter, args [][]byte) {
 
 // respZCard: ZCARD key.
 func respZCard(st *respState, w *respWriter, args [][]byte) {
-	if ent := zsetFor(w, args[1], zeroInt); ent != nil {
+	if ent := zsetFor(w, args[1], replyZero); ent != nil {
 		w.outInt(int64(ent.obj.zset.Len()))
 	}
 }
