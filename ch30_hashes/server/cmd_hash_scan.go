@@ -37,7 +37,7 @@ func respHScan(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR invalid cursor")
 		return
 	}
-	ent, ok := respHashRead(w, args[1])
+	ent, ok := hashOf(w, args[1])
 	if !ok {
 		return
 	}
@@ -144,7 +144,7 @@ func respHRandField(st *respState, w *respWriter, args [][]byte) {
 			return
 		}
 	}
-	ent, ok := respHashRead(w, args[1])
+	ent, ok := hashOf(w, args[1])
 	if !ok {
 		return
 	}
@@ -288,7 +288,7 @@ func hrandDistinct(size, count int, emit func(i int) bool) {
 
 // respHRandOne: HRANDFIELD key, one random field, or null for no key.
 func respHRandOne(w *respWriter, key []byte) {
-	ent, ok := respHashRead(w, key)
+	ent, ok := hashOf(w, key)
 	if !ok {
 		return
 	}

@@ -152,23 +152,8 @@ func zScanWalk(z *zset.ZSet, cursor uint64, count int, keep func(*zset.ZNode) in
 // reply is the next cursor and the members kept, each with its score as a
 // bulk string in both protocols, as Redis sends it.
 func respZScan(st *respState, w *respWriter, args [][]byte) {
-	cursor, ok := scanCursor(args[2])
-	if !ok {
-		w.err("ERR invalid cursor")
-		return
-	}
-	ent, ok := zsetOf(w, args[1])
-	if !ok {
-		return
-	}
+	ent, cursor, count, pattern := keyScanStart(w, args, zsetOf)
 	if ent == nil {
-		w.outArr(2)
-		w.outStr("0")
-		w.outArr(0)
-		return
-	}
-	count, pattern, ok := scanOptions(w, args[3:], nil)
-	if !ok {
 		return
 	}
 	if z := ent.obj.zset; zScanSmall(z) {

@@ -25,57 +25,61 @@ func respHSet(st *respState, w *respWriter, args [][]byte) {
 	doHSet(hashArgs(args), w)
 }
 
-// respHGetAll: HGETALL key, a map in RESP3. A reply the budget of all
-// connections' memory cannot hold is cut off by the writer and refused.
-func respHGetAll(st *respState, w *respWriter, args [][]byte) {
-	ent, wrongType := lookupHash(string(args[1]))
-	if wrongType {
-		w.err(errWrongType)
+// What respHashList writes of each field: its name, its value, or both.
+const (
+	hashNames = 1 << iota
+	hashValues
+)
+
+// respHashList returns HGETALL (what is hashNames|hashValues: a map in
+// RESP3), HKEYS (hashNames) and HVALS (hashValues).
+func respHashList(what int) respHandler {
+	return func(st *respState, w *respWriter, args [][]byte) { hashList(w, args[1], what) }
+}
+
+// hashList writes the hash's fields as the walk finds them, with no list
+// of them first (which the budget would not see). A reply that cannot fit
+// in what the budget of all connections' memory has left is refused
+// before the walk (each name or value takes at least 6 bytes, "$0\r\n\r\n");
+// one that outgrows it stops the walk at once and is refused
+// (respWriter.over). Only the fields walked are charged (expired ones too).
+func hashList(w *respWriter, key []byte, what int) {
+	head, per := w.outArr, 6
+	if what == hashNames|hashValues {
+		head, per = w.outMap, 12
+	}
+	ent, ok := hashOf(w, key)
+	if !ok {
 		return
 	}
 	if ent == nil {
-		w.outMap(0)
+		head(0)
 		return
 	}
 	now := getUnixMs()
 	h := ent.obj.hash
-	// Each field takes at least 12 bytes of the reply ("$0\r\n\r\n" for
-	// its name and its value): a reply that cannot fit in what the budget
-	// has left is refused before the walk.
 	n := h.Len(now)
-	if 12*n > w.left() {
+	if per*n > w.left() {
 		w.err(errReplyMemory)
 		return
 	}
-	// The fields go into the reply as the walk finds them, with no list of
-	// them first (which the budget would not see): a reply that outgrows
-	// the budget stops the walk at once, and is refused (respWriter.over);
-	// only the fields walked are charged (expired ones too).
-	w.outMap(n)
+	head(n)
 	workDone += h.Each(now, func(name, value string) bool {
-		w.outStr(name)
-		w.outStr(value)
+		if what&hashNames != 0 {
+			w.outStr(name)
+		}
+		if what&hashValues != 0 {
+			w.outStr(value)
+		}
 		return !w.over
 	}) * kVisitWork
 	hashDone(ent, now)
 }
 
-// respHashRead finds the hash at key for a command that reads it: nil if
-// there is none. If the key holds another type it answers WRONGTYPE and
-// reports false.
-func respHashRead(w *respWriter, key []byte) (*entry, bool) {
-	ent, wrongType := lookupHash(string(key))
-	if wrongType {
-		w.err(errWrongType)
-		return nil, false
-	}
-	return ent, true
-}
-
 // respHMGet: HMGET key field... replies each field's value, null for a
 // missing one (all of them, for a missing key).
 func respHMGet(st *respState, w *respWriter, args [][]byte) {
-	ent, ok := respHashRead(w, args[1])
+	ent, ok := hashOf(w, args[1])
 	if !ok {
 		return
 	}
@@ -107,74 +111,55 @@ func respHIncrBy(st *respState, w *respWriter, args [][]byte) {
 		w.err(errNotInt)
 		return
 	}
-	key := string(args[1])
-	ent, wrongType := lookupHash(key)
-	if wrongType {
-		w.err(errWrongType)
-		return
+	var sum int64
+	if hashIncr(w, args, func(v string, found bool) (string, string) {
+		cur, ok := int64(0), true
+		if found {
+			if cur, ok = respInt([]byte(v)); !ok {
+				return "", "ERR hash value is not an integer"
+			}
+		}
+		if by < 0 && cur < 0 && by < math.MinInt64-cur || by > 0 && cur > 0 && by > math.MaxInt64-cur {
+			return "", "ERR increment or decrement would overflow"
+		}
+		sum = cur + by
+		return strconv.FormatInt(sum, 10), ""
+	}) {
+		w.outInt(sum)
+	}
+}
+
+// hashIncr is HINCRBY and HINCRBYFLOAT once the increment is read: the
+// key's type, then the field's value and the sum, both checked by add
+// (given the value, or found false for a missing field, it returns the
+// new value, or the error to answer), then the write, which keeps the
+// field's TTL. It reports whether the field was written; if not, the
+// reply is written.
+func hashIncr(w *respWriter, args [][]byte, add func(v string, found bool) (text, fail string)) bool {
+	ent, ok := hashOf(w, args[1])
+	if !ok {
+		return false
 	}
 	now := getUnixMs()
 	field := string(args[2])
-	cur := int64(0)
+	v, found := "", false
 	chargeMembers(1) // read, then written
 	if ent != nil {
-		if v, found := ent.obj.hash.Get(now, field); found {
-			if cur, ok = respInt([]byte(v)); !ok {
-				hashDone(ent, now)
-				w.err("ERR hash value is not an integer")
-				return
-			}
-		}
+		v, found = ent.obj.hash.Get(now, field)
 	}
-	if by < 0 && cur < 0 && by < math.MinInt64-cur || by > 0 && cur > 0 && by > math.MaxInt64-cur {
+	text, fail := add(v, found)
+	if fail != "" {
 		if ent != nil {
 			hashDone(ent, now)
 		}
-		w.err("ERR increment or decrement would overflow")
-		return
+		w.err(fail)
+		return false
 	}
-	ent, _ = hashForWrite(key)
-	ent.obj.hash.SetKeepTTL(now, field, strconv.FormatInt(cur+by, 10))
+	ent, _ = hashForWrite(string(args[1]))
+	ent.obj.hash.SetKeepTTL(now, field, text)
 	touchKey(args[1]) // as Redis, even when adding 0
 	hashDone(ent, now)
-	w.outInt(cur + by)
-}
-
-// respHKeysVals: HKEYS key and HVALS key. Like HGETALL's, a reply that
-// cannot fit in what the budget has left is refused before the walk (each
-// field takes at least 6 bytes, "$0\r\n\r\n"), and one that outgrows it
-// stops the walk.
-func respHKeysVals(keys bool) respHandler {
-	return func(st *respState, w *respWriter, args [][]byte) { respHKeysOrVals(w, args, keys) }
-}
-
-func respHKeysOrVals(w *respWriter, args [][]byte, keys bool) {
-	ent, ok := respHashRead(w, args[1])
-	if !ok {
-		return
-	}
-	if ent == nil {
-		w.outArr(0)
-		return
-	}
-	now := getUnixMs()
-	h := ent.obj.hash
-	n := h.Len(now)
-	if 6*n > w.left() {
-		w.err(errReplyMemory)
-		return
-	}
-	// Written as the walk goes, as HGETALL's are.
-	w.outArr(n)
-	workDone += h.Each(now, func(name, value string) bool {
-		if keys {
-			w.outStr(name)
-		} else {
-			w.outStr(value)
-		}
-		return !w.over
-	}) * kVisitWork
-	hashDone(ent, now)
+	return true
 }
 
 // respHMSet: HMSET key field value [field value ...], HSET under its old
@@ -224,7 +209,7 @@ func respHSetNX(st *respState, w *respWriter, args [][]byte) {
 // respHStrLen: HSTRLEN key field, the length of the field's value, 0 for a
 // missing field or key.
 func respHStrLen(st *respState, w *respWriter, args [][]byte) {
-	ent, ok := respHashRead(w, args[1])
+	ent, ok := hashOf(w, args[1])
 	if !ok {
 		return
 	}
@@ -256,39 +241,23 @@ func respHIncrByFloat(st *respState, w *respWriter, args [][]byte) {
 		w.err("ERR value is NaN or Infinity")
 		return
 	}
-	key := string(args[1])
-	ent, wrongType := lookupHash(key)
-	if wrongType {
-		w.err(errWrongType)
-		return
-	}
-	now := getUnixMs()
-	field := string(args[2])
-	cur := longDouble(new(big.Float))
-	chargeMembers(1) // read, then written
-	if ent != nil {
-		if v, found := ent.obj.hash.Get(now, field); found {
+	var text string
+	if hashIncr(w, args, func(v string, found bool) (string, string) {
+		cur, ok := longDouble(new(big.Float)), true
+		if found {
 			workDone += longDoubleWork(min(len(v), kLongDoubleMaxChars))
 			if cur, ok = parseLongDouble(v); !ok {
-				hashDone(ent, now)
-				w.err("ERR hash value is not a float")
-				return
+				return "", "ERR hash value is not a float"
 			}
 		}
-	}
-	sum, ok := addLongDouble(cur, by)
-	if !ok {
-		if ent != nil {
-			hashDone(ent, now)
+		sum, ok := addLongDouble(cur, by)
+		if !ok {
+			return "", "ERR increment would produce NaN or Infinity"
 		}
-		w.err("ERR increment would produce NaN or Infinity")
-		return
+		text = formatLongDouble(sum)
+		workDone += longDoubleWork(len(text))
+		return text, ""
+	}) {
+		w.outStr(text)
 	}
-	text := formatLongDouble(sum)
-	workDone += longDoubleWork(len(text))
-	ent, _ = hashForWrite(key)
-	ent.obj.hash.SetKeepTTL(now, field, text)
-	touchKey(args[1])
-	hashDone(ent, now)
-	w.outStr(text)
 }

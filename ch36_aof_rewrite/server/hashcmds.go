@@ -28,17 +28,24 @@ func lookupHash(key string) (ent *entry, wrongType bool) {
 	return ent, ent.typ() != tHash
 }
 
-// hashFor finds the hash at key for a command that reads it, and answers
-// for the command when there is none to read: the type error if the key
-// holds another type, missing's reply if there is no key. Then it returns
-// nil, and the command has nothing more to say.
-func hashFor(w replyWriter, key string, missing func(w replyWriter)) *entry {
-	ent, wrongType := lookupHash(key)
-	switch {
-	case wrongType:
+// hashOf finds the hash at key for a command that reads it: nil if there
+// is none. A key of another type is answered here, with the type error
+// (WRONGTYPE over RESP), and reported false, as zsetOf does.
+func hashOf[S ~string | ~[]byte](w replyWriter, key S) (*entry, bool) {
+	ent, wrongType := lookupHash(string(key))
+	if wrongType {
 		w.outErr(proto.CodeType, "expect hash")
-		return nil
-	case ent == nil:
+		return nil, false
+	}
+	return ent, true
+}
+
+// hashFor is hashOf for a command with nothing to do without a hash: a
+// missing key is answered too, with missing's reply. A nil entry then
+// always means that the reply is written.
+func hashFor(w replyWriter, key string, missing func(w replyWriter)) *entry {
+	ent, ok := hashOf(w, key)
+	if ok && ent == nil {
 		missing(w)
 	}
 	return ent
