@@ -8,7 +8,7 @@ import "example.com/byor/ch26_transactions/keytable"
 // maps to the connections watching it (watchers), and every change of a
 // key in the key space calls touchKey, which marks those connections
 // dirty. touchKey is called from the key space's few mutation points
-// (insertEntry, entryDel, entry.setVal, entrySetTTL in commands.go), which
+// (insertEntry, entryDel, entry.setVal, entrySetTTL in db.go), which
 // every command of both protocols and the expiry timers go through, plus
 // the commands that change a sorted set's or a hash's contents in place;
 // a FLUSHALL marks the watchers of every key it drops (touchFlushed). A

@@ -1,0 +1,224 @@
+// The key space: the table of keys, the entries it holds and their values,
+// and the functions through which every command finds, adds and removes a
+// key.
+
+package server
+
+import (
+	"math"
+	"strings"
+	"unsafe"
+
+	"example.com/byor/ch23_handshake/dlist"
+	"example.com/byor/ch23_handshake/hashes"
+	"example.com/byor/ch23_handshake/heap"
+	"example.com/byor/ch23_handshake/keytable"
+	"example.com/byor/ch23_handshake/sock"
+	"example.com/byor/ch23_handshake/threadpool"
+	"example.com/byor/ch23_handshake/zset"
+)
+
+// gData is the server's global state: the key space and the connections.
+var gData struct {
+	// The key space: an open-addressing table (package keytable) where
+	// chapters 08 to 16 use the book's chaining hashtable.
+	db *keytable.Table[entry]
+	// All connections, indexed by fd (the kernel hands out small fds).
+	fd2conn []*conn
+	// The poller (epoll, kqueue) that watches the listening socket and
+	// every connection.
+	poller sock.Poller
+	// The arguments of the request being handled, as slices of its
+	// connection's read buffer. The array is reused from one request to
+	// the next.
+	args [][]byte
+	// The writer of the book's replies, reused from one request to the next.
+	bin binWriter
+	// Every connection's idle timer, the least recently active first.
+	idleList dlist.DList[conn]
+	// The TTL timers of keys, soonest first.
+	heap []heap.HeapItem[entry]
+	// Workers that tear down large values off the event loop.
+	tp *threadpool.ThreadPool
+	// One timer per hash that has fields with an expiry, at the earliest
+	// of them, in unix milliseconds (the times clients give are dates).
+	fieldHeap []heap.HeapItem[entry]
+}
+
+// The types of value a key can hold.
+const (
+	tStr  = 0 // a string, in val
+	tZSet = 1 // a sorted set, in zset
+	tHash = 2 // a hash, in hash
+)
+
+func init() { gData.db = newKeySpace() }
+
+// newKeySpace returns an empty key space.
+func newKeySpace() *keytable.Table[entry] {
+	return keytable.New(func(ent *entry) uint64 { return keytable.Hash(ent.key()) }, keyWeight)
+}
+
+// kKeyBytesPerItem is how many bytes of a key count as one item of work
+// when the key table hashes the key again (a resize moves it; SCAN finds
+// its place): a long key costs its bytes, not one slot.
+const kKeyBytesPerItem = 256
+
+// keyWeight is the key table's weight of an entry (see keytable.New).
+func keyWeight(ent *entry) int { return len(ent.key()) / kKeyBytesPerItem }
+
+// stepKeySpace moves a resize of the key space along once per request,
+// by keytable.StepWork's worth, so that a resize ends even when no
+// request inserts; lookups move nothing, and inserts a few slots each. It
+// returns the work the resizes did since the last call (keytable's Step),
+// which the request's turn counts in workDone.
+func stepKeySpace() int { return gData.db.Step(keytable.StepWork) }
+
+// entry is one key and its value. The key space holds pointers to entries
+// and nothing else: no link, no cached hash code.
+//
+// Every key costs an entry, so it is kept to 32 bytes, the size class of
+// Go's allocator it fills: the key and a string's value share one string,
+// so one allocation holds both, and what only sorted sets and hashes need
+// is behind one pointer.
+type entry struct {
+	// The key, followed by the value if the entry holds a string.
+	kv string
+	// A sorted set or a hash; nil for a string.
+	obj *object
+	// The length of the key: kv[:klen] is the key, kv[klen:] the value.
+	klen uint32
+	// The position of the key's TTL timer in gData.heap, or -1 for none.
+	heapIdx int32
+}
+
+// object is a value other than a string: exactly one field is set.
+type object struct {
+	zset *zset.ZSet
+	hash *hashValue
+}
+
+// key returns the entry's key.
+func (ent *entry) key() string { return ent.kv[:ent.klen] }
+
+// val returns the value of a string entry.
+func (ent *entry) val() string { return ent.kv[ent.klen:] }
+
+// setVal replaces the value of a string entry. The key is copied along with
+// the value, into a new string that holds both.
+func (ent *entry) setVal(v []byte) {
+	ent.kv = joinKV(ent.key(), v)
+}
+
+// hashValue is a hash as the key space holds it: its fields, and the
+// position of its field-expiry timer in gData.fieldHeap, or -1 when none
+// of its fields has an expiry.
+type hashValue struct {
+	hashes.Hash
+	timerIdx int32
+}
+
+// The heaps are told where an entry keeps the position of its timer.
+func ttlIdx(ent *entry) *int32   { return &ent.heapIdx }
+func fieldIdx(ent *entry) *int32 { return &ent.obj.hash.timerIdx }
+
+// typ returns the type of value the entry holds.
+func (ent *entry) typ() int {
+	switch {
+	case ent.obj == nil:
+		return tStr
+	case ent.obj.zset != nil:
+		return tZSet
+	}
+	return tHash
+}
+
+// newEntry returns a new entry for key holding the string val (nil for an
+// entry about to get a sorted set or a hash), not yet in the key space. The
+// key and the value are copied into one new string: one allocation.
+func newEntry[S ~string | ~[]byte](key S, val []byte) *entry {
+	return &entry{kv: joinKV(key, val), klen: uint32(len(key)), heapIdx: -1}
+}
+
+// joinKV returns key and val as one new string, each copied once: key +
+// string(val) copies val into a string of its own first (a SET of a
+// 200 MiB value copied 400 MiB), and a concatenation with one side empty
+// returns the other side itself, which for val would be the request's
+// own bytes, and for a key cut from an old kv, the old value kept alive.
+func joinKV[S ~string | ~[]byte](key S, val []byte) string {
+	switch {
+	case len(val) == 0:
+		return strings.Clone(string(key))
+	case len(key) == 0:
+		return string(val)
+	}
+	return string(key) + unsafe.String(unsafe.SliceData(val), len(val))
+}
+
+// insertEntry adds a new entry, whose key is not in the key space yet.
+func insertEntry(ent *entry) {
+	gData.db.Insert(keytable.Hash(ent.key()), ent)
+	workDone += gData.db.Step(0) // the slots of a resize it moved
+}
+
+// removeEntry takes ent out of the key space. The entry is already in
+// hand, so the table is searched for that very entry, not for its key.
+func removeEntry(ent *entry) {
+	gData.db.Delete(keytable.Hash(ent.key()), func(e *entry) bool { return e == ent })
+}
+
+// lookupEntry finds key, given as bytes in the read buffer or as a string,
+// or returns nil. It allocates nothing: the comparison string(key) == ...
+// does not copy.
+func lookupEntry[S ~string | ~[]byte](key S) *entry {
+	return gData.db.Lookup(keytable.Hash(key), func(e *entry) bool {
+		return e.key() == string(key)
+	})
+}
+
+// kLargeContainerSize is the size above which a sorted set is torn down on
+// the thread pool rather than by the event loop.
+const kLargeContainerSize = 10000
+
+// entryDestroy tears down an entry's value.
+func entryDestroy(ent *entry) {
+	switch ent.typ() {
+	case tZSet:
+		ent.obj.zset.Clear()
+	case tHash:
+		ent.obj.hash.Hash = hashes.Hash{}
+	}
+}
+
+// entryDel disposes of an entry removed from the key space, TTL timer
+// included. A large value is handed to the thread pool: the entry is no
+// longer reachable from the key space, so the worker has it to itself.
+func entryDel(ent *entry) {
+	entrySetTTL(ent, -1)
+	if ent.typ() == tHash && ent.obj.hash.timerIdx != -1 {
+		heap.Delete(&gData.fieldHeap, int(ent.obj.hash.timerIdx), fieldIdx)
+	}
+	if n := containerLen(ent); n > kLargeContainerSize {
+		gData.tp.Queue(func() { entryDestroy(ent) })
+	} else {
+		workDone += n // torn down here: one item each
+		entryDestroy(ent)
+	}
+}
+
+// entrySetTTL gives a key a TTL of ttlMs milliseconds from now, or with a
+// negative ttlMs takes its TTL away.
+func entrySetTTL(ent *entry, ttlMs int64) {
+	if ttlMs < 0 {
+		if ent.heapIdx != -1 {
+			heap.Delete(&gData.heap, int(ent.heapIdx), ttlIdx)
+		}
+		return
+	}
+	nowUs := getMonotonicUsec()
+	expireAt := uint64(math.MaxUint64) // a TTL so long it cannot be reached
+	if uint64(ttlMs) < (math.MaxUint64-nowUs)/1000 {
+		expireAt = nowUs + uint64(ttlMs)*1000
+	}
+	heap.Upsert(&gData.heap, int(ent.heapIdx), heap.HeapItem[entry]{Val: expireAt, Owner: ent}, ttlIdx)
+}
