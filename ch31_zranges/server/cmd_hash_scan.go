@@ -32,23 +32,8 @@ var errHScanMatchTooCostly = "ERR the pattern would take more than " + strconv.I
 // room for (unless it is the first), and once its work, places visited
 // and matching, reaches ten times COUNT (or kHashSmall), as SCAN's does.
 func respHScan(st *respState, w *respWriter, args [][]byte) {
-	cursor, ok := scanCursor(args[2])
-	if !ok {
-		w.err("ERR invalid cursor")
-		return
-	}
-	ent, ok := hashOf(w, args[1])
-	if !ok {
-		return
-	}
-	if ent == nil { // the options unread, as in Redis
-		w.outArr(2)
-		w.outStr("0")
-		w.outArr(0)
-		return
-	}
-	count, pattern, ok := scanOptions(w, args[3:], nil)
-	if !ok {
+	ent, cursor, count, pattern := keyScanStart(w, args, hashOf[[]byte])
+	if ent == nil {
 		return
 	}
 	usePattern := pattern != "*"

@@ -224,6 +224,31 @@ func scanOptions(w *respWriter, opts [][]byte, other func(name, value []byte) bo
 	return count, pattern, true
 }
 
+// keyScanStart reads what a scan of the value at one key takes (key
+// cursor [MATCH pattern] [COUNT count]) in Redis 7.0's order of checks:
+// the cursor, as SCAN reads one; the key and its type, found by find (a
+// missing key answers the empty scan, its options unread, as in Redis);
+// then the options. A nil entry means that the reply is written.
+func keyScanStart(w *respWriter, args [][]byte, find func(replyWriter, []byte) (*entry, bool)) (ent *entry, cursor uint64, count int, pattern string) {
+	cursor, ok := scanCursor(args[2])
+	if !ok {
+		w.err("ERR invalid cursor")
+		return nil, 0, 0, ""
+	}
+	if ent, ok = find(w, args[1]); !ok || ent == nil {
+		if ok {
+			w.outArr(2)
+			w.outStr("0")
+			w.outArr(0)
+		}
+		return nil, 0, 0, ""
+	}
+	if count, pattern, ok = scanOptions(w, args[3:], nil); !ok {
+		return nil, 0, 0, ""
+	}
+	return ent, cursor, count, pattern
+}
+
 // respScan: SCAN cursor [MATCH pattern] [COUNT count] [TYPE type], with
 // Redis 7.0's replies and errors. The cursor is checked first; then the
 // options, in any order, the last of each kind counting. TYPE takes the

@@ -224,11 +224,11 @@ func scanOptions(w *respWriter, opts [][]byte, other func(name, value []byte) bo
 	return count, pattern, true
 }
 
-// keyScanStart reads what HSCAN and ZSCAN take (key cursor [MATCH
-// pattern] [COUNT count]) in Redis 7.0's order of checks: the cursor, as
-// SCAN reads one; the key and its type, found by find (a missing key
-// answers the empty scan, its options unread, as in Redis); then the
-// options. A nil entry means that the reply is written.
+// keyScanStart reads what a scan of the value at one key takes (key
+// cursor [MATCH pattern] [COUNT count]) in Redis 7.0's order of checks:
+// the cursor, as SCAN reads one; the key and its type, found by find (a
+// missing key answers the empty scan, its options unread, as in Redis);
+// then the options. A nil entry means that the reply is written.
 func keyScanStart(w *respWriter, args [][]byte, find func(replyWriter, []byte) (*entry, bool)) (ent *entry, cursor uint64, count int, pattern string) {
 	cursor, ok := scanCursor(args[2])
 	if !ok {
