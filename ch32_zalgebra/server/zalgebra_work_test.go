@@ -142,8 +142,8 @@ func TestZAlgebraRepeatsModel(t *testing.T) {
 // transaction may do is refused before it runs with respWorkRefusal of
 // that estimate: a few units of work, nothing held, its destination
 // untouched. Within the bound the same sets are answered: an intersection
-// or a difference walking a small set, a set named 400 times; and a union
-// of 8k members.
+// or a difference walking a small set, a set named 400 times; and unions
+// of 8k members and of two sets of 10k.
 func TestZAlgebraLoneRefused(t *testing.T) {
 	resetData(t)
 	const n = 20000 // a lookup and more a member: 20k of them pass the bound
@@ -152,6 +152,8 @@ func TestZAlgebraLoneRefused(t *testing.T) {
 	zalgFill(t, "c", "x", n)
 	zalgFill(t, "mid", "m", n*2/5)
 	zalgFill(t, "small", "m", 10)
+	zalgFill(t, "p", "p", n/2)
+	zalgFill(t, "q", "q", n/2)
 	respRun(t, "set", "dest", "kept")
 	refused := func(args ...string) {
 		t.Helper()
@@ -202,6 +204,7 @@ func TestZAlgebraLoneRefused(t *testing.T) {
 		}
 	}
 	answered(fmt.Sprintf(":%d\r\n", n*2/5), "zunionstore", "dest", "2", "mid", "small")
+	answered(fmt.Sprintf(":%d\r\n", n), "zunionstore", "dest", "2", "p", "q")
 	answered("*20\r\n", "zinter", "2", "a", "small", "withscores")
 	answered(":10\r\n", "zintercard", "3", "a", "b", "small")
 	answered(":0\r\n", "zdiffstore", "out", "2", "small", "a")
