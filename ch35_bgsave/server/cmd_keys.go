@@ -100,9 +100,12 @@ const (
 // than kMatchMaxSteps.
 var errMatchTooCostly = "ERR the pattern would take more than " + strconv.Itoa(kMatchMaxSteps) + " steps to match against these keys: use a shorter pattern"
 
-// respKeys: KEYS pattern. A reply that the budget of all connections'
-// memory cannot hold is refused as soon as the keys matched so far tell, rather than built and
-// dropped; so is a walk over more than kKeysMaxScan keys, before it starts.
+// respKeys: KEYS pattern. The matches go into the reply as the walk finds
+// them, with no list of them first (which the budget would not see), and
+// the array's header is put before them at the end (endArr). A reply that
+// the budget of all connections' memory cannot hold stops the walk as it
+// outgrows it and is refused (respWriter.over); so is a walk over more
+// than kKeysMaxScan keys, before it starts.
 func respKeys(st *respState, w *respWriter, args [][]byte) {
 	if gData.db.Len() > kKeysMaxScan {
 		w.err(errKeysTooMany)
@@ -110,32 +113,27 @@ func respKeys(st *respState, w *respWriter, args [][]byte) {
 	}
 	workDone += gData.db.Len()
 	pattern := string(args[1])
-	var match []string
-	size, steps, left := 0, 0, w.left()
+	at, n, steps := w.beginArr(), 0, 0
 	gData.db.All(func(ent *entry) {
-		if size > left || steps > kMatchMaxSteps {
+		if w.over || steps > kMatchMaxSteps {
 			return
 		}
 		k := ent.key()
-		ok, n, _ := glob.MatchLimit(pattern, k, kMatchMaxSteps-steps)
-		steps += n
+		ok, s, _ := glob.MatchLimit(pattern, k, kMatchMaxSteps-steps)
+		steps += s
 		if ok {
-			match = append(match, k)
-			size += len(k) + 5 // at least "$n\r\n" and "\r\n" around it
+			w.outStr(k)
+			n++
 		}
 	})
 	workDone += steps / kMatchStepsPerItem
-	if steps > kMatchMaxSteps {
+	switch {
+	case w.over:
+	case steps > kMatchMaxSteps:
+		w.truncate(at)
 		w.err(errMatchTooCostly)
-		return
-	}
-	if size > left {
-		w.err(errReplyMemory)
-		return
-	}
-	w.outArr(len(match))
-	for _, k := range match {
-		w.outStr(k)
+	default:
+		w.endArr(at, n)
 	}
 }
 
