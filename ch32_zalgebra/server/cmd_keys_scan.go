@@ -235,12 +235,13 @@ func keyScanStart(w *respWriter, args [][]byte, find func(replyWriter, []byte) (
 		w.err("ERR invalid cursor")
 		return nil, 0, 0, ""
 	}
-	if ent, ok = find(w, args[1]); !ok || ent == nil {
-		if ok {
-			w.outArr(2)
-			w.outStr("0")
-			w.outArr(0)
-		}
+	if ent, ok = find(w, args[1]); !ok {
+		return nil, 0, 0, ""
+	}
+	if ent == nil {
+		w.outArr(2)
+		w.outStr("0")
+		w.outArr(0)
 		return nil, 0, 0, ""
 	}
 	if count, pattern, ok = scanOptions(w, args[3:], nil); !ok {

@@ -329,12 +329,12 @@ const kFoldsPerUnit = 16
 func zalgFoldWork(n int) int { return (n + kFoldsPerUnit - 1) / kFoldsPerUnit }
 
 // zalgPairs merges the inputs into the members of the result with their
-// scores, in no particular order but a difference's, which keeps its
-// first input's order, charging the work as it goes: each member walked
+// scores, in no particular order but a difference's, which keeps its first
+// input's order, charging the work as it goes: each member walked
 // (kVisitWork), each looked up by name in another input (kMemberWork) or
-// in the union so far (kProbeWork), and the scores of a set named again combined
-// without either (kFoldsPerUnit, or a unit each for a union's). ids and
-// uniq are zalgDistinct's; bound bounds the members (zalgBound).
+// in the union so far (kProbeWork), and the scores of a set named again
+// combined without either (kFoldsPerUnit, or a unit each for a union's).
+// ids and uniq are zalgDistinct's; bound bounds the members (zalgBound).
 //
 // A union finds the members it has so far in a Go map keyed by their
 // names: the names are clients', but Go seeds each map's hash afresh, so
@@ -703,14 +703,14 @@ func zalgCostKeys(args [][]byte, at int) ([][]byte, bool) {
 
 // costZAlgebra returns the cost function of a command of the set algebra:
 // a union walks every different input's members and looks each up in the
-// result so far (kProbeWork), and combines the scores of a set named again (a unit a
-// member); an intersection or a difference walks one input and looks each
-// member up in every other different one, an intersection combining the
-// scores of those named again (zalgFoldWork), a difference whose first
-// input is named again doing nothing. That bounds the result, which is
-// sorted (zalgSortWork, under a lookup a member) and walked for the reply.
-// A STORE may replace its destination, and adds the result there (a
-// lookup a member, where a reply's sort is).
+// result so far (kProbeWork), and combines the scores of a set named again
+// (a unit a member); an intersection or a difference walks one input and
+// looks each member up in every other different one, an intersection
+// combining the scores of those named again (zalgFoldWork), a difference
+// whose first input is named again doing nothing. That bounds the result,
+// which is sorted (zalgSortWork, under a lookup a member) and walked for
+// the reply. A STORE may replace its destination, and adds the result
+// there (a lookup a member, where a reply's sort is).
 func costZAlgebra(op zalgOp, store bool) func(p *execPlan, args [][]byte) int {
 	return func(p *execPlan, args [][]byte) int {
 		at := 1
