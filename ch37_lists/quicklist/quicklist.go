@@ -1,0 +1,475 @@
+// Package quicklist is the list: a sequence of strings that grows and
+// shrinks at both ends, kept as Redis 7.0 keeps it. The elements are
+// packed, many to a node, into listpacks (one byte array each: a small
+// header, every element as its length, its bytes and its length again,
+// and an end byte), and the nodes are linked both ways. A push at either
+// end writes into the end node's array, and only allocates a node once
+// that array reaches NodeBytes; a walk from either end hops a node per
+// many elements. Because each node is a real listpack, the RDB file
+// writes a node's bytes as they are (Bytes), Redis's own encoding.
+//
+// The elements are written as strings only: Redis also packs an element
+// that reads as an integer into 1 to 9 bytes, which saves a few bytes
+// each; a listpack from Redis that holds such integers is read by the
+// caller and pushed element by element.
+package quicklist
+
+import "encoding/binary"
+
+// NodeBytes is how many bytes a node's listpack may hold, header and end
+// byte included: Redis's default, list-max-listpack-size -2 (8 KiB). An
+// element too big to share a node gets one of its own.
+const NodeBytes = 8 << 10
+
+// lpHeader is the bytes before a listpack's first element (its total
+// size, 4 bytes, and its count, 2), and lpEnd the byte after its last.
+const (
+	lpHeader = 6
+	lpEnd    = 0xff
+)
+
+// List is a list of strings. The zero value is an empty list.
+type List struct {
+	head, tail *node
+	count      int // elements
+	nodes      int
+	bytes      int // the listpacks' bytes, their room apart
+}
+
+// node is one listpack of consecutive elements, never empty.
+type node struct {
+	prev, next *node
+	lp         []byte
+	n          int // its elements
+}
+
+// Iter is a place in a list: an element, by its node and its offset in
+// the node's listpack. It stays valid until the list changes, except
+// through Delete, which moves it on.
+type Iter struct {
+	n   *node
+	off int
+}
+
+// Len returns the number of elements.
+func (l *List) Len() int { return l.count }
+
+// Nodes returns the number of nodes.
+func (l *List) Nodes() int { return l.nodes }
+
+// Bytes returns the bytes of all the nodes' listpacks.
+func (l *List) Bytes() int { return l.bytes }
+
+// entrySize is the bytes an element of n bytes takes in a listpack: its
+// encoding (the length, in 1, 2 or 5 bytes), the bytes, and the length of
+// those two again, written backwards in 1 to 5 bytes.
+func entrySize(n int) int {
+	head := 5
+	switch {
+	case n < 64:
+		head = 1
+	case n < 4096:
+		head = 2
+	}
+	return head + n + backlenSize(head+n)
+}
+
+// backlenSize is the bytes of the backward length of an entry of n bytes.
+func backlenSize(n int) int {
+	switch {
+	case n < 128:
+		return 1
+	case n < 16383:
+		return 2
+	case n < 2097151:
+		return 3
+	case n < 268435455:
+		return 4
+	}
+	return 5
+}
+
+// appendEntry appends v to b as a listpack entry: its encoding, its
+// bytes, and the length of those two again, 7 bits a byte, the most
+// significant first; every byte but the first has its top bit set, so
+// that a reader going backwards knows where the length starts.
+func appendEntry(b []byte, v string) []byte {
+	n := len(v)
+	var e int // the encoding's bytes and v's
+	switch {
+	case n < 64:
+		b, e = append(b, 0x80|byte(n)), 1+n
+	case n < 4096:
+		b, e = append(b, 0xe0|byte(n>>8), byte(n)), 2+n
+	default:
+		b = append(b, 0xf0)
+		b, e = binary.LittleEndian.AppendUint32(b, uint32(n)), 5+n
+	}
+	b = append(b, v...)
+	size := backlenSize(e)
+	for i := size - 1; i >= 0; i-- {
+		c := byte(e >> (7 * i) & 127)
+		if i < size-1 {
+			c |= 128
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// entryAt returns the element at off of lp and the bytes its entry takes.
+func entryAt(lp []byte, off int) ([]byte, int) {
+	c := lp[off]
+	var head, n int
+	switch {
+	case c&0xc0 == 0x80:
+		head, n = 1, int(c&0x3f)
+	case c&0xf0 == 0xe0:
+		head, n = 2, int(c&0x0f)<<8|int(lp[off+1])
+	default: // 0xf0
+		head, n = 5, int(binary.LittleEndian.Uint32(lp[off+1:]))
+	}
+	return lp[off+head : off+head+n], head + n + backlenSize(head+n)
+}
+
+// prevOff returns the offset of the entry before the one at off, which
+// must not be the first: its backward length ends just before off.
+func prevOff(lp []byte, off int) int {
+	i, v, shift := off-1, 0, 0
+	for {
+		c := lp[i]
+		v |= int(c&127) << shift
+		if c&128 == 0 {
+			return i - v
+		}
+		shift += 7
+		i--
+	}
+}
+
+// newLP returns an empty listpack with room for size bytes of entries.
+func newLP(size int) []byte {
+	lp := make([]byte, lpHeader, lpHeader+size+1)
+	return append(lp, lpEnd)
+}
+
+// setHeader writes n's listpack header: its size, and its count (65535
+// means "count them", which no node of NodeBytes reaches).
+func (n *node) setHeader() {
+	binary.LittleEndian.PutUint32(n.lp, uint32(len(n.lp)))
+	binary.LittleEndian.PutUint16(n.lp[4:], uint16(min(n.n, 65535)))
+}
+
+// fits reports whether an element of size bytes may join n.
+func (n *node) fits(size int) bool { return len(n.lp)+entrySize(size) <= NodeBytes }
+
+// splice replaces the entry bytes lp[at:at+del] of n with ins, and
+// keeps the header and the list's byte count right.
+func (l *List) splice(n *node, at, del int, ins []byte, dn int) {
+	old := len(n.lp)
+	tail := n.lp[at+del:]
+	if d := len(ins) - del; d > 0 {
+		n.lp = append(n.lp, make([]byte, d)...)
+	}
+	copy(n.lp[at+len(ins):], tail)
+	copy(n.lp[at:], ins)
+	n.lp = n.lp[:old+len(ins)-del]
+	n.n += dn
+	n.setHeader()
+	l.bytes += len(n.lp) - old
+}
+
+// link puts n into the list after prev (nil: at the head).
+func (l *List) link(n, prev *node) {
+	n.prev = prev
+	if prev == nil {
+		n.next, l.head = l.head, n
+	} else {
+		n.next, prev.next = prev.next, n
+	}
+	if n.next == nil {
+		l.tail = n
+	} else {
+		n.next.prev = n
+	}
+	l.nodes++
+	l.bytes += len(n.lp)
+}
+
+// unlink takes n out of the list.
+func (l *List) unlink(n *node) {
+	if n.prev == nil {
+		l.head = n.next
+	} else {
+		n.prev.next = n.next
+	}
+	if n.next == nil {
+		l.tail = n.prev
+	} else {
+		n.next.prev = n.prev
+	}
+	l.nodes--
+	l.bytes -= len(n.lp)
+	l.count -= n.n
+}
+
+// newNode returns a node of the one element v, not linked yet.
+func newNode(v string) *node {
+	n := &node{lp: newLP(entrySize(len(v))), n: 1}
+	n.lp = append(appendEntry(n.lp[:lpHeader], v), lpEnd)
+	n.setHeader()
+	return n
+}
+
+// PushHead puts v before the first element.
+func (l *List) PushHead(v string) {
+	if h := l.head; h != nil && h.fits(len(v)) {
+		l.splice(h, lpHeader, 0, appendEntry(nil, v), 1)
+	} else {
+		l.link(newNode(v), nil)
+	}
+	l.count++
+}
+
+// PushTail puts v after the last element.
+func (l *List) PushTail(v string) {
+	if t := l.tail; t != nil && t.fits(len(v)) {
+		old := len(t.lp)
+		t.lp = append(appendEntry(t.lp[:old-1], v), lpEnd)
+		t.n++
+		t.setHeader()
+		l.bytes += len(t.lp) - old
+	} else {
+		l.link(newNode(v), l.tail)
+	}
+	l.count++
+}
+
+// First and Last return a place at the first or the last element; it is
+// not Valid in an empty list.
+func (l *List) First() Iter { return Iter{l.head, lpHeader} }
+func (l *List) Last() Iter {
+	if l.tail == nil {
+		return Iter{}
+	}
+	return Iter{l.tail, prevOff(l.tail.lp, len(l.tail.lp)-1)}
+}
+
+// Seek returns the place of the element at index i (0 is the first),
+// which must exist, walking from the nearer end; and how many nodes and
+// elements it stepped over, which is what it cost.
+func (l *List) Seek(i int) (Iter, int) {
+	steps := 0
+	if i < l.count/2 {
+		n := l.head
+		for ; i >= n.n; n = n.next {
+			i -= n.n
+			steps++
+		}
+		it := Iter{n, lpHeader}
+		for ; i > 0; i-- {
+			it.Next()
+			steps++
+		}
+		return it, steps
+	}
+	back := l.count - 1 - i // from the last
+	n := l.tail
+	for ; back >= n.n; n = n.prev {
+		back -= n.n
+		steps++
+	}
+	it := Iter{n, prevOff(n.lp, len(n.lp)-1)}
+	for ; back > 0; back-- {
+		it.Prev()
+		steps++
+	}
+	return it, steps
+}
+
+// Valid reports whether it is at an element.
+func (it Iter) Valid() bool { return it.n != nil }
+
+// Value returns the element at it. The bytes are the list's own: they
+// last until the list changes.
+func (it Iter) Value() []byte {
+	v, _ := entryAt(it.n.lp, it.off)
+	return v
+}
+
+// Next moves it to the next element, or off the end.
+func (it *Iter) Next() {
+	_, size := entryAt(it.n.lp, it.off)
+	it.off += size
+	if it.n.lp[it.off] == lpEnd {
+		it.n, it.off = it.n.next, lpHeader
+	}
+}
+
+// Prev moves it to the element before, or off the front.
+func (it *Iter) Prev() {
+	if it.off > lpHeader {
+		it.off = prevOff(it.n.lp, it.off)
+		return
+	}
+	if it.n = it.n.prev; it.n != nil {
+		it.off = prevOff(it.n.lp, len(it.n.lp)-1)
+	}
+}
+
+// Delete removes the element at it, and moves it to the element that
+// followed it (forward) or preceded it, or off the list's end.
+func (l *List) Delete(it *Iter, forward bool) {
+	n := it.n
+	_, size := entryAt(n.lp, it.off)
+	if n.n == 1 {
+		l.unlink(n)
+		if forward {
+			*it = Iter{n.next, lpHeader}
+		} else {
+			*it = Iter{n.prev, 0}
+			if n.prev != nil {
+				it.off = prevOff(n.prev.lp, len(n.prev.lp)-1)
+			}
+		}
+		return
+	}
+	l.splice(n, it.off, size, nil, -1)
+	l.count--
+	switch {
+	case !forward:
+		it.Prev()
+	case n.lp[it.off] == lpEnd:
+		*it = Iter{n.next, lpHeader}
+	}
+}
+
+// Replace sets the element at it to v. it is not valid afterwards.
+func (l *List) Replace(it Iter, v string) {
+	n := it.n
+	_, size := entryAt(n.lp, it.off)
+	if len(n.lp)-size+entrySize(len(v)) <= NodeBytes || n.n == 1 {
+		l.splice(n, it.off, size, appendEntry(nil, v), 0)
+		return
+	}
+	next := it
+	l.Delete(&next, true)
+	if next.Valid() {
+		l.Insert(next, v, false)
+	} else {
+		l.PushTail(v)
+	}
+}
+
+// Insert puts v before the element at it, or after it. A full node is
+// split at that place, and v joins whichever half has room, or sits in a
+// node of its own between them. it is not valid afterwards.
+func (l *List) Insert(it Iter, v string, after bool) {
+	n, at := it.n, it.off
+	if after {
+		_, size := entryAt(n.lp, at)
+		at += size
+	}
+	l.count++
+	if n.fits(len(v)) {
+		l.splice(n, at, 0, appendEntry(nil, v), 1)
+		return
+	}
+	switch {
+	case at == lpHeader: // before the node's first
+		if p := n.prev; p != nil && p.fits(len(v)) {
+			l.splice(p, len(p.lp)-1, 0, appendEntry(nil, v), 1)
+		} else {
+			l.link(newNode(v), n.prev)
+		}
+		return
+	case n.lp[at] == lpEnd: // after its last
+		if nx := n.next; nx != nil && nx.fits(len(v)) {
+			l.splice(nx, lpHeader, 0, appendEntry(nil, v), 1)
+		} else {
+			l.link(newNode(v), n)
+		}
+		return
+	}
+	// In the middle: the elements from at on move to a node of their own.
+	rest := &node{lp: newLP(len(n.lp) - at)}
+	rest.lp = append(append(rest.lp[:lpHeader], n.lp[at:len(n.lp)-1]...), lpEnd)
+	for off := lpHeader; rest.lp[off] != lpEnd; rest.n++ {
+		_, size := entryAt(rest.lp, off)
+		off += size
+	}
+	rest.setHeader()
+	l.bytes -= len(n.lp) - 1 - at
+	n.lp = append(n.lp[:at], lpEnd)
+	n.n -= rest.n
+	n.setHeader()
+	l.link(rest, n)
+	switch {
+	case n.fits(len(v)):
+		l.splice(n, len(n.lp)-1, 0, appendEntry(nil, v), 1)
+	case rest.fits(len(v)):
+		l.splice(rest, lpHeader, 0, appendEntry(nil, v), 1)
+	default:
+		l.link(newNode(v), n)
+	}
+}
+
+// DeleteHead removes the first k elements (at most all of them): whole
+// nodes are unlinked, and the last one cut. It returns the elements it
+// stepped over within that node, which is what it cost beyond the nodes.
+func (l *List) DeleteHead(k int) int {
+	for l.head != nil && k >= l.head.n {
+		k -= l.head.n
+		l.unlink(l.head)
+	}
+	if k == 0 || l.head == nil {
+		return 0
+	}
+	n, off := l.head, lpHeader
+	for i := 0; i < k; i++ {
+		_, size := entryAt(n.lp, off)
+		off += size
+	}
+	l.splice(n, lpHeader, off-lpHeader, nil, -k)
+	l.count -= k
+	return k
+}
+
+// DeleteTail removes the last k elements (at most all of them).
+func (l *List) DeleteTail(k int) int {
+	for l.tail != nil && k >= l.tail.n {
+		k -= l.tail.n
+		l.unlink(l.tail)
+	}
+	if k == 0 || l.tail == nil {
+		return 0
+	}
+	n, off := l.tail, len(l.tail.lp)-1
+	for i := 0; i < k; i++ {
+		off = prevOff(n.lp, off)
+	}
+	l.splice(n, off, len(n.lp)-1-off, nil, -k)
+	l.count -= k
+	return k
+}
+
+// Clear unlinks every node, so that a list torn down on another
+// goroutine leaves no chain for the collector to follow from a node
+// still referenced; it returns the nodes.
+func (l *List) Clear() int {
+	nodes := l.nodes
+	for n := l.head; n != nil; {
+		next := n.next
+		n.prev, n.next, n.lp = nil, nil, nil
+		n = next
+	}
+	*l = List{}
+	return nodes
+}
+
+// Listpacks calls fn with each node's listpack, from the first node on,
+// until fn returns false. The bytes are the list's own.
+func (l *List) Listpacks(fn func(lp []byte) bool) {
+	for n := l.head; n != nil && fn(n.lp); n = n.next {
+	}
+}
