@@ -30,6 +30,8 @@ var docPictures = []struct {
 	{"heap.svg", "heap", bookRehash, append(numbered("set k%d v", 1, 8), "pexpire k1 7000", "pexpire k2 6000", "pexpire k3 5000", "pexpire k4 4000", "pexpire k5 3000", "pexpire k6 2000", "pexpire k7 1000")},
 	{"heap-update.svg", "heap", bookRehash, append(numbered("set k%d v", 1, 6), "pexpire k1 1000", "pexpire k2 2000", "pexpire k3 3000", "pexpire k4 4000", "pexpire k5 5000", "pexpire k1 4500")},
 	{"keyspace.svg", "keyspace", bookRehash, []string{"set a 1", "set b 2", "zadd z 1 x", "zadd z 2 y", "pexpire a 2000", "pexpire z 1000"}},
+	{"list.svg", "list", bookRehash, []string{"rpush a*3000 b*3000", "rpush c*3000", "lpush w*2000", "lpush v*5000"}},
+	{"list-split.svg", "list", bookRehash, []string{"rpush a*2045 b*2045 c*2045 d*2034", "linsert before c*2045 n"}},
 }
 
 // TestDocPictures checks that docs/explore holds what the explorer draws

@@ -332,6 +332,7 @@ func TestRandomCommands(t *testing.T) {
 		"timers":    {"connect", "request %d", "close %d", "wait %d00"},
 		"heap":      {"set k%d v", "del k%d", "pexpire k%d %d00", "wait %d0", "pttl k%d"},
 		"keyspace":  {"set k%d v", "del k%d", "zadd k%d 1 x", "pexpire k%d %d00", "wait %d0", "zrem k%d x", "keys"},
+		"list":      {"lpush e%d x*%d00", "rpush e%d", "lpop %d", "rpop", "lindex %d", "lset %d v", "linsert after e%d x*%d00", "lrem -%d e1", "ltrim %d -%d"},
 	}
 	for _, v := range views {
 		var cmds []string
@@ -364,5 +365,66 @@ func TestBigTreesAreCut(t *testing.T) {
 	_, pic := replayView(t, "avl", bookRehash, numbered("add %d", 0, 400), -1)
 	if got := len(attrs(nodeAttr, pic)); got != 1<<maxTreeDepth-1 {
 		t.Errorf("%d nodes drawn of a 400-node tree, want the top %d levels", got, maxTreeDepth)
+	}
+}
+
+// TestListNodes: chapter 37's quicklist through the list view: elements
+// in order, a node per 8 KiB, an insert into a full node splitting it,
+// and the replies.
+func TestListNodes(t *testing.T) {
+	elems := func(pic string) []string {
+		var out []string
+		for _, m := range regexp.MustCompile(`class="sub">([^<]*)</text>`).FindAllStringSubmatch(pic, -1) {
+			if !strings.Contains(m[1], " el, ") {
+				out = append(out, m[1])
+			}
+		}
+		return out
+	}
+	cmds := []string{"rpush a b c", "lpush x y", "rpush d", "lpop", "rpop 2", "lindex -1", "lpop 9", "lpop", "lpop 1"}
+	steps, pic := replayView(t, "list", bookRehash, cmds, 5)
+	if diff := cmp.Diff([]string{"x", "a", "b"}, elems(pic)); diff != "" {
+		t.Errorf("elements after %v (-want +got):\n%s", cmds[:5], diff)
+	}
+	var replies []string
+	for _, s := range steps {
+		replies = append(replies, s.Reply)
+	}
+	want := []string{"(int) 3", "(int) 5", "(int) 6", "(str) y", "(arr) len=2 d c", "(str) b", "(arr) len=3 x a b", "(nil)", "(nil)"}
+	if diff := cmp.Diff(want, replies); diff != "" {
+		t.Errorf("replies (-want +got):\n%s", diff)
+	}
+
+	// Three elements of 3,000 bytes do not fit one node of 8 KiB.
+	_, pic = replayView(t, "list", bookRehash, []string{"rpush a*3000 b*3000 c*3000"}, -1)
+	if got := len(attrs(nodeAttr, pic)); got != 2 || !strings.Contains(pic, "3 elements, 2 nodes") {
+		t.Errorf("3 elements of 3,000 bytes: %d nodes drawn:\n%s", got, pic)
+	}
+	// A node filled to its last byte splits at an insert.
+	cmds = []string{"rpush a*2045 b*2045 c*2045 d*2034", "linsert before c*2045 n"}
+	_, pic = replayView(t, "list", bookRehash, cmds, 1)
+	if !strings.Contains(pic, "4 el, 8192 B") {
+		t.Errorf("the node is not full:\n%s", pic)
+	}
+	_, pic = replayView(t, "list", bookRehash, cmds, -1)
+	if got := len(attrs(nodeAttr, pic)); got != 2 {
+		t.Errorf("after the insert: %d nodes, want 2:\n%s", got, pic)
+	}
+	if diff := cmp.Diff([]string{"a*2045", "b*2045", "n", "c*2045", "d*2034"}, elems(pic)); diff != "" {
+		t.Errorf("elements after the split (-want +got):\n%s", diff)
+	}
+	// lrem, ltrim and lset.
+	cmds = []string{"rpush a b a c a", "lrem -2 a", "lset -1 z", "lset 9 z", "ltrim 1 5", "ltrim 5 1", "lpop"}
+	steps, pic = replayView(t, "list", bookRehash, cmds, 5)
+	if diff := cmp.Diff([]string{"b", "z"}, elems(pic)); diff != "" {
+		t.Errorf("elements (-want +got):\n%s", diff)
+	}
+	replies = nil
+	for _, s := range steps {
+		replies = append(replies, s.Reply)
+	}
+	want = []string{"(int) 5", "(int) 2", "(str) OK", "(err) ERR index out of range", "(str) OK", "(str) OK", "(nil)"}
+	if diff := cmp.Diff(want, replies); diff != "" {
+		t.Errorf("replies (-want +got):\n%s", diff)
 	}
 }
