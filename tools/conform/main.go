@@ -37,11 +37,11 @@
 // INFO), ch27 (the string commands), ch28 (bits and LCS), ch29 (the key
 // commands), ch30 (the hash commands), ch31 (sorted-set ranges), ch32
 // (their pops and algebra), ch33 (the append-only file), ch34 (RDB
-// files), ch35 (BGSAVE) and ch36 (BGREWRITEAOF), all over RESP. Each
-// prints one line per check, e.g. "ch07 set, get, del answer with the
-// chapter's replies ... ok"; a failure adds the request, the expected and
-// received replies as the chapter's client prints them, the book section
-// and a hint. The book's sessions are read from the chapters'
+// files), ch35 (BGSAVE), ch36 (BGREWRITEAOF) and ch37 (lists), all over
+// RESP. Each prints one line per check, e.g. "ch07 set, get, del answer
+// with the chapter's replies ... ok"; a failure adds the request, the
+// expected and received replies as the chapter's client prints them,
+// the book section and a hint. The book's sessions are read from the chapters'
 // chNN_*/testdata/script files, so run it inside the repository.
 //
 // Without -server, checks that need an empty key space (the order of keys)
