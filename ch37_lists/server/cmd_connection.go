@@ -379,3 +379,32 @@ func respConfigUnsupported(st *respState, w *respWriter, args [][]byte) {
 	w.err("ERR " + strings.ToUpper(strings.Replace(w.cmd.name, "|", " ", 1)) +
 		" is not supported: this server has no settings to change")
 }
+
+// respConfigSetCmd: CONFIG SET parameter value [parameter value ...]. Of
+// Redis's settings only save changes here: its rules, read as -save's
+// (Redis's test suite sets save "" before each of its servers). Every
+// pair is checked before any applies, as in Redis; another name is
+// answered as Redis answers one it does not know.
+func respConfigSetCmd(st *respState, w *respWriter, args [][]byte) {
+	if len(args)%2 != 0 {
+		w.err(errSyntax)
+		return
+	}
+	var rules []saveRule
+	var arg string
+	for i := 2; i < len(args); i += 2 {
+		if !cmdIs(args[i], "save") {
+			w.err("ERR Unknown option or number of arguments for CONFIG SET - '" + string(args[i]) + "'")
+			return
+		}
+		r, err := parseSaveRules(string(args[i+1]))
+		if err != nil {
+			w.err("ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters")
+			return
+		}
+		rules, arg = r, string(args[i+1])
+	}
+	rdbState.rules, rdbState.rulesArg = rules, arg
+	respConfigSet("save", arg)
+	w.simple("OK")
+}

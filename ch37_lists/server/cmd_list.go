@@ -288,38 +288,42 @@ func listAt(ent *entry, index int64) (quicklist.Iter, bool) {
 }
 
 // respLIndex: LINDEX key index replies the element at index, or null.
+// The key is looked at before the index is read, as in Redis.
 func respLIndex(st *respState, w *respWriter, args [][]byte) {
+	ent, ok := listOf(w, args[1])
+	switch {
+	case !ok:
+		return
+	case ent == nil:
+		w.outNil()
+		return
+	}
 	index, ok := respInt(args[2])
 	if !ok {
 		w.err(errNotInt)
 		return
 	}
-	ent, ok := listOf(w, args[1])
-	if !ok {
-		return
-	}
-	if ent == nil {
-		w.outNil()
-	} else if it, ok := listAt(ent, index); ok {
+	if it, ok := listAt(ent, index); ok {
 		w.outBulk(it.Value())
 	} else {
 		w.outNil()
 	}
 }
 
-// respLSet: LSET key index element sets the element at index.
+// respLSet: LSET key index element sets the element at index. The key
+// is looked at before the index is read, as in Redis.
 func respLSet(st *respState, w *respWriter, args [][]byte) {
-	index, ok := respInt(args[2])
-	if !ok {
-		w.err(errNotInt)
-		return
-	}
 	ent, ok := listOf(w, args[1])
 	switch {
 	case !ok:
 		return
 	case ent == nil:
 		w.err(errNoSuchKey)
+		return
+	}
+	index, ok := respInt(args[2])
+	if !ok {
+		w.err(errNotInt)
 		return
 	}
 	it, ok := listAt(ent, index)
