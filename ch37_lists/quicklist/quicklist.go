@@ -16,10 +16,22 @@ package quicklist
 
 import "encoding/binary"
 
-// NodeBytes is how many bytes a node's listpack may hold, header and end
-// byte included: Redis's default, list-max-listpack-size -2 (8 KiB). An
-// element too big to share a node gets one of its own.
-const NodeBytes = 8 << 10
+// Fill is how full a node may grow, read as Redis reads its setting
+// list-max-listpack-size: -1 to -5 bound a node's listpack, header and
+// end byte included, to 4, 8, 16, 32 or 64 KiB; 0 or more bound its
+// elements to that many, and its bytes to 8 KiB. The default is Redis's,
+// -2. Every list reads it as it adds an element (the server sets it, on
+// CONFIG SET). An element too big to share a node gets one of its own.
+var Fill = -2
+
+// NodeBytes returns the most bytes Fill lets a node of several elements
+// hold.
+func NodeBytes() int {
+	if Fill < 0 {
+		return 4096 << min(-Fill-1, 4)
+	}
+	return 8 << 10
+}
 
 // lpHeader is the bytes before a listpack's first element (its total
 // size, 4 bytes, and its count, 2), and lpEnd the byte after its last.
@@ -161,7 +173,9 @@ func (n *node) setHeader() {
 }
 
 // fits reports whether an element of size bytes may join n.
-func (n *node) fits(size int) bool { return len(n.lp)+entrySize(size) <= NodeBytes }
+func (n *node) fits(size int) bool {
+	return len(n.lp)+entrySize(size) <= NodeBytes() && (Fill < 0 || n.n < Fill)
+}
 
 // splice replaces the entry bytes lp[at:at+del] of n with ins, and
 // keeps the header and the list's byte count right. It returns the bytes
@@ -353,7 +367,7 @@ func (l *List) Delete(it *Iter, forward bool) int {
 func (l *List) Replace(it Iter, v []byte) int {
 	n := it.n
 	_, size := entryAt(n.lp, it.off)
-	if len(n.lp)-size+entrySize(len(v)) <= NodeBytes || n.n == 1 {
+	if len(n.lp)-size+entrySize(len(v)) <= NodeBytes() || n.n == 1 {
 		return l.splice(n, it.off, size, appendEntry(nil, v), 0)
 	}
 	next := it

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"example.com/byor/ch37_lists/quicklist"
 	"math"
 	"strconv"
 	"strings"
@@ -380,31 +381,64 @@ func respConfigUnsupported(st *respState, w *respWriter, args [][]byte) {
 		" is not supported: this server has no settings to change")
 }
 
-// respConfigSetCmd: CONFIG SET parameter value [parameter value ...]. Of
-// Redis's settings only save changes here: its rules, read as -save's
-// (Redis's test suite sets save "" before each of its servers). Every
-// pair is checked before any applies, as in Redis; another name is
-// answered as Redis answers one it does not know.
+// configSettable are the settings CONFIG SET changes here, by Redis's
+// names: each checks its value and applies it, or returns Redis's reason
+// for refusing it.
+var configSettable = map[string]func(v string) (apply func(), reason string){
+	// save: the rules, read as -save's (Redis's test suite sets save ""
+	// before each of its servers).
+	"save": func(v string) (func(), string) {
+		rules, err := parseSaveRules(v)
+		if err != nil {
+			return nil, "Invalid save parameters"
+		}
+		return func() { rdbState.rules, rdbState.rulesArg = rules, v }, ""
+	},
+	// list-max-listpack-size (list-max-ziplist-size before Redis 7): how
+	// full a list's node grows (quicklist.Fill).
+	"list-max-listpack-size": configListFill,
+	"list-max-ziplist-size":  configListFill,
+}
+
+// configListFill checks and applies a list-max-listpack-size.
+func configListFill(v string) (func(), string) {
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil {
+		return nil, "argument couldn't be parsed into an integer"
+	}
+	return func() {
+		quicklist.Fill = int(n)
+		respConfigSet("list-max-listpack-size", v)
+		respConfigSet("list-max-ziplist-size", v)
+	}, ""
+}
+
+// respConfigSetCmd: CONFIG SET parameter value [parameter value ...]
+// changes the settings of configSettable. Every pair is checked before
+// any applies, as in Redis; another name is answered as Redis answers
+// one it does not know.
 func respConfigSetCmd(st *respState, w *respWriter, args [][]byte) {
 	if len(args)%2 != 0 {
 		w.err(errSyntax)
 		return
 	}
-	var rules []saveRule
-	var arg string
+	var applies []func()
 	for i := 2; i < len(args); i += 2 {
-		if !cmdIs(args[i], "save") {
+		name := strings.ToLower(string(args[i]))
+		check, ok := configSettable[name]
+		if !ok {
 			w.err("ERR Unknown option or number of arguments for CONFIG SET - '" + string(args[i]) + "'")
 			return
 		}
-		r, err := parseSaveRules(string(args[i+1]))
-		if err != nil {
-			w.err("ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters")
+		apply, reason := check(string(args[i+1]))
+		if apply == nil {
+			w.err("ERR CONFIG SET failed (possibly related to argument '" + string(args[i]) + "') - " + reason)
 			return
 		}
-		rules, arg = r, string(args[i+1])
+		applies = append(applies, apply, func() { respConfigSet(name, string(args[i+1])) })
 	}
-	rdbState.rules, rdbState.rulesArg = rules, arg
-	respConfigSet("save", arg)
+	for _, apply := range applies {
+		apply()
+	}
 	w.simple("OK")
 }

@@ -608,20 +608,22 @@ func respLMPop(st *respState, w *respWriter, args [][]byte) {
 // The rows' costs, for EXEC (resp_cost.go). A push may move up a node's
 // bytes for each element (at the head); a walk may visit every element
 // twice and move each node's bytes once (LREM), and then drop the list.
-const kListNodeWork = quicklist.NodeBytes / kWorkBytes
+
+// listNodeWork is the work of moving a whole node's bytes.
+func listNodeWork() int { return quicklist.NodeBytes() / kWorkBytes }
 
 // costListPush: LPUSH, RPUSH and their X forms push each argument after
 // the key.
 func costListPush(p *execPlan, args [][]byte) int {
 	n := len(args) - 2
 	p.addItems(args[1], n)
-	return n * (kVisitWork + kListNodeWork)
+	return n * (kVisitWork + listNodeWork())
 }
 
 // costListWalk: a command that may walk the whole list at its key (LRANGE,
 // LREM, LPOS, LPOP with a count, ...).
 func costListWalk(p *execPlan, args [][]byte) int {
-	work := p.itemLen(args[1])*2*kVisitWork + 2*kListNodeWork + p.dropBound(args[1])
+	work := p.itemLen(args[1])*2*kVisitWork + 2*listNodeWork() + p.dropBound(args[1])
 	if ent := lookupEntry(args[1]); ent != nil && ent.typ() == tList {
 		work += ent.obj.list.Bytes() / kWorkBytes
 	}
@@ -631,7 +633,7 @@ func costListWalk(p *execPlan, args [][]byte) int {
 // costListMove: LMOVE and RPOPLPUSH take one element and push it.
 func costListMove(p *execPlan, args [][]byte) int {
 	p.addItems(args[2], 1)
-	return 2*(kVisitWork+kListNodeWork) + p.dropBound(args[1])
+	return 2*(kVisitWork+listNodeWork()) + p.dropBound(args[1])
 }
 
 // costListMPop: LMPOP pops from one of its keys, at most the largest.
@@ -640,5 +642,5 @@ func costListMPop(p *execPlan, args [][]byte) int {
 	for _, key := range args[2:] {
 		most = max(most, p.itemLen(key))
 	}
-	return most*2*kVisitWork + 2*kListNodeWork + len(args)
+	return most*2*kVisitWork + 2*listNodeWork() + len(args)
 }
