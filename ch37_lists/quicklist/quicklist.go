@@ -93,7 +93,7 @@ func backlenSize(n int) int {
 // bytes, and the length of those two again, 7 bits a byte, the most
 // significant first; every byte but the first has its top bit set, so
 // that a reader going backwards knows where the length starts.
-func appendEntry(b []byte, v string) []byte {
+func appendEntry(b []byte, v []byte) []byte {
 	n := len(v)
 	var e int // the encoding's bytes and v's
 	switch {
@@ -164,8 +164,9 @@ func (n *node) setHeader() {
 func (n *node) fits(size int) bool { return len(n.lp)+entrySize(size) <= NodeBytes }
 
 // splice replaces the entry bytes lp[at:at+del] of n with ins, and
-// keeps the header and the list's byte count right.
-func (l *List) splice(n *node, at, del int, ins []byte, dn int) {
+// keeps the header and the list's byte count right. It returns the bytes
+// it wrote or moved: what it cost.
+func (l *List) splice(n *node, at, del int, ins []byte, dn int) int {
 	old := len(n.lp)
 	tail := n.lp[at+del:]
 	if d := len(ins) - del; d > 0 {
@@ -177,6 +178,7 @@ func (l *List) splice(n *node, at, del int, ins []byte, dn int) {
 	n.n += dn
 	n.setHeader()
 	l.bytes += len(n.lp) - old
+	return len(tail) + len(ins)
 }
 
 // link puts n into the list after prev (nil: at the head).
@@ -214,35 +216,40 @@ func (l *List) unlink(n *node) {
 }
 
 // newNode returns a node of the one element v, not linked yet.
-func newNode(v string) *node {
+func newNode(v []byte) *node {
 	n := &node{lp: newLP(entrySize(len(v))), n: 1}
 	n.lp = append(appendEntry(n.lp[:lpHeader], v), lpEnd)
 	n.setHeader()
 	return n
 }
 
+// The changes below return what they cost besides the places they walk
+// to: the bytes they wrote or moved within a node. A push at the head
+// moves the head node's bytes up to make room, as Redis's does.
+
 // PushHead puts v before the first element.
-func (l *List) PushHead(v string) {
-	if h := l.head; h != nil && h.fits(len(v)) {
-		l.splice(h, lpHeader, 0, appendEntry(nil, v), 1)
-	} else {
-		l.link(newNode(v), nil)
-	}
+func (l *List) PushHead(v []byte) int {
 	l.count++
+	if h := l.head; h != nil && h.fits(len(v)) {
+		return l.splice(h, lpHeader, 0, appendEntry(nil, v), 1)
+	}
+	l.link(newNode(v), nil)
+	return len(v)
 }
 
 // PushTail puts v after the last element.
-func (l *List) PushTail(v string) {
+func (l *List) PushTail(v []byte) int {
+	l.count++
 	if t := l.tail; t != nil && t.fits(len(v)) {
 		old := len(t.lp)
 		t.lp = append(appendEntry(t.lp[:old-1], v), lpEnd)
 		t.n++
 		t.setHeader()
 		l.bytes += len(t.lp) - old
-	} else {
-		l.link(newNode(v), l.tail)
+		return len(v)
 	}
-	l.count++
+	l.link(newNode(v), l.tail)
+	return len(v)
 }
 
 // First and Last return a place at the first or the last element; it is
@@ -319,22 +326,19 @@ func (it *Iter) Prev() {
 
 // Delete removes the element at it, and moves it to the element that
 // followed it (forward) or preceded it, or off the list's end.
-func (l *List) Delete(it *Iter, forward bool) {
+func (l *List) Delete(it *Iter, forward bool) int {
 	n := it.n
 	_, size := entryAt(n.lp, it.off)
 	if n.n == 1 {
 		l.unlink(n)
 		if forward {
 			*it = Iter{n.next, lpHeader}
-		} else {
-			*it = Iter{n.prev, 0}
-			if n.prev != nil {
-				it.off = prevOff(n.prev.lp, len(n.prev.lp)-1)
-			}
+		} else if *it = (Iter{n.prev, 0}); n.prev != nil {
+			it.off = prevOff(n.prev.lp, len(n.prev.lp)-1)
 		}
-		return
+		return 0
 	}
-	l.splice(n, it.off, size, nil, -1)
+	moved := l.splice(n, it.off, size, nil, -1)
 	l.count--
 	switch {
 	case !forward:
@@ -342,29 +346,28 @@ func (l *List) Delete(it *Iter, forward bool) {
 	case n.lp[it.off] == lpEnd:
 		*it = Iter{n.next, lpHeader}
 	}
+	return moved
 }
 
 // Replace sets the element at it to v. it is not valid afterwards.
-func (l *List) Replace(it Iter, v string) {
+func (l *List) Replace(it Iter, v []byte) int {
 	n := it.n
 	_, size := entryAt(n.lp, it.off)
 	if len(n.lp)-size+entrySize(len(v)) <= NodeBytes || n.n == 1 {
-		l.splice(n, it.off, size, appendEntry(nil, v), 0)
-		return
+		return l.splice(n, it.off, size, appendEntry(nil, v), 0)
 	}
 	next := it
-	l.Delete(&next, true)
+	moved := l.Delete(&next, true)
 	if next.Valid() {
-		l.Insert(next, v, false)
-	} else {
-		l.PushTail(v)
+		return moved + l.Insert(next, v, false)
 	}
+	return moved + l.PushTail(v)
 }
 
 // Insert puts v before the element at it, or after it. A full node is
 // split at that place, and v joins whichever half has room, or sits in a
 // node of its own between them. it is not valid afterwards.
-func (l *List) Insert(it Iter, v string, after bool) {
+func (l *List) Insert(it Iter, v []byte, after bool) int {
 	n, at := it.n, it.off
 	if after {
 		_, size := entryAt(n.lp, at)
@@ -372,24 +375,21 @@ func (l *List) Insert(it Iter, v string, after bool) {
 	}
 	l.count++
 	if n.fits(len(v)) {
-		l.splice(n, at, 0, appendEntry(nil, v), 1)
-		return
+		return l.splice(n, at, 0, appendEntry(nil, v), 1)
 	}
 	switch {
 	case at == lpHeader: // before the node's first
 		if p := n.prev; p != nil && p.fits(len(v)) {
-			l.splice(p, len(p.lp)-1, 0, appendEntry(nil, v), 1)
-		} else {
-			l.link(newNode(v), n.prev)
+			return l.splice(p, len(p.lp)-1, 0, appendEntry(nil, v), 1)
 		}
-		return
+		l.link(newNode(v), n.prev)
+		return len(v)
 	case n.lp[at] == lpEnd: // after its last
 		if nx := n.next; nx != nil && nx.fits(len(v)) {
-			l.splice(nx, lpHeader, 0, appendEntry(nil, v), 1)
-		} else {
-			l.link(newNode(v), n)
+			return l.splice(nx, lpHeader, 0, appendEntry(nil, v), 1)
 		}
-		return
+		l.link(newNode(v), n)
+		return len(v)
 	}
 	// In the middle: the elements from at on move to a node of their own.
 	rest := &node{lp: newLP(len(n.lp) - at)}
@@ -404,19 +404,19 @@ func (l *List) Insert(it Iter, v string, after bool) {
 	n.n -= rest.n
 	n.setHeader()
 	l.link(rest, n)
+	moved := 2 * len(rest.lp) // copied, then counted
 	switch {
 	case n.fits(len(v)):
-		l.splice(n, len(n.lp)-1, 0, appendEntry(nil, v), 1)
+		return moved + l.splice(n, len(n.lp)-1, 0, appendEntry(nil, v), 1)
 	case rest.fits(len(v)):
-		l.splice(rest, lpHeader, 0, appendEntry(nil, v), 1)
-	default:
-		l.link(newNode(v), n)
+		return moved + l.splice(rest, lpHeader, 0, appendEntry(nil, v), 1)
 	}
+	l.link(newNode(v), n)
+	return moved + len(v)
 }
 
 // DeleteHead removes the first k elements (at most all of them): whole
-// nodes are unlinked, and the last one cut. It returns the elements it
-// stepped over within that node, which is what it cost beyond the nodes.
+// nodes are unlinked, and the last one cut in one move.
 func (l *List) DeleteHead(k int) int {
 	for l.head != nil && k >= l.head.n {
 		k -= l.head.n
@@ -430,9 +430,8 @@ func (l *List) DeleteHead(k int) int {
 		_, size := entryAt(n.lp, off)
 		off += size
 	}
-	l.splice(n, lpHeader, off-lpHeader, nil, -k)
 	l.count -= k
-	return k
+	return k + l.splice(n, lpHeader, off-lpHeader, nil, -k)
 }
 
 // DeleteTail removes the last k elements (at most all of them).
@@ -448,9 +447,79 @@ func (l *List) DeleteTail(k int) int {
 	for i := 0; i < k; i++ {
 		off = prevOff(n.lp, off)
 	}
-	l.splice(n, off, len(n.lp)-1-off, nil, -k)
 	l.count -= k
-	return k
+	return k + l.splice(n, off, len(n.lp)-1-off, nil, -k)
+}
+
+// RemoveMatches removes the elements equal to v: all of them if count
+// is 0, else the first count of them, or with fromTail the last count.
+// Each node it changes is compacted in one pass, whatever it removes
+// from it, rather than moved up once per element removed. It returns how
+// many it removed and what it cost: every element it looked at, and the
+// bytes it moved.
+func (l *List) RemoveMatches(v []byte, count int, fromTail bool) (int, int) {
+	removed, work := 0, 0
+	var drop []int // the offsets of the matches to remove from one node
+	n := l.head
+	if fromTail {
+		n = l.tail
+	}
+	for n != nil && (count == 0 || removed < count) {
+		next := n.next
+		if fromTail {
+			next = n.prev
+		}
+		drop = drop[:0]
+		it := Iter{n, lpHeader}
+		if fromTail {
+			it.off = prevOff(n.lp, len(n.lp)-1)
+		}
+		for it.n == n && (count == 0 || removed+len(drop) < count) {
+			if string(it.Value()) == string(v) {
+				drop = append(drop, it.off)
+			}
+			work++
+			if fromTail {
+				it.Prev()
+			} else {
+				it.Next()
+			}
+		}
+		if len(drop) == n.n {
+			l.unlink(n)
+		} else if len(drop) > 0 {
+			work += l.compact(n, drop, fromTail)
+		}
+		removed += len(drop)
+		n = next
+	}
+	return removed, work
+}
+
+// compact removes the entries at the offsets drop from n in one pass;
+// drop is in ascending order, or descending if desc.
+func (l *List) compact(n *node, drop []int, desc bool) int {
+	if desc {
+		for i, j := 0, len(drop)-1; i < j; i, j = i+1, j-1 {
+			drop[i], drop[j] = drop[j], drop[i]
+		}
+	}
+	old, w, from := len(n.lp), drop[0], drop[0]
+	for i, at := range drop {
+		_, size := entryAt(n.lp, at)
+		from = at + size
+		end := len(n.lp)
+		if i+1 < len(drop) {
+			end = drop[i+1]
+		}
+		w += copy(n.lp[w:], n.lp[from:end])
+	}
+	n.lp = n.lp[:w]
+	n.n -= len(drop)
+	l.count -= len(drop)
+	n.setHeader()
+	l.bytes += len(n.lp) - old
+	return old - drop[0]
 }
 
 // Clear unlinks every node, so that a list torn down on another

@@ -85,16 +85,16 @@ func TestListAgainstModel(t *testing.T) {
 			v := value(r, op)
 			switch k := r.Intn(10); {
 			case k < 2:
-				l.PushHead(v)
+				l.PushHead([]byte(v))
 				want = slices.Insert(want, 0, v)
 			case k < 4:
-				l.PushTail(v)
+				l.PushTail([]byte(v))
 				want = append(want, v)
 			case k == 4 && len(want) > 0:
 				i := r.Intn(len(want))
 				it, _ := l.Seek(i)
 				after := r.Intn(2) == 0
-				l.Insert(it, v, after)
+				l.Insert(it, []byte(v), after)
 				if after {
 					i++
 				}
@@ -102,7 +102,7 @@ func TestListAgainstModel(t *testing.T) {
 			case k == 5 && len(want) > 0:
 				i := r.Intn(len(want))
 				it, _ := l.Seek(i)
-				l.Replace(it, v)
+				l.Replace(it, []byte(v))
 				want[i] = v
 			case k == 6 && len(want) > 0:
 				// Delete a run, forwards or backwards, and check that
@@ -128,6 +128,37 @@ func TestListAgainstModel(t *testing.T) {
 				n := r.Intn(len(want) + 2)
 				l.DeleteTail(n)
 				want = want[:len(want)-min(n, len(want))]
+			case k == 9 && len(want) > 0 && r.Intn(3) == 0:
+				// Remove matches of an element that is there, often
+				// many times over (the short values repeat).
+				v := want[r.Intn(len(want))]
+				count, tail := r.Intn(4), r.Intn(2) == 0
+				removed, _ := l.RemoveMatches([]byte(v), count, tail)
+				var keep []string
+				var idx []int
+				for i, e := range want {
+					if e == v {
+						idx = append(idx, i)
+					}
+				}
+				if count > 0 && count < len(idx) {
+					if tail {
+						idx = idx[len(idx)-count:]
+					} else {
+						idx = idx[:count]
+					}
+				}
+				for i, e := range want {
+					if len(idx) > 0 && idx[0] == i {
+						idx = idx[1:]
+						continue
+					}
+					keep = append(keep, e)
+				}
+				if removed != len(want)-len(keep) {
+					t.Fatalf("RemoveMatches(%q, %d, %v) = %d, want %d", v, count, tail, removed, len(want)-len(keep))
+				}
+				want = keep
 			case k == 9 && len(want) > 0:
 				i := r.Intn(len(want))
 				it, _ := l.Seek(i)
@@ -145,7 +176,7 @@ func TestWalkBothWays(t *testing.T) {
 	var want []string
 	for i := 0; i < 5000; i++ {
 		v := strings.Repeat("x", i%70)
-		l.PushTail(v)
+		l.PushTail([]byte(v))
 		want = append(want, v)
 	}
 	i := 0
@@ -174,7 +205,7 @@ func TestWalkBothWays(t *testing.T) {
 func TestClear(t *testing.T) {
 	var l List
 	for i := 0; i < 3000; i++ {
-		l.PushHead("v")
+		l.PushHead([]byte("v"))
 	}
 	if n := l.Clear(); n < 1 || l.Len() != 0 || l.Nodes() != 0 || l.First().Valid() {
 		t.Fatalf("Clear: %d nodes, then %d elements", n, l.Len())

@@ -49,8 +49,8 @@ func argBytes(args [][]byte) int {
 	return n
 }
 
-// containerLen returns the members or fields the entry's value holds, or
-// a list's nodes, 0 for a string: the items tearing it down visits.
+// containerLen returns the members, fields or elements the entry's value
+// holds, 0 for a string: the items tearing it down visits, at most.
 func containerLen(ent *entry) int {
 	switch ent.typ() {
 	case tZSet:
@@ -58,7 +58,7 @@ func containerLen(ent *entry) int {
 	case tHash:
 		return ent.obj.hash.StoredLen()
 	case tList:
-		return ent.obj.list.Nodes()
+		return ent.obj.list.Len()
 	}
 	return 0
 }
