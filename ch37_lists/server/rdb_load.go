@@ -16,6 +16,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"unsafe"
 
 	"example.com/byor/ch37_lists/quicklist"
 	"example.com/byor/ch37_lists/zset"
@@ -485,6 +486,8 @@ func (r *rdbReader) list(key string, typ byte) (*entry, error) {
 		return nil, err
 	}
 	l := &quicklist.List{}
+	// PushTail copies v into its node: no copy of it as bytes first.
+	push := func(v string) { l.PushTail(unsafe.Slice(unsafe.StringData(v), len(v))) }
 	for range n {
 		container := uint64(rdbContainerPlain) // RDB_TYPE_LIST's elements
 		if typ == rdbTypeListQuicklist2 {
@@ -498,14 +501,14 @@ func (r *rdbReader) list(key string, typ byte) (*entry, error) {
 		}
 		switch container {
 		case rdbContainerPlain:
-			l.PushTail(v)
+			push(v)
 		case rdbContainerPacked:
 			items, err := listpackItems(v)
 			if err != nil {
 				return nil, fmt.Errorf("the key %q: %w", key, err)
 			}
 			for _, it := range items {
-				l.PushTail(it)
+				push(it)
 			}
 		default:
 			return nil, fmt.Errorf("the key %q: a list node of container %d (1 and 2 are Redis's)", key, container)
