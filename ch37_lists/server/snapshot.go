@@ -61,12 +61,12 @@ type snapEncoder interface {
 // its start, the members from n on, the fields from place i on or the
 // elements from at on (at most count; each returns where the next
 // stretch starts, nil, -1 or not Valid at the end, and the work), and
-// its end. With straight set (the walk's
-// stretches), a stretch also ends once its members' bytes reach
-// kSnapFlushBytes, and a name or value of kSnapStraightBytes or more is
-// not copied: straight takes it, to be written from the value itself
-// (snapshot.straight), and the bytes are charged as they are written.
-// The whole-entry encoders call them with straight nil.
+// its end. With straight set (the walk's stretches), a stretch also ends
+// once its members' bytes reach kSnapFlushBytes, and a name or value of
+// kSnapStraightBytes or more is not copied: straight takes it, to be
+// written from the value itself (snapshot.straight), and the bytes are
+// charged as they are written. The whole-entry encoders call them with
+// straight nil.
 type valueSplitter interface {
 	splitStart(buf []byte, ent *entry, expireMs, nowMs int64) []byte
 	zsetMembers(buf []byte, ent *entry, n *zset.ZNode, count int, straight straightFn) ([]byte, *zset.ZNode, int)
@@ -118,13 +118,12 @@ type snapshot struct {
 	queue []*entry
 	// part is a sorted set, a hash or a list being written a stretch per
 	// turn (writeSplit): partAt its next member, partIdx its next field's
-	// place (-1 at the end), or partList its next element (or node), which
-	// stays valid for the list does not change meanwhile; partExp its
-	// expiry, partNow the time at
-	// which its fields are live (its count is theirs). It stays
-	// pending until its end is written, so that a change to it finishes
-	// it first. side gathers the keys copied on write meanwhile, whose
-	// records cannot go into the middle of part's: they follow it.
+	// place (-1 at the end), or partList its next element or node (valid
+	// as long as the list does not change), partExp its expiry, partNow
+	// the time at which its fields are live (its count is theirs). It
+	// stays pending until its end is written, so that a change to it
+	// finishes it first. side gathers the keys copied on write meanwhile,
+	// whose records cannot go into the middle of part's: they follow it.
 	part     *entry
 	partAt   *zset.ZNode
 	partIdx  int
@@ -436,7 +435,7 @@ func (s *snapshot) splits(ent *entry) bool {
 		return ent.obj.zset.Len() >= kSnapSplitMembers || bigValue(ent)
 	case tHash:
 		return ent.obj.hash.StoredLen() >= kSnapSplitMembers || bigValue(ent)
-	case tList: // which counts its bytes as it goes
+	case tList: // its bytes are counted as it changes: no walk (bigValue)
 		return ent.obj.list.Len() >= kSnapSplitMembers || ent.obj.list.Bytes() > kSnapFlushBytes
 	}
 	return false
