@@ -416,7 +416,8 @@ func (l *List) Insert(it Iter, v []byte, after bool) int {
 }
 
 // DeleteHead removes the first k elements (at most all of them): whole
-// nodes are unlinked, and the last one cut in one move.
+// nodes are unlinked, and the last one cut in one move. Its cost is the
+// bytes of that node it reads and moves.
 func (l *List) DeleteHead(k int) int {
 	for l.head != nil && k >= l.head.n {
 		k -= l.head.n
@@ -431,7 +432,7 @@ func (l *List) DeleteHead(k int) int {
 		off += size
 	}
 	l.count -= k
-	return k + l.splice(n, lpHeader, off-lpHeader, nil, -k)
+	return off + l.splice(n, lpHeader, off-lpHeader, nil, -k)
 }
 
 // DeleteTail removes the last k elements (at most all of them).
@@ -448,17 +449,16 @@ func (l *List) DeleteTail(k int) int {
 		off = prevOff(n.lp, off)
 	}
 	l.count -= k
-	return k + l.splice(n, off, len(n.lp)-1-off, nil, -k)
+	return len(n.lp) - off + l.splice(n, off, len(n.lp)-1-off, nil, -k)
 }
 
 // RemoveMatches removes the elements equal to v: all of them if count
 // is 0, else the first count of them, or with fromTail the last count.
 // Each node it changes is compacted in one pass, whatever it removes
 // from it, rather than moved up once per element removed. It returns how
-// many it removed and what it cost: every element it looked at, and the
+// many it removed, and what that cost: the elements it looked at, and the
 // bytes it moved.
-func (l *List) RemoveMatches(v []byte, count int, fromTail bool) (int, int) {
-	removed, work := 0, 0
+func (l *List) RemoveMatches(v []byte, count int, fromTail bool) (removed, looked, moved int) {
 	var drop []int // the offsets of the matches to remove from one node
 	n := l.head
 	if fromTail {
@@ -478,7 +478,7 @@ func (l *List) RemoveMatches(v []byte, count int, fromTail bool) (int, int) {
 			if string(it.Value()) == string(v) {
 				drop = append(drop, it.off)
 			}
-			work++
+			looked++
 			if fromTail {
 				it.Prev()
 			} else {
@@ -488,12 +488,12 @@ func (l *List) RemoveMatches(v []byte, count int, fromTail bool) (int, int) {
 		if len(drop) == n.n {
 			l.unlink(n)
 		} else if len(drop) > 0 {
-			work += l.compact(n, drop, fromTail)
+			moved += l.compact(n, drop, fromTail)
 		}
 		removed += len(drop)
 		n = next
 	}
-	return removed, work
+	return removed, looked, moved
 }
 
 // compact removes the entries at the offsets drop from n in one pass;
@@ -520,6 +520,16 @@ func (l *List) compact(n *node, drop []int, desc bool) int {
 	n.setHeader()
 	l.bytes += len(n.lp) - old
 	return old - drop[0]
+}
+
+// Clone returns a copy of l, a node's bytes at a time.
+func (l *List) Clone() *List {
+	c := &List{}
+	for n := l.head; n != nil; n = n.next {
+		c.link(&node{lp: append([]byte(nil), n.lp...), n: n.n}, c.tail)
+	}
+	c.count = l.count
+	return c
 }
 
 // Clear unlinks every node, so that a list torn down on another

@@ -133,7 +133,7 @@ func TestListAgainstModel(t *testing.T) {
 				// many times over (the short values repeat).
 				v := want[r.Intn(len(want))]
 				count, tail := r.Intn(4), r.Intn(2) == 0
-				removed, _ := l.RemoveMatches([]byte(v), count, tail)
+				removed, _, _ := l.RemoveMatches([]byte(v), count, tail)
 				var keep []string
 				var idx []int
 				for i, e := range want {

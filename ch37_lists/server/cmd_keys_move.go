@@ -140,7 +140,7 @@ func respCopy(st *respState, w *respWriter, args [][]byte) {
 		return
 	}
 	// exercise: ch29-rename-copy
-	if containerLen(src) > kCopyMaxItems || src.typ() == tStr && len(src.val()) > kCopyMaxBytes {
+	if copyTooBig(src) {
 		w.err(errCopyTooBig)
 		return
 	}
@@ -158,6 +158,18 @@ func respCopy(st *respState, w *respWriter, args [][]byte) {
 	}
 	w.outInt(1)
 	// end exercise: ch29-rename-copy
+}
+
+// copyTooBig reports whether src is past COPY's bounds. A list counts by
+// its bytes alone: it is copied a node, not an element, at a time.
+func copyTooBig(src *entry) bool {
+	switch src.typ() {
+	case tStr:
+		return len(src.val()) > kCopyMaxBytes
+	case tList:
+		return src.obj.list.Bytes() > kCopyMaxBytes
+	}
+	return containerLen(src) > kCopyMaxItems
 }
 
 // copyEntry returns a new entry for key holding a copy of src's value, not
@@ -188,6 +200,11 @@ func copyEntry(src *entry, key []byte) *entry {
 		// Walked once, each field looked up once more for its expiry.
 		workDone += src.obj.hash.StoredLen()*kVisitWork + len(pairs)*(kCopyItemWork+kMemberWork)
 		cp.obj = &object{hash: h}
+		return cp
+	case tList:
+		cp := newEntry(key, nil)
+		cp.obj = &object{list: src.obj.list.Clone()}
+		workDone += cp.obj.list.Nodes() + cp.obj.list.Bytes()/kWorkBytes
 		return cp
 	}
 	val := src.val()

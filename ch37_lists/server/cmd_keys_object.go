@@ -15,7 +15,9 @@ import "math"
 //     table by name (package zset), where Redis has a skiplist or a
 //     listpack;
 //   - hashtable: a hash, a chaining hash table (package hashes), as
-//     Redis's large hashes are.
+//     Redis's large hashes are;
+//   - quicklist: a list, nodes of listpacks linked both ways (package
+//     quicklist), as Redis 7.0's lists are.
 //
 // There is no "int" (numbers are stored as the strings they were given)
 // and no compact listpack for small values.
@@ -25,6 +27,8 @@ func encodingName(ent *entry) string {
 		return "avltree"
 	case tHash:
 		return "hashtable"
+	case tList:
+		return "quicklist"
 	}
 	if ent.obj != nil {
 		return "raw"
@@ -113,6 +117,8 @@ const (
 	kBucketBytes   = 8                     // a chain's head in a hash table
 	kHashSetBytes  = 48 + kObjectBytes + 8 // zset.ZSet or hashValue, and the object
 	kStrBufBytes   = 24                    // strBuf
+	kListBytes     = 48                    // quicklist.List
+	kListNodeBytes = 48                    // a quicklist node, its listpack apart
 	kDefaultSample = 5                     // as Redis's MEMORY USAGE
 )
 
@@ -185,6 +191,9 @@ func memoryUsage(ent *entry, samples int64) int {
 		n += kHashSetBytes
 	case tHash:
 		n += kHashSetBytes + ent.obj.hash.StoredLen()*(kHashFieldSize+kBucketBytes+16)
+	case tList:
+		l := ent.obj.list
+		n += kObjectBytes + kListBytes + l.Nodes()*kListNodeBytes + l.Bytes()
 	default:
 		if ent.obj != nil {
 			n += kObjectBytes + kStrBufBytes + allocSize(ent.obj.str.Cap())

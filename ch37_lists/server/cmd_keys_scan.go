@@ -311,6 +311,8 @@ func scanTypeOf(name []byte) int {
 		return tZSet
 	case cmdIs(name, "hash"):
 		return tHash
+	case cmdIs(name, "list"):
+		return tList
 	}
 	return -2
 }

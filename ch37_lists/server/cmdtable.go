@@ -143,7 +143,7 @@ func init() {
 // what they work on: cmd_connection.go, cmd_keys.go, cmd_string.go,
 // cmd_zset.go, cmd_hash.go and cmd_server.go for RESP, cmd_multi.go
 // for transactions, commands.go and hashcmds.go for the book's protocol,
-// cmd_keys_scan.go for SCAN on both.
+// cmd_keys_scan.go for SCAN on both, cmd_list.go for lists.
 func commandRows() []*command {
 	rows := []*command{
 		// What clients and tools send when they connect.
@@ -300,6 +300,24 @@ func commandRows() []*command {
 		{name: "zmscore", arity: -3, flags: flagsRead, first: 1, last: 1, step: 1, resp: respZMScore, cost: costMembers},
 		{name: "zrandmember", arity: -2, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZRandMember, cost: costZRandMember},
 		{name: "zscan", arity: -3, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respZScan, cost: costZScan},
+		// Lists (cmd_list.go).
+		{name: "lpush", arity: -3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respPushOf(true, false), cost: costListPush},
+		{name: "rpush", arity: -3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respPushOf(false, false), cost: costListPush},
+		{name: "lpushx", arity: -3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respPushOf(true, true), cost: costListPush},
+		{name: "rpushx", arity: -3, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respPushOf(false, true), cost: costListPush},
+		{name: "lpop", arity: -2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respPopOf(true), cost: costListWalk},
+		{name: "rpop", arity: -2, flags: flagWrite | flagFast, first: 1, last: 1, step: 1, resp: respPopOf(false), cost: costListWalk},
+		{name: "llen", arity: 2, flags: flagsRead, first: 1, last: 1, step: 1, resp: respLLen},
+		{name: "lrange", arity: 4, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respLRange, cost: costListWalk},
+		{name: "lindex", arity: 3, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respLIndex, cost: costListWalk},
+		{name: "lset", arity: 4, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respLSet, cost: costListWalk},
+		{name: "linsert", arity: 5, flags: flagWrite | flagDenyOOM, first: 1, last: 1, step: 1, resp: respLInsert, cost: costListWalk},
+		{name: "lrem", arity: 4, flags: flagWrite, first: 1, last: 1, step: 1, resp: respLRem, cost: costListWalk},
+		{name: "ltrim", arity: 4, flags: flagWrite, first: 1, last: 1, step: 1, resp: respLTrim, cost: costListWalk},
+		{name: "lpos", arity: -3, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respLPos, cost: costListWalk},
+		{name: "lmove", arity: 5, flags: flagWrite | flagDenyOOM, first: 1, last: 2, step: 1, resp: respLMove, cost: costListMove},
+		{name: "rpoplpush", arity: 3, flags: flagWrite | flagDenyOOM, first: 1, last: 2, step: 1, resp: respRPopLPush, cost: costListMove},
+		{name: "lmpop", arity: -4, flags: flagWrite | flagMovableKeys, resp: respLMPop, cost: costListMPop},
 		// Hashes and their fields' TTLs (chapter 16), as Redis 7.4 has them.
 		{name: "hset", arity: -4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHSet,
 			book: bookHSet, bookMin: 4, cost: costHashGrowBy(2, 2)},

@@ -35,6 +35,8 @@ func typeName(ent *entry) string {
 		return "zset"
 	case ent.typ() == tHash:
 		return "hash"
+	case ent.typ() == tList:
+		return "list"
 	}
 	return "string"
 }
