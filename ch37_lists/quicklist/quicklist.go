@@ -566,3 +566,11 @@ func (l *List) Listpacks(fn func(lp []byte) bool) {
 	for n := l.head; n != nil && fn(n.lp); n = n.next {
 	}
 }
+
+// Listpack returns the listpack of the node it is in, and the place of
+// the next node's first element (not Valid after the last): a walk of
+// the nodes that can stop and go on later from where it was, as long as
+// the list does not change meanwhile (the snapshot's, a stretch a turn).
+func (it Iter) Listpack() ([]byte, Iter) {
+	return it.n.lp, Iter{it.n.next, lpHeader}
+}
