@@ -88,7 +88,7 @@ func TestSnapshotListsInParts(t *testing.T) {
 			// A step that wrote no whole key wrote a stretch of one list:
 			// about a budget's worth of bytes and a node, or a slice of a
 			// long element straight.
-			if limit := max(kSnapStraightBytes, budget*kWorkBytes) + 2*quicklist.NodeBytes; worst > limit {
+			if limit := max(kSnapStraightBytes, budget*kWorkBytes) + 2*quicklist.NodeBytes(); worst > limit {
 				t.Errorf("a step wrote %d bytes of one list, more than %d", worst, limit)
 			}
 			if s.peak > 2*kSnapFlushBytes {
