@@ -17,7 +17,7 @@ func init() {
 			return g.pick("0", "1", "-1", "2", "-2", "5", "-5", "100", "-100", "x", "", "9223372036854775807", "-9223372036854775808")
 		}
 		end := func() string { return g.pick("LEFT", "RIGHT", "left", "up") }
-		switch g.rng.IntN(14) {
+		switch g.rng.IntN(13) {
 		case 0, 1:
 			cmd := []string{g.pick("LPUSH", "RPUSH", "LPUSHX", "RPUSHX"), g.key()}
 			for n := 1 + g.rng.IntN(6); n > 0; n-- {
@@ -52,12 +52,6 @@ func init() {
 			return []string{"LMOVE", g.key(), g.key(), end(), end()}
 		case 11:
 			return []string{"RPOPLPUSH", g.key(), g.key()}
-		case 12:
-			cmd := []string{"LMPOP", g.pick("1", "2", "0", "-1", "3"), g.key(), g.key(), end()}
-			if g.rng.IntN(2) == 0 {
-				cmd = append(cmd, "COUNT", g.pick("1", "3", "0", "-2"))
-			}
-			return cmd
 		default:
 			return []string{"LLEN", g.key()}
 		}

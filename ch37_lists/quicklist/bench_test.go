@@ -107,6 +107,6 @@ func BenchmarkTrimHalf(b *testing.B) {
 		b.StopTimer()
 		l := benchList()
 		b.StartTimer()
-		l.DeleteHead(benchN / 2)
+		l.Delete(true, benchN/2)
 	}
 }

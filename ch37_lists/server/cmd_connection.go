@@ -1,7 +1,6 @@
 package server
 
 import (
-	"example.com/byor/ch37_lists/quicklist"
 	"math"
 	"strconv"
 	"strings"
@@ -374,15 +373,15 @@ func respConfigResetStat(st *respState, w *respWriter, args [][]byte) {
 	w.simple("OK")
 }
 
-// respConfigUnsupported: CONFIG SET and REWRITE, which Redis has and this
-// server refuses.
+// respConfigUnsupported: CONFIG REWRITE, which Redis has and this server
+// refuses: its settings are its flags, and it has no file of them.
 func respConfigUnsupported(st *respState, w *respWriter, args [][]byte) {
 	w.err("ERR " + strings.ToUpper(strings.Replace(w.cmd.name, "|", " ", 1)) +
-		" is not supported: this server has no settings to change")
+		" is not supported: this server's settings are its flags, and it has no configuration file")
 }
 
-// configSettable are the settings CONFIG SET changes here, by Redis's
-// names: each checks its value and applies it, or returns Redis's reason
+// configSettable are the settings CONFIG SET changes, by Redis's names:
+// each reads its value and returns what applies it, or Redis's reason
 // for refusing it.
 var configSettable = map[string]func(v string) (apply func(), reason string){
 	// save: the rules, read as -save's (Redis's test suite sets save ""
@@ -394,23 +393,6 @@ var configSettable = map[string]func(v string) (apply func(), reason string){
 		}
 		return func() { rdbState.rules, rdbState.rulesArg = rules, v }, ""
 	},
-	// list-max-listpack-size (list-max-ziplist-size before Redis 7): how
-	// full a list's node grows (quicklist.Fill).
-	"list-max-listpack-size": configListFill,
-	"list-max-ziplist-size":  configListFill,
-}
-
-// configListFill checks and applies a list-max-listpack-size.
-func configListFill(v string) (func(), string) {
-	n, err := strconv.ParseInt(v, 10, 32)
-	if err != nil {
-		return nil, "argument couldn't be parsed into an integer"
-	}
-	return func() {
-		quicklist.Fill = int(n)
-		respConfigSet("list-max-listpack-size", v)
-		respConfigSet("list-max-ziplist-size", v)
-	}, ""
 }
 
 // respConfigSetCmd: CONFIG SET parameter value [parameter value ...]

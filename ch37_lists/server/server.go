@@ -1,7 +1,6 @@
 package server
 
 import (
-	"example.com/byor/ch37_lists/quicklist"
 	"flag"
 	"fmt"
 	"os"
@@ -95,8 +94,6 @@ func Main(args []string) int {
 	respTimeoutMs = uint64(*timeout) * 1000
 	respConfigSet("timeout", strconv.Itoa(*timeout))
 	respConfigSet("maxclients", strconv.Itoa(maxClients))
-	respConfigSet("list-max-listpack-size", strconv.Itoa(quicklist.Fill))
-	respConfigSet("list-max-ziplist-size", strconv.Itoa(quicklist.Fill))
 	respConfigSet("proto-max-bulk-len", strconv.Itoa(resp.MaxBulkLen))
 	logConns = *logConnsFlag
 	if err := rdbCheck(); err != nil {
