@@ -105,6 +105,7 @@ const (
 	RDBFile                           // ch34 on: SAVE writes dump.rdb, loaded at start
 	Snapshots                         // ch35 on: BGSAVE, the snapshot without fork; save rules
 	AOFRewrite                        // ch36 on: BGREWRITEAOF, the log rewritten from a snapshot
+	Lists                             // ch37 on: lists and their commands
 )
 
 // Flag is a command-line flag of a chapter's server that the tools use.
@@ -181,6 +182,7 @@ const (
 	rdb     = aof | RDBFile
 	bgsave  = rdb | Snapshots
 	rewrite = bgsave | AOFRewrite
+	lists   = rewrite | Lists
 	addr    = FlagAddr
 	idle    = addr | FlagIdleTimeout
 	logConn = idle | FlagLogConns
@@ -223,6 +225,7 @@ var registry = []*Info{
 	{ID: "ch34", Num: 34, Dir: "ch34_rdb", Title: "beyond the book: RDB files", Section: "beyond the book: RDB files, written by SAVE and loaded at start (ch34_rdb/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rdb, Flags: logConn | FlagRESPAddr},
 	{ID: "ch35", Num: 35, Dir: "ch35_bgsave", Title: "beyond the book: snapshots without fork", Section: "beyond the book: BGSAVE without fork, and the save rules (ch35_bgsave/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bgsave, Flags: logConn | FlagRESPAddr | FlagSave},
 	{ID: "ch36", Num: 36, Dir: "ch36_aof_rewrite", Title: "beyond the book: the log rewritten", Section: "beyond the book: the append-only file rewritten from a snapshot (ch36_aof_rewrite/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rewrite, Flags: logConn | FlagRESPAddr | FlagSave},
+	{ID: "ch37", Num: 37, Dir: "ch37_lists", Title: "beyond the book: lists", Section: "beyond the book: lists, kept as Redis 7.0 keeps them, and their commands (ch37_lists/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: lists, Flags: logConn | FlagRESPAddr | FlagSave},
 }
 
 // All returns every chapter with a server, in book order.

@@ -116,6 +116,7 @@ var respTellTales = map[string]string{
 	"ch30": "HSTRLEN conform:probe f",
 	"ch31": "ZLEXCOUNT conform:probe - +",
 	"ch32": "ZINTERCARD 1 conform:probe",
+	"ch37": "LLEN conform:probe",
 }
 
 // respLookalike tells a RESP server of an earlier chapter given a later

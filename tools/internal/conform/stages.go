@@ -66,6 +66,7 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch34": rdbChecks,
 	"ch35": bgsaveChecks,
 	"ch36": rewriteChecks,
+	"ch37": resp37Checks,
 }
 
 // stages are built from the chapter registry: one per chapter with a
