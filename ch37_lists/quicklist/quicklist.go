@@ -479,10 +479,10 @@ func (l *List) compact(n *node, drop []int, desc bool) int {
 			drop[i], drop[j] = drop[j], drop[i]
 		}
 	}
-	old, w, from := len(n.lp), drop[0], drop[0]
+	old, w := len(n.lp), drop[0]
 	for i, at := range drop {
 		_, size := entryAt(n.lp, at)
-		from = at + size
+		from := at + size
 		end := len(n.lp)
 		if i+1 < len(drop) {
 			end = drop[i+1]
