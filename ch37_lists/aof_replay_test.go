@@ -42,6 +42,7 @@ type keySnap struct {
 	Fields      map[string]string
 	FieldExpiry map[string]int64
 	Members     []string
+	Elements    []string // a list's, in order
 	ExpireAt    int64
 }
 
@@ -89,6 +90,8 @@ func snapshotKeys(t *testing.T, rdb *redis.Client, fieldTTLs bool) map[string]ke
 			if err != nil {
 				t.Fatalf("ZRANGE %s: %v", k, err)
 			}
+		case "list":
+			s.Elements = rdb.LRange(ctx, k, 0, -1).Val()
 		default:
 			t.Fatalf("%s: type %q", k, s.Type)
 		}

@@ -9,8 +9,8 @@
 #                git clone --depth 1 --branch 7.0.15 https://github.com/redis/redis /tmp/redis-7.0.15
 #   PORT       where the server already listens for RESP, on 127.0.0.1
 #   FILE       test files, as runtest's --single names them (default: the
-#              twelve that test the string, bit, key, hash and sorted-set
-#              commands, transactions, SCAN and the protocol)
+#              thirteen that test the string, bit, key, hash, sorted-set and
+#              list commands, transactions, SCAN and the protocol)
 #
 # The suite runs in its external mode (--host/--port), which tests a server
 # it did not start: one client, one database (--singledb), each file to its
@@ -19,12 +19,12 @@
 # needs:* tags below). A server without Redis's internal encodings needs
 # three changes to the copy, none to what a test asserts about a reply:
 # assert_encoding returns without checking, a CONFIG SET or GET of an
-# encoding's size setting (zset-max-..., hash-max-...) may fail, and so may
+# encoding's setting (zset-max-..., list-compress-depth...) may fail, and so may
 # the FUNCTION FLUSH the harness sends between files.
 #
 # It prints, per file, the tests passed and failed, then the failures by
 # name with the first line of their message. Real redis-server 7.0.15
-# passes 697 tests of the twelve default files this way. Needs tclsh
+# passes 916 tests of the thirteen default files this way. Needs tclsh
 # (apt-get install tcl) and perl. The logs stay in $OUT (default: a new
 # temporary folder, named at the end).
 set -euo pipefail
@@ -46,7 +46,7 @@ if [ -f "$src/src/version.h" ] && ! grep -q '"7\.0\.15"' "$src/src/version.h"; t
 fi
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=(unit/type/incr unit/type/string unit/bitops unit/type/hash unit/type/zset
-	unit/keyspace unit/scan unit/multi unit/expire unit/info-command unit/protocol unit/quit)
+	unit/type/list unit/keyspace unit/scan unit/multi unit/expire unit/info-command unit/protocol unit/quit)
 
 OUT=${OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
@@ -62,8 +62,8 @@ grep -q 'proc assert_encoding {enc key} {' tests/support/test.tcl ||
 	{ echo "redis-suite.sh: tests/support/test.tcl has no assert_encoding to change: not the suite of 7.0" >&2; exit 2; }
 find tests/unit -name '*.tcl' -exec perl -pi -e '
 	# A whole command on one line (its brackets and braces balanced) that
-	# sets or reads an encoding size setting is wrapped in catch.
-	if (/^(\s*)((?:set \S+ \[lindex \[)?r config (?:set|get) (?:zset|hash|set|list|stream)-max-\S+.*)$/
+	# sets or reads an encoding setting is wrapped in catch.
+	if (/^(\s*)((?:set \S+ \[lindex \[)?r config (?:set|get) (?:zset|hash|set|list|stream)-(?:max|compress)-\S+.*)$/
 		&& tr/[// == tr/]// && tr/{// == tr/}//) {
 		$_ = "$1catch {$2}\n";
 	}' {} +

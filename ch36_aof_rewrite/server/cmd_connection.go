@@ -373,9 +373,54 @@ func respConfigResetStat(st *respState, w *respWriter, args [][]byte) {
 	w.simple("OK")
 }
 
-// respConfigUnsupported: CONFIG SET and REWRITE, which Redis has and this
-// server refuses.
+// respConfigUnsupported: CONFIG REWRITE, which Redis has and this server
+// refuses: its settings are its flags, and it has no file of them.
 func respConfigUnsupported(st *respState, w *respWriter, args [][]byte) {
 	w.err("ERR " + strings.ToUpper(strings.Replace(w.cmd.name, "|", " ", 1)) +
-		" is not supported: this server has no settings to change")
+		" is not supported: this server's settings are its flags, and it has no configuration file")
+}
+
+// configSettable are the settings CONFIG SET changes, by Redis's names:
+// each reads its value and returns what applies it, or Redis's reason
+// for refusing it.
+var configSettable = map[string]func(v string) (apply func(), reason string){
+	// save: the rules, read as -save's (Redis's test suite sets save ""
+	// before each of its servers).
+	"save": func(v string) (func(), string) {
+		rules, err := parseSaveRules(v)
+		if err != nil {
+			return nil, "Invalid save parameters"
+		}
+		return func() { rdbState.rules, rdbState.rulesArg = rules, v }, ""
+	},
+}
+
+// respConfigSetCmd: CONFIG SET parameter value [parameter value ...]
+// changes the settings of configSettable. Every pair is checked before
+// any applies, as in Redis; another name is answered as Redis answers
+// one it does not know.
+func respConfigSetCmd(st *respState, w *respWriter, args [][]byte) {
+	if len(args)%2 != 0 {
+		w.err(errSyntax)
+		return
+	}
+	var applies []func()
+	for i := 2; i < len(args); i += 2 {
+		name := strings.ToLower(string(args[i]))
+		check, ok := configSettable[name]
+		if !ok {
+			w.err("ERR Unknown option or number of arguments for CONFIG SET - '" + string(args[i]) + "'")
+			return
+		}
+		apply, reason := check(string(args[i+1]))
+		if apply == nil {
+			w.err("ERR CONFIG SET failed (possibly related to argument '" + string(args[i]) + "') - " + reason)
+			return
+		}
+		applies = append(applies, apply, func() { respConfigSet(name, string(args[i+1])) })
+	}
+	for _, apply := range applies {
+		apply()
+	}
+	w.simple("OK")
 }

@@ -169,7 +169,7 @@ func commandRows() []*command {
 			{name: "config|get", arity: -3, flags: flagsConfig, resp: respConfigGet, cost: costConfig},
 			{name: "config|resetstat", arity: 2, flags: flagsConfig, resp: respConfigResetStat},
 			{name: "config|rewrite", arity: 2, flags: flagsConfig, resp: respConfigUnsupported},
-			{name: "config|set", arity: -4, flags: flagsConfig, resp: respConfigUnsupported},
+			{name: "config|set", arity: -4, flags: flagsConfig, resp: respConfigSetCmd},
 		}},
 		{name: "multi", arity: 1, flags: flagsConn | flagNoQueue, resp: respMulti},
 		{name: "exec", arity: 1, flags: flagNoScript | flagLoading | flagStale | flagSkipSlowlog | flagNoQueue, resp: respExec,

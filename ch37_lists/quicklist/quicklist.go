@@ -1,25 +1,28 @@
-// Package quicklist is the list: a sequence of strings that grows and
-// shrinks at both ends, kept as Redis 7.0 keeps it. The elements are
-// packed, many to a node, into listpacks (one byte array each: a small
-// header, every element as its length, its bytes and its length again,
-// and an end byte), and the nodes are linked both ways. A push at either
-// end writes into the end node's array, and only allocates a node once
-// that array reaches NodeBytes; a walk from either end hops a node per
-// many elements. Because each node is a real listpack, the RDB file
-// writes a node's bytes as they are (Bytes), Redis's own encoding.
-//
-// The elements are written as strings only: Redis also packs an element
-// that reads as an integer into 1 to 9 bytes, which saves a few bytes
-// each; a listpack from Redis that holds such integers is read by the
-// caller and pushed element by element.
+// Package quicklist is the list, kept as Redis 7.0 keeps it: nodes linked
+// both ways, each a listpack (one byte array: a header, each element as
+// its length, its bytes and its length again, and an end byte) of many
+// elements. A push writes into the end node until it is full; a walk hops
+// a node per many elements; the RDB file writes a node's bytes as they
+// are. Elements are written as strings only (Redis packs one that reads
+// as an integer into 1 to 9 bytes).
 package quicklist
 
 import "encoding/binary"
 
-// NodeBytes is how many bytes a node's listpack may hold, header and end
-// byte included: Redis's default, list-max-listpack-size -2 (8 KiB). An
-// element too big to share a node gets one of its own.
-const NodeBytes = 8 << 10
+// Fill is how full a node may grow, as Redis reads list-max-listpack-size:
+// -1 to -5 bound its bytes to 4 to 64 KiB, 0 or more its elements to that
+// many within 8 KiB. Every push reads it. A bigger element gets a node of
+// its own.
+var Fill = -2
+
+// NodeBytes returns the most bytes Fill lets a node of several elements
+// hold.
+func NodeBytes() int {
+	if Fill < 0 {
+		return 4096 << min(-Fill-1, 4)
+	}
+	return 8 << 10
+}
 
 // lpHeader is the bytes before a listpack's first element (its total
 // size, 4 bytes, and its count, 2), and lpEnd the byte after its last.
@@ -44,8 +47,7 @@ type node struct {
 }
 
 // Iter is a place in a list: an element, by its node and its offset in
-// the node's listpack. It stays valid until the list changes, except
-// through Delete, which moves it on.
+// the node's listpack. It is valid until the list changes.
 type Iter struct {
 	n   *node
 	off int
@@ -161,7 +163,9 @@ func (n *node) setHeader() {
 }
 
 // fits reports whether an element of size bytes may join n.
-func (n *node) fits(size int) bool { return len(n.lp)+entrySize(size) <= NodeBytes }
+func (n *node) fits(size int) bool {
+	return len(n.lp)+entrySize(size) <= NodeBytes() && (Fill < 0 || n.n < Fill)
+}
 
 // splice replaces the entry bytes lp[at:at+del] of n with ins, and
 // keeps the header and the list's byte count right. It returns the bytes
@@ -178,8 +182,23 @@ func (l *List) splice(n *node, at, del int, ins []byte, dn int) int {
 	n.n += dn
 	n.setHeader()
 	l.bytes += len(n.lp) - old
-	return len(tail) + len(ins)
+	return len(tail) + len(ins) + n.fit()
 }
+
+// fit gives n's listpack a buffer of its size once it has shrunk to less
+// than half of one past a node's bound (a big element replaced), so that
+// a list holds what it counts; it returns the bytes it copied.
+func (n *node) fit() int {
+	if c := cap(n.lp); c > NodeBytes() && c > 2*len(n.lp) {
+		n.lp = append([]byte(nil), n.lp...)
+		return len(n.lp)
+	}
+	return 0
+}
+
+// kUnlinkCost is what unlinking a whole node costs, counted as bytes
+// moved are: about what moving 128 bytes does.
+const kUnlinkCost = 128
 
 // link puts n into the list after prev (nil: at the head).
 func (l *List) link(n, prev *node) {
@@ -223,9 +242,8 @@ func newNode(v []byte) *node {
 	return n
 }
 
-// The changes below return what they cost besides the places they walk
-// to: the bytes they wrote or moved within a node. A push at the head
-// moves the head node's bytes up to make room, as Redis's does.
+// The changes below return their cost: the bytes they wrote or moved in a
+// node (a push at the head moves the node's bytes up, as Redis's does).
 
 // PushHead puts v before the first element.
 func (l *List) PushHead(v []byte) int {
@@ -241,12 +259,7 @@ func (l *List) PushHead(v []byte) int {
 func (l *List) PushTail(v []byte) int {
 	l.count++
 	if t := l.tail; t != nil && t.fits(len(v)) {
-		old := len(t.lp)
-		t.lp = append(appendEntry(t.lp[:old-1], v), lpEnd)
-		t.n++
-		t.setHeader()
-		l.bytes += len(t.lp) - old
-		return len(v)
+		return l.splice(t, len(t.lp)-1, 0, appendEntry(nil, v), 1)
 	}
 	l.link(newNode(v), l.tail)
 	return len(v)
@@ -262,9 +275,8 @@ func (l *List) Last() Iter {
 	return Iter{l.tail, prevOff(l.tail.lp, len(l.tail.lp)-1)}
 }
 
-// Seek returns the place of the element at index i (0 is the first),
-// which must exist, walking from the nearer end; and how many nodes and
-// elements it stepped over, which is what it cost.
+// Seek returns the place of the element at index i, which must exist,
+// from the nearer end, and its cost: the nodes and elements it passed.
 func (l *List) Seek(i int) (Iter, int) {
 	steps := 0
 	if i < l.count/2 {
@@ -324,49 +336,26 @@ func (it *Iter) Prev() {
 	}
 }
 
-// Delete removes the element at it, and moves it to the element that
-// followed it (forward) or preceded it, or off the list's end.
-func (l *List) Delete(it *Iter, forward bool) int {
-	n := it.n
-	_, size := entryAt(n.lp, it.off)
-	if n.n == 1 {
-		l.unlink(n)
-		if forward {
-			*it = Iter{n.next, lpHeader}
-		} else if *it = (Iter{n.prev, 0}); n.prev != nil {
-			it.off = prevOff(n.prev.lp, len(n.prev.lp)-1)
-		}
-		return 0
-	}
-	moved := l.splice(n, it.off, size, nil, -1)
-	l.count--
-	switch {
-	case !forward:
-		it.Prev()
-	case n.lp[it.off] == lpEnd:
-		*it = Iter{n.next, lpHeader}
-	}
-	return moved
-}
-
 // Replace sets the element at it to v. it is not valid afterwards.
 func (l *List) Replace(it Iter, v []byte) int {
 	n := it.n
 	_, size := entryAt(n.lp, it.off)
-	if len(n.lp)-size+entrySize(len(v)) <= NodeBytes || n.n == 1 {
+	if len(n.lp)-size+entrySize(len(v)) <= NodeBytes() || n.n == 1 {
 		return l.splice(n, it.off, size, appendEntry(nil, v), 0)
 	}
-	next := it
-	moved := l.Delete(&next, true)
-	if next.Valid() {
-		return moved + l.Insert(next, v, false)
+	// Too big for the node: out, then in again where it was, which splits
+	// the node (the node keeps an element, so the one before is there
+	// when it was the last).
+	moved := l.splice(n, it.off, size, nil, -1)
+	l.count--
+	if n.lp[it.off] == lpEnd {
+		return moved + l.Insert(Iter{n, prevOff(n.lp, it.off)}, v, true)
 	}
-	return moved + l.PushTail(v)
+	return moved + l.Insert(it, v, false)
 }
 
-// Insert puts v before the element at it, or after it. A full node is
-// split at that place, and v joins whichever half has room, or sits in a
-// node of its own between them. it is not valid afterwards.
+// Insert puts v before the element at it, or after it. it is not valid
+// afterwards.
 func (l *List) Insert(it Iter, v []byte, after bool) int {
 	n, at := it.n, it.off
 	if after {
@@ -377,87 +366,73 @@ func (l *List) Insert(it Iter, v []byte, after bool) int {
 	if n.fits(len(v)) {
 		return l.splice(n, at, 0, appendEntry(nil, v), 1)
 	}
-	switch {
-	case at == lpHeader: // before the node's first
-		if p := n.prev; p != nil && p.fits(len(v)) {
-			return l.splice(p, len(p.lp)-1, 0, appendEntry(nil, v), 1)
-		}
+	// A full node: v gets a node of its own before it, after it, or in
+	// the middle between its two halves (the elements from at on move to
+	// a node of their own).
+	if at == lpHeader {
 		l.link(newNode(v), n.prev)
 		return len(v)
-	case n.lp[at] == lpEnd: // after its last
-		if nx := n.next; nx != nil && nx.fits(len(v)) {
-			return l.splice(nx, lpHeader, 0, appendEntry(nil, v), 1)
+	}
+	moved := 0
+	if n.lp[at] != lpEnd {
+		rest := &node{lp: newLP(len(n.lp) - at)}
+		rest.lp = append(append(rest.lp[:lpHeader], n.lp[at:len(n.lp)-1]...), lpEnd)
+		for off := lpHeader; rest.lp[off] != lpEnd; rest.n++ {
+			_, size := entryAt(rest.lp, off)
+			off += size
 		}
-		l.link(newNode(v), n)
-		return len(v)
-	}
-	// In the middle: the elements from at on move to a node of their own.
-	rest := &node{lp: newLP(len(n.lp) - at)}
-	rest.lp = append(append(rest.lp[:lpHeader], n.lp[at:len(n.lp)-1]...), lpEnd)
-	for off := lpHeader; rest.lp[off] != lpEnd; rest.n++ {
-		_, size := entryAt(rest.lp, off)
-		off += size
-	}
-	rest.setHeader()
-	l.bytes -= len(n.lp) - 1 - at
-	n.lp = append(n.lp[:at], lpEnd)
-	n.n -= rest.n
-	n.setHeader()
-	l.link(rest, n)
-	moved := 2 * len(rest.lp) // copied, then counted
-	switch {
-	case n.fits(len(v)):
-		return moved + l.splice(n, len(n.lp)-1, 0, appendEntry(nil, v), 1)
-	case rest.fits(len(v)):
-		return moved + l.splice(rest, lpHeader, 0, appendEntry(nil, v), 1)
+		rest.setHeader()
+		l.bytes -= len(n.lp) - 1 - at
+		n.lp = append(n.lp[:at], lpEnd)
+		n.n -= rest.n
+		n.setHeader()
+		l.link(rest, n)
+		moved = 2 * len(rest.lp) // copied, then counted
 	}
 	l.link(newNode(v), n)
 	return moved + len(v)
 }
 
-// DeleteHead removes the first k elements (at most all of them): whole
-// nodes are unlinked, and the last one cut in one move. Its cost is the
-// bytes of that node it reads and moves.
-func (l *List) DeleteHead(k int) int {
-	for l.head != nil && k >= l.head.n {
-		k -= l.head.n
-		l.unlink(l.head)
+// Delete removes k elements (at most all of them) from the head, or the
+// tail: whole nodes are unlinked, the last one cut in one move. Its cost
+// is the nodes and the bytes of that one it reads and moves.
+func (l *List) Delete(head bool, k int) int {
+	end := func() *node {
+		if head {
+			return l.head
+		}
+		return l.tail
 	}
-	if k == 0 || l.head == nil {
-		return 0
+	work := 0
+	for n := end(); n != nil && k >= n.n; n = end() {
+		k -= n.n
+		l.unlink(n)
+		work += kUnlinkCost
 	}
-	n, off := l.head, lpHeader
-	for i := 0; i < k; i++ {
-		_, size := entryAt(n.lp, off)
-		off += size
+	n := end()
+	if k == 0 || n == nil {
+		return work
 	}
 	l.count -= k
-	return off + l.splice(n, lpHeader, off-lpHeader, nil, -k)
-}
-
-// DeleteTail removes the last k elements (at most all of them).
-func (l *List) DeleteTail(k int) int {
-	for l.tail != nil && k >= l.tail.n {
-		k -= l.tail.n
-		l.unlink(l.tail)
+	if head {
+		off := lpHeader
+		for i := 0; i < k; i++ {
+			_, size := entryAt(n.lp, off)
+			off += size
+		}
+		return work + off + l.splice(n, lpHeader, off-lpHeader, nil, -k)
 	}
-	if k == 0 || l.tail == nil {
-		return 0
-	}
-	n, off := l.tail, len(l.tail.lp)-1
+	off := len(n.lp) - 1
 	for i := 0; i < k; i++ {
 		off = prevOff(n.lp, off)
 	}
-	l.count -= k
-	return len(n.lp) - off + l.splice(n, off, len(n.lp)-1-off, nil, -k)
+	return work + len(n.lp) - off + l.splice(n, off, len(n.lp)-1-off, nil, -k)
 }
 
-// RemoveMatches removes the elements equal to v: all of them if count
-// is 0, else the first count of them, or with fromTail the last count.
-// Each node it changes is compacted in one pass, whatever it removes
-// from it, rather than moved up once per element removed. It returns how
-// many it removed, and what that cost: the elements it looked at, and the
-// bytes it moved.
+// RemoveMatches removes the elements equal to v: all if count is 0, else
+// the first count, or with fromTail the last. Each node it changes is
+// compacted in one pass, not moved once per element removed. It returns
+// how many it removed, the elements it looked at and the bytes it moved.
 func (l *List) RemoveMatches(v []byte, count int, fromTail bool) (removed, looked, moved int) {
 	var drop []int // the offsets of the matches to remove from one node
 	n := l.head
@@ -504,10 +479,10 @@ func (l *List) compact(n *node, drop []int, desc bool) int {
 			drop[i], drop[j] = drop[j], drop[i]
 		}
 	}
-	old, w, from := len(n.lp), drop[0], drop[0]
+	old, w := len(n.lp), drop[0]
 	for i, at := range drop {
 		_, size := entryAt(n.lp, at)
-		from = at + size
+		from := at + size
 		end := len(n.lp)
 		if i+1 < len(drop) {
 			end = drop[i+1]
@@ -519,7 +494,7 @@ func (l *List) compact(n *node, drop []int, desc bool) int {
 	l.count -= len(drop)
 	n.setHeader()
 	l.bytes += len(n.lp) - old
-	return old - drop[0]
+	return old - drop[0] + n.fit()
 }
 
 // Clone returns a copy of l, a node's bytes at a time.
@@ -532,23 +507,9 @@ func (l *List) Clone() *List {
 	return c
 }
 
-// Clear unlinks every node, so that a list torn down on another
-// goroutine leaves no chain for the collector to follow from a node
-// still referenced; it returns the nodes.
-func (l *List) Clear() int {
-	nodes := l.nodes
-	for n := l.head; n != nil; {
-		next := n.next
-		n.prev, n.next, n.lp = nil, nil, nil
-		n = next
-	}
-	*l = List{}
-	return nodes
-}
-
-// Listpacks calls fn with each node's listpack, from the first node on,
-// until fn returns false. The bytes are the list's own.
-func (l *List) Listpacks(fn func(lp []byte) bool) {
-	for n := l.head; n != nil && fn(n.lp); n = n.next {
-	}
+// Listpack returns the listpack of its node and the place of the next
+// node's first element (not Valid after the last): a walk of the nodes
+// that can go on later while the list does not change (the snapshot's).
+func (it Iter) Listpack() ([]byte, Iter) {
+	return it.n.lp, Iter{it.n.next, lpHeader}
 }

@@ -32,8 +32,8 @@ func check(t *testing.T, l *List, want []string) {
 		if n.lp[len(n.lp)-1] != lpEnd {
 			t.Fatalf("node %d: no end byte", nodes)
 		}
-		if len(n.lp) > NodeBytes && n.n > 1 {
-			t.Fatalf("node %d: %d bytes in %d elements, past NodeBytes", nodes, len(n.lp), n.n)
+		if len(n.lp) > NodeBytes() && n.n > 1 || Fill >= 0 && n.n > max(Fill, 1) {
+			t.Fatalf("node %d: %d bytes in %d elements, past Fill %d", nodes, len(n.lp), n.n, Fill)
 		}
 		var fwd []string
 		for off := lpHeader; n.lp[off] != lpEnd; {
@@ -78,7 +78,11 @@ func value(r *rand.Rand, i int) string {
 
 func TestListAgainstModel(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
+	t.Cleanup(func() { Fill = -2 })
 	for round := 0; round < 40; round++ {
+		// Nodes by bytes, and by count (Redis's test suite runs its list
+		// tests with nodes of 1 and of 5 elements).
+		Fill = []int{-2, -1, -5, 1, 5, 0}[round%6]
 		var l List
 		var want []string
 		for op := 0; op < 600; op++ {
@@ -105,28 +109,18 @@ func TestListAgainstModel(t *testing.T) {
 				l.Replace(it, []byte(v))
 				want[i] = v
 			case k == 6 && len(want) > 0:
-				// Delete a run, forwards or backwards, and check that
-				// the place moved to the right neighbour.
-				i, run := r.Intn(len(want)), 1+r.Intn(5)
+				// A replacement too big for its node's room.
+				i, v := r.Intn(len(want)), strings.Repeat("r", 3000+r.Intn(6000))
 				it, _ := l.Seek(i)
-				fwd := r.Intn(2) == 0
-				for ; run > 0 && it.Valid(); run-- {
-					if string(it.Value()) != want[i] {
-						t.Fatalf("at %d: %q, want %q", i, it.Value(), want[i])
-					}
-					l.Delete(&it, fwd)
-					want = slices.Delete(want, i, i+1)
-					if !fwd {
-						i--
-					}
-				}
+				l.Replace(it, []byte(v))
+				want[i] = v
 			case k == 7:
 				n := r.Intn(len(want) + 2)
-				l.DeleteHead(n)
+				l.Delete(true, n)
 				want = want[min(n, len(want)):]
 			case k == 8:
 				n := r.Intn(len(want) + 2)
-				l.DeleteTail(n)
+				l.Delete(false, n)
 				want = want[:len(want)-min(n, len(want))]
 			case k == 9 && len(want) > 0 && r.Intn(3) == 0:
 				// Remove matches of an element that is there, often
@@ -202,13 +196,23 @@ func TestWalkBothWays(t *testing.T) {
 	}
 }
 
-func TestClear(t *testing.T) {
+// TestShrunkNodeFits: a node whose big element is replaced by a small one
+// keeps no buffer of the big one's size, and unlinking whole nodes is
+// counted in what Delete returns.
+func TestShrunkNodeFits(t *testing.T) {
 	var l List
-	for i := 0; i < 3000; i++ {
-		l.PushHead([]byte("v"))
+	l.PushTail(make([]byte, 1<<20))
+	it, _ := l.Seek(0)
+	l.Replace(it, []byte("x"))
+	if c := cap(l.head.lp); c > NodeBytes() {
+		t.Errorf("a node of %d bytes keeps a buffer of %d", len(l.head.lp), c)
 	}
-	if n := l.Clear(); n < 1 || l.Len() != 0 || l.Nodes() != 0 || l.First().Valid() {
-		t.Fatalf("Clear: %d nodes, then %d elements", n, l.Len())
+	t.Cleanup(func() { Fill = -2 })
+	Fill = 1
+	for i := 0; i < 1000; i++ {
+		l.PushTail([]byte("e"))
 	}
-	check(t, &l, nil)
+	if work := l.Delete(true, 1000); work < 1000*kUnlinkCost {
+		t.Errorf("Delete of 1,000 whole nodes cost %d, want at least %d", work, 1000*kUnlinkCost)
+	}
 }

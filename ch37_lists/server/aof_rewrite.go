@@ -21,9 +21,11 @@ import (
 	"os"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"example.com/byor/ch37_lists/quicklist"
 	"example.com/byor/ch37_lists/zset"
 )
 
@@ -409,8 +411,8 @@ type aofEncoder struct{}
 func (aofEncoder) begin(b []byte, keys, expires int) []byte { return b }
 func (aofEncoder) end(b []byte) []byte                      { return b }
 
-// entry writes the commands of one key: SET, HSET or ZADD (in batches),
-// the fields' expiry times, and the key's.
+// entry writes the commands of one key: SET, HSET, ZADD or RPUSH (in
+// batches), the fields' expiry times, and the key's.
 func (aofEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, int) {
 	// exercise: ch36-rewrite-entry
 	start := len(b)
@@ -422,6 +424,10 @@ func (aofEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte, in
 	case tZSet:
 		var w int
 		b, _, w = aofEncoder{}.zsetMembers(b, ent, ent.obj.zset.SeekGE(negInf, ""), math.MaxInt, nil)
+		work += w
+	case tList:
+		var w int
+		b, _, w = aofEncoder{}.listItems(b, ent, ent.obj.list.First(), math.MaxInt, nil)
 		work += w
 	case tHash:
 		h := ent.obj.hash
@@ -533,6 +539,32 @@ func (aofEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int, st
 	}
 	return b, n, work + (len(b)-start)/kWorkBytes
 	// end exercise: ch36-rewrite-entry
+}
+
+// listItems appends at most count elements of the list ent from at on,
+// as RPUSHes of kRewriteBatch elements, and returns the place of the
+// next (not Valid at the end) and the work. With straight, as
+// hashFields.
+func (aofEncoder) listItems(b []byte, ent *entry, at quicklist.Iter, count int, straight straightFn) ([]byte, quicklist.Iter, int) {
+	start, work, size := len(b), 0, 0
+	args := []string{"RPUSH", ent.key()}
+	for ; at.Valid() && count > 0 && (straight == nil || size < kSnapFlushBytes); at.Next() {
+		// The element's bytes are the list's own, and stay as they are
+		// until the stretch is written (straight) or copied.
+		v := at.Value()
+		args = append(args, unsafe.String(unsafe.SliceData(v), len(v)))
+		size += len(v)
+		count--
+		if len(args) == 2+kRewriteBatch {
+			b = appendCommandStraight(b, straight, args...)
+			args = args[:2]
+		}
+		work += kVisitWork
+	}
+	if len(args) > 2 {
+		b = appendCommandStraight(b, straight, args...)
+	}
+	return b, at, work + (len(b)-start)/kWorkBytes
 }
 
 // splitEnd appends what comes after the members or fields: the key's

@@ -2,18 +2,42 @@ package server
 
 import (
 	"bytes"
+	"errors"
+	"strconv"
 
 	"example.com/byor/ch37_lists/quicklist"
 )
 
-// The list commands, with Redis 7.0's replies and errors. A list lives in
-// a quicklist (package quicklist): nodes of packed elements, linked both
-// ways, so that both ends are O(1) and an index is a walk over nodes,
-// not elements. A list whose last element goes is deleted, as in Redis:
-// no key holds an empty list.
+// The list commands, with Redis 7.0's replies and errors, on a quicklist.
+// A list whose last element goes is deleted, as in Redis. Left: the head.
 
-// listOf finds the list at key: nil if there is no such key. A key of
-// another type is answered here, WRONGTYPE, and reported false.
+// CONFIG SET list-max-listpack-size (list-max-ziplist-size before Redis
+// 7) sets how full a node grows (quicklist.Fill).
+func init() {
+	for _, name := range []string{"list-max-listpack-size", "list-max-ziplist-size"} {
+		configSettable[name] = configListFill
+		respConfigSet(name, strconv.Itoa(quicklist.Fill))
+	}
+}
+
+// configListFill reads a list-max-listpack-size.
+func configListFill(v string) (func(), string) {
+	n, err := strconv.ParseInt(v, 10, 32)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return nil, "argument must be between -2147483648 and 2147483647 inclusive"
+	case err != nil:
+		return nil, "argument couldn't be parsed into an integer"
+	}
+	return func() {
+		quicklist.Fill = int(n)
+		respConfigSet("list-max-listpack-size", v)
+		respConfigSet("list-max-ziplist-size", v)
+	}, ""
+}
+
+// listOf finds the list at key, nil if none; another type is answered
+// here, WRONGTYPE, and reported false.
 func listOf(w *respWriter, key []byte) (*entry, bool) {
 	ent := lookupEntry(key)
 	if ent != nil && ent.typ() != tList {
@@ -21,6 +45,16 @@ func listOf(w *respWriter, key []byte) (*entry, bool) {
 		return nil, false
 	}
 	return ent, true
+}
+
+// listFor is listOf that answers a missing key too, with none's reply:
+// nil then always means that the reply is written.
+func listFor(w *respWriter, key []byte, none func(replyWriter)) *entry {
+	ent, ok := listOf(w, key)
+	if ok && ent == nil {
+		none(w)
+	}
+	return ent
 }
 
 // listCreate returns the list at key, which listOf found missing, new.
@@ -31,8 +65,7 @@ func listCreate(key []byte) *entry {
 	return ent
 }
 
-// listChanged notes a change to the list in ent: WATCH sees it, and a
-// list left empty is deleted.
+// listChanged tells WATCH of a change to ent, and deletes it if empty.
 func listChanged(ent *entry) {
 	touchKey(ent.key())
 	if ent.obj.list.Len() == 0 {
@@ -41,22 +74,18 @@ func listChanged(ent *entry) {
 	}
 }
 
-// listPush pushes v at the head (left) or the tail of l, and charges it.
+// listPush pushes v at one end of l, and charges it.
 func listPush(l *quicklist.List, left bool, v []byte) {
-	var moved int
-	if left {
-		moved = l.PushHead(v)
-	} else {
-		moved = l.PushTail(v)
-	}
 	workDone += kVisitWork
-	chargeBytes(moved)
+	if left {
+		chargeBytes(l.PushHead(v))
+	} else {
+		chargeBytes(l.PushTail(v))
+	}
 }
 
-// respPushOf: LPUSH and RPUSH key element [element ...] push each element
-// in turn at the head (left) or the tail, creating the list; with
-// exists (LPUSHX, RPUSHX) only onto a list already there. Replies the
-// list's length, 0 for LPUSHX's missing key.
+// respPushOf: LPUSH and RPUSH key element... push each in turn, creating
+// the list; LPUSHX and RPUSHX (exists) only onto one. Reply: the length.
 func respPushOf(left, exists bool) respHandler {
 	return func(st *respState, w *respWriter, args [][]byte) {
 		ent, ok := listOf(w, args[1])
@@ -77,30 +106,20 @@ func respPushOf(left, exists bool) respHandler {
 	}
 }
 
-// listEnd returns the place of the element at the head or the tail.
-func listEnd(l *quicklist.List, left bool) quicklist.Iter {
+// listEnd returns the place of the element at one end, and the step
+// away from that end.
+func listEnd(l *quicklist.List, left bool) (quicklist.Iter, func(*quicklist.Iter)) {
 	if left {
-		return l.First()
+		return l.First(), (*quicklist.Iter).Next
 	}
-	return l.Last()
+	return l.Last(), (*quicklist.Iter).Prev
 }
 
-// listStep moves it one element away from the end left chooses.
-func listStep(it *quicklist.Iter, left bool) {
-	if left {
-		it.Next()
-	} else {
-		it.Prev()
-	}
-}
-
-// listPopFits reports whether the reply of popping n elements from the
-// end left chooses fits in what the budget has left: they are walked
-// first, without taking them, so that a pop the reply cannot hold is
-// refused with nothing taken (an error reply means nothing changed).
+// listPopFits walks the n elements a pop would take, to tell whether its
+// reply fits in the budget: a pop it cannot hold is refused untaken.
 func listPopFits(w *respWriter, l *quicklist.List, left bool, n int) bool {
 	need := 0
-	for it := listEnd(l, left); it.Valid() && n > 0; listStep(&it, left) {
+	for it, step := listEnd(l, left); it.Valid() && n > 0; step(&it) {
 		need += len(it.Value()) + respHeaderMax
 		n--
 		workDone += kVisitWork
@@ -111,30 +130,22 @@ func listPopFits(w *respWriter, l *quicklist.List, left bool, n int) bool {
 	return true
 }
 
-// listPop writes up to n elements from the end left chooses of the list
-// in ent, in the order they come off it, takes them, and deletes the key
-// if it is left empty. It returns how many it wrote.
-func listPop(w *respWriter, ent *entry, left bool, n int) int {
+// listPop writes n elements from one end of the list in ent, in the
+// order they come off it, then takes them off, a cut per node.
+func listPop(w *respWriter, ent *entry, left bool, n int) {
 	l := ent.obj.list
-	n = min(n, l.Len())
-	it := listEnd(l, left)
+	it, step := listEnd(l, left)
 	for i := 0; i < n; i++ {
 		w.outBulk(it.Value())
-		listStep(&it, left)
+		step(&it)
 		workDone += kVisitWork
 	}
-	if left {
-		chargeBytes(l.DeleteHead(n))
-	} else {
-		chargeBytes(l.DeleteTail(n))
-	}
+	chargeBytes(l.Delete(left, n))
 	listChanged(ent)
-	return n
 }
 
-// respPopOf: LPOP and RPOP key [count]. Without a count, the element at
-// the head (left) or the tail, or null; with one, an array of up to count
-// elements, a null array for a missing key, an empty one for a count of 0.
+// respPopOf: LPOP and RPOP key [count]: one element or null; with a count
+// up to count of them, a null array for no key, empty for a count of 0.
 func respPopOf(left bool) respHandler {
 	return func(st *respState, w *respWriter, args [][]byte) {
 		if len(args) > 3 {
@@ -163,10 +174,7 @@ func respPopOf(left bool) respHandler {
 			w.outArr(0)
 			return
 		}
-		n := int(min(count, int64(ent.obj.list.Len())))
-		if count < 0 {
-			n = 1
-		}
+		n := max(1, int(min(count, int64(ent.obj.list.Len()))))
 		if !listPopFits(w, ent.obj.list, left, n) {
 			w.err(errReplyMemory)
 			return
@@ -180,17 +188,13 @@ func respPopOf(left bool) respHandler {
 
 // respLLen: LLEN key replies the list's length, 0 for no key.
 func respLLen(st *respState, w *respWriter, args [][]byte) {
-	if ent, ok := listOf(w, args[1]); ok && ent == nil {
-		w.outInt(0)
-	} else if ok {
+	if ent := listFor(w, args[1], replyZero); ent != nil {
 		w.outInt(int64(ent.obj.list.Len()))
 	}
 }
 
-// listSpan turns start and stop, indexes that count from the end when
-// negative, into the first index and the number of elements from there
-// on, within a list of n, as Redis's LRANGE and LTRIM read them: a start
-// past the end, or after stop, is no element.
+// listSpan turns start and stop (negative: from the end) into the first
+// index and the count, in a list of n, as Redis's LRANGE and LTRIM do.
 func listSpan(n int, start, stop int64) (int, int) {
 	if start < 0 {
 		start += int64(n)
@@ -206,37 +210,32 @@ func listSpan(n int, start, stop int64) (int, int) {
 	return int(start), int(stop - start + 1)
 }
 
-// listIndexArgs reads LRANGE's and LTRIM's start and stop.
-func listIndexArgs(w *respWriter, args [][]byte) (int64, int64, bool) {
+// listRangeOf reads LRANGE's and LTRIM's start and stop, then finds the
+// list (nil if none) and the span they name in it; false once answered.
+func listRangeOf(w *respWriter, args [][]byte) (ent *entry, from, n int, ok bool) {
 	start, ok1 := respInt(args[2])
 	stop, ok2 := respInt(args[3])
 	if !ok1 || !ok2 {
 		w.err(errNotInt)
+		return nil, 0, 0, false
 	}
-	return start, stop, ok1 && ok2
+	if ent, ok = listOf(w, args[1]); ok && ent != nil {
+		from, n = listSpan(ent.obj.list.Len(), start, stop)
+	}
+	return ent, from, n, ok
 }
 
 // respLRange: LRANGE key start stop replies the elements from start to
-// stop, both included. The walk to start hops over whole nodes; each
-// element after it is charged as it is written.
+// stop, both included: a seek, then each element charged as it is written.
 func respLRange(st *respState, w *respWriter, args [][]byte) {
-	start, stop, ok := listIndexArgs(w, args)
-	if !ok {
+	ent, from, n, ok := listRangeOf(w, args)
+	switch {
+	case !ok:
 		return
-	}
-	ent, ok := listOf(w, args[1])
-	if !ok {
-		return
-	}
-	from, n := 0, 0
-	if ent != nil {
-		from, n = listSpan(ent.obj.list.Len(), start, stop)
-	}
-	if n == 0 {
+	case n == 0:
 		w.outArr(0)
 		return
-	}
-	if n > w.left()/5 { // each element takes at least "$0\r\n\r\n"
+	case n > w.left()/5: // each element takes at least "$0\r\n\r\n"
 		w.err(errReplyMemory)
 		return
 	}
@@ -251,29 +250,23 @@ func respLRange(st *respState, w *respWriter, args [][]byte) {
 }
 
 // respLTrim: LTRIM key start stop keeps only the elements from start to
-// stop: whole nodes are dropped from either end, and the nodes at the
-// edges cut once each.
+// stop: whole nodes unlinked at either end, the edge nodes cut once.
 func respLTrim(st *respState, w *respWriter, args [][]byte) {
-	start, stop, ok := listIndexArgs(w, args)
-	if !ok {
-		return
-	}
-	ent, ok := listOf(w, args[1])
+	ent, from, n, ok := listRangeOf(w, args)
 	if !ok {
 		return
 	}
 	if ent != nil {
 		l := ent.obj.list
-		from, n := listSpan(l.Len(), start, stop)
-		chargeBytes(l.DeleteTail(l.Len() - from - n))
-		chargeBytes(l.DeleteHead(from))
+		chargeBytes(l.Delete(false, l.Len()-from-n))
+		chargeBytes(l.Delete(true, from))
 		listChanged(ent)
 	}
 	w.simple("OK")
 }
 
-// listAt finds the element at index (negative counts from the end) of the
-// list in ent, and charges the walk; false if there is none.
+// listAt seeks the element at index (negative: from the end) of the list
+// in ent, charging the walk; false if there is none.
 func listAt(ent *entry, index int64) (quicklist.Iter, bool) {
 	l := ent.obj.list
 	if index < 0 {
@@ -289,37 +282,36 @@ func listAt(ent *entry, index int64) (quicklist.Iter, bool) {
 
 // respLIndex: LINDEX key index replies the element at index, or null.
 func respLIndex(st *respState, w *respWriter, args [][]byte) {
+	ent := listFor(w, args[1], replyWriter.outNil)
+	if ent == nil {
+		return
+	}
 	index, ok := respInt(args[2])
 	if !ok {
 		w.err(errNotInt)
 		return
 	}
-	ent, ok := listOf(w, args[1])
-	if !ok {
+	if it, ok := listAt(ent, index); ok {
+		w.outBulk(it.Value())
 		return
 	}
-	if ent == nil {
-		w.outNil()
-	} else if it, ok := listAt(ent, index); ok {
-		w.outBulk(it.Value())
-	} else {
-		w.outNil()
-	}
+	w.outNil()
 }
 
-// respLSet: LSET key index element sets the element at index.
+// respLSet: LSET key index element sets the element at index. As LINDEX,
+// it looks at the key before it reads the index, as Redis does.
 func respLSet(st *respState, w *respWriter, args [][]byte) {
-	index, ok := respInt(args[2])
-	if !ok {
-		w.err(errNotInt)
-		return
-	}
 	ent, ok := listOf(w, args[1])
 	switch {
 	case !ok:
 		return
 	case ent == nil:
 		w.err(errNoSuchKey)
+		return
+	}
+	index, ok := respInt(args[2])
+	if !ok {
+		w.err(errNotInt)
 		return
 	}
 	it, ok := listAt(ent, index)
@@ -333,8 +325,7 @@ func respLSet(st *respState, w *respWriter, args [][]byte) {
 }
 
 // respLInsert: LINSERT key BEFORE|AFTER pivot element puts element next to
-// the first element equal to pivot. Replies the new length, -1 if no
-// element is pivot, 0 for no key.
+// the first one equal to pivot: the new length, -1 for none, 0 for no key.
 func respLInsert(st *respState, w *respWriter, args [][]byte) {
 	var after bool
 	switch {
@@ -344,12 +335,8 @@ func respLInsert(st *respState, w *respWriter, args [][]byte) {
 		w.err(errSyntax)
 		return
 	}
-	ent, ok := listOf(w, args[1])
-	switch {
-	case !ok:
-		return
-	case ent == nil:
-		w.outInt(0)
+	ent := listFor(w, args[1], replyZero)
+	if ent == nil {
 		return
 	}
 	l := ent.obj.list
@@ -366,20 +353,15 @@ func respLInsert(st *respState, w *respWriter, args [][]byte) {
 }
 
 // respLRem: LREM key count element removes the first count elements equal
-// to element, the last -count of them if count is negative, all of them
-// if it is 0. Replies how many it removed.
+// to element, the last -count, or all for 0, and replies how many.
 func respLRem(st *respState, w *respWriter, args [][]byte) {
 	count, ok := respInt(args[2])
 	if !ok {
 		w.err(errNotInt)
 		return
 	}
-	ent, ok := listOf(w, args[1])
-	switch {
-	case !ok:
-		return
-	case ent == nil:
-		w.outInt(0)
+	ent := listFor(w, args[1], replyZero)
+	if ent == nil {
 		return
 	}
 	fromTail := count < 0
@@ -395,10 +377,9 @@ func respLRem(st *respState, w *respWriter, args [][]byte) {
 	w.outInt(int64(removed))
 }
 
-// respLPos: LPOS key element [RANK rank] [COUNT num] [MAXLEN len] replies
-// the index of the rank-th match (from the end for a negative rank), or
-// with COUNT an array of up to num of them (0: all), looking at no more
-// than MAXLEN elements (0: all).
+// respLPos: LPOS key element [RANK rank] [COUNT num] [MAXLEN len]: the
+// index of the rank-th match (negative: from the end), or with COUNT up
+// to num of them (0: all), within MAXLEN elements (0: all).
 func respLPos(st *respState, w *respWriter, args [][]byte) {
 	rank, count, maxlen := int64(1), int64(-1), int64(0)
 	for i := 3; i < len(args); i += 2 {
@@ -407,31 +388,27 @@ func respLPos(st *respState, w *respWriter, args [][]byte) {
 			return
 		}
 		v, ok := respInt(args[i+1])
+		var bad string
 		switch {
+		case cmdIs(args[i], "rank") && !ok:
+			bad = errNotInt
+		case cmdIs(args[i], "rank") && v == 0:
+			bad = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
 		case cmdIs(args[i], "rank"):
-			switch {
-			case !ok:
-				w.err(errNotInt)
-				return
-			case v == 0:
-				w.err("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
-				return
-			}
 			rank = v
+		case cmdIs(args[i], "count") && (!ok || v < 0):
+			bad = "ERR COUNT can't be negative"
 		case cmdIs(args[i], "count"):
-			if !ok || v < 0 {
-				w.err("ERR COUNT can't be negative")
-				return
-			}
 			count = v
+		case cmdIs(args[i], "maxlen") && (!ok || v < 0):
+			bad = "ERR MAXLEN can't be negative"
 		case cmdIs(args[i], "maxlen"):
-			if !ok || v < 0 {
-				w.err("ERR MAXLEN can't be negative")
-				return
-			}
 			maxlen = v
 		default:
-			w.err(errSyntax)
+			bad = errSyntax
+		}
+		if bad != "" {
+			w.err(bad)
 			return
 		}
 	}
@@ -453,8 +430,8 @@ func respLPos(st *respState, w *respWriter, args [][]byte) {
 	}
 	at := w.beginArr()
 	matches, found := int64(0), 0
-	it, index := listEnd(l, !fromTail), 0
-	for ; it.Valid() && (maxlen == 0 || int64(index) < maxlen); listStep(&it, !fromTail) {
+	it, step := listEnd(l, !fromTail)
+	for index := 0; it.Valid() && (maxlen == 0 || int64(index) < maxlen); step(&it) {
 		workDone += kVisitWork
 		if bytes.Equal(it.Value(), args[2]) {
 			if matches++; matches >= rank {
@@ -462,11 +439,9 @@ func respLPos(st *respState, w *respWriter, args [][]byte) {
 				if fromTail {
 					pos = l.Len() - 1 - index
 				}
-				if count < 0 {
-					w.outInt(int64(pos))
+				if w.outInt(int64(pos)); count < 0 {
 					return
 				}
-				w.outInt(int64(pos))
 				if found++; count > 0 && int64(found) >= count {
 					break
 				}
@@ -493,131 +468,61 @@ func listWhere(w *respWriter, arg []byte) (left, ok bool) {
 	return false, false
 }
 
-// respLMove: LMOVE source destination LEFT|RIGHT LEFT|RIGHT takes an
-// element from one end of source and pushes it at one end of
-// destination (the same list rotates), and replies it; null if source
-// has none.
+// respLMove: LMOVE source destination LEFT|RIGHT LEFT|RIGHT, and
+// RPOPLPUSH source destination (RIGHT LEFT), take an element from one end
+// of source, push it at one end of destination (the same list rotates),
+// and reply it; null if source has none.
 func respLMove(st *respState, w *respWriter, args [][]byte) {
-	from, ok1 := listWhere(w, args[3])
-	if !ok1 {
-		return
+	from, to, ok := false, true, true
+	if len(args) == 5 {
+		if from, ok = listWhere(w, args[3]); ok {
+			to, ok = listWhere(w, args[4])
+		}
 	}
-	to, ok2 := listWhere(w, args[4])
-	if ok2 {
+	if ok {
 		listMove(w, args[1], args[2], from, to)
 	}
 }
 
-// respRPopLPush: RPOPLPUSH source destination is LMOVE source
-// destination RIGHT LEFT.
-func respRPopLPush(st *respState, w *respWriter, args [][]byte) {
-	listMove(w, args[1], args[2], false, true)
-}
-
-// listMove moves an element from the end from chooses of the list at src
-// to the end to chooses of the one at dst. Both keys' types are checked
-// before anything moves.
+// listMove moves an element from one end of the list at src to one end
+// of the list at dst. Both keys' types are checked before anything moves.
 func listMove(w *respWriter, src, dst []byte, from, to bool) {
-	sent, ok := listOf(w, src)
-	switch {
-	case !ok:
-		return
-	case sent == nil:
-		w.outNil()
+	sent := listFor(w, src, replyWriter.outNil)
+	if sent == nil {
 		return
 	}
 	dent, ok := listOf(w, dst)
 	if !ok {
 		return
 	}
-	it := listEnd(sent.obj.list, from)
+	it, _ := listEnd(sent.obj.list, from)
 	v := bytes.Clone(it.Value())
 	chargeBytes(len(v))
 	if dent == nil {
 		dent = listCreate(dst)
 	}
-	if from {
-		sent.obj.list.DeleteHead(1)
-	} else {
-		sent.obj.list.DeleteTail(1)
-	}
+	chargeBytes(sent.obj.list.Delete(from, 1))
 	listPush(dent.obj.list, to, v)
 	touchKey(dst)
 	listChanged(sent)
 	w.outBulk(v)
 }
 
-// respLMPop: LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count] pops up
-// to count elements (1 by default) from the first of the keys that holds
-// a list, and replies [key, [element, ...]]; a null array if none does.
-// A key of another type before that one is WRONGTYPE, as in Redis.
-func respLMPop(st *respState, w *respWriter, args [][]byte) {
-	numkeys, ok := respInt(args[1])
-	if !ok || numkeys <= 0 {
-		w.err("ERR numkeys should be greater than 0")
-		return
-	}
-	if numkeys > int64(len(args)-3) {
-		w.err(errSyntax)
-		return
-	}
-	keys, rest := args[2:2+numkeys], args[2+numkeys:]
-	left, ok := listWhere(w, rest[0])
-	if !ok {
-		return
-	}
-	count := int64(1)
-	switch {
-	case len(rest) == 1:
-	case len(rest) == 3 && cmdIs(rest[1], "count"):
-		if count, ok = respInt(rest[2]); !ok || count <= 0 {
-			w.err("ERR count should be greater than 0")
-			return
-		}
-	default:
-		w.err(errSyntax)
-		return
-	}
-	for _, key := range keys {
-		workDone++ // each key looked up, up to the first that has elements
-		ent, ok := listOf(w, key)
-		if !ok {
-			return
-		}
-		if ent == nil {
-			continue
-		}
-		n := int(min(count, int64(ent.obj.list.Len())))
-		if !listPopFits(w, ent.obj.list, left, n) {
-			w.err(errReplyMemory)
-			return
-		}
-		w.outArr(2)
-		w.outStr(ent.key())
-		w.outArr(n)
-		listPop(w, ent, left, n)
-		return
-	}
-	w.outNilArray()
-}
+// The rows' costs, for EXEC (resp_cost.go). listNodeWork is the work of
+// moving a node's bytes, which a push at the head may do.
+func listNodeWork() int { return quicklist.NodeBytes() / kWorkBytes }
 
-// The rows' costs, for EXEC (resp_cost.go). A push may move up a node's
-// bytes for each element (at the head); a walk may visit every element
-// twice and move each node's bytes once (LREM), and then drop the list.
-const kListNodeWork = quicklist.NodeBytes / kWorkBytes
-
-// costListPush: LPUSH, RPUSH and their X forms push each argument after
-// the key.
+// costListPush: LPUSH, RPUSH and their X forms push each argument.
 func costListPush(p *execPlan, args [][]byte) int {
 	n := len(args) - 2
 	p.addItems(args[1], n)
-	return n * (kVisitWork + kListNodeWork)
+	return n * (kVisitWork + listNodeWork())
 }
 
-// costListWalk: a command that may walk the whole list at its key (LRANGE,
-// LREM, LPOS, LPOP with a count, ...).
+// costListWalk: a command that may walk the list twice (LPOP's count),
+// move each node's bytes (LREM), and drop it.
 func costListWalk(p *execPlan, args [][]byte) int {
-	work := p.itemLen(args[1])*2*kVisitWork + 2*kListNodeWork + p.dropBound(args[1])
+	work := p.itemLen(args[1])*2*kVisitWork + 2*listNodeWork() + p.dropBound(args[1])
 	if ent := lookupEntry(args[1]); ent != nil && ent.typ() == tList {
 		work += ent.obj.list.Bytes() / kWorkBytes
 	}
@@ -627,14 +532,5 @@ func costListWalk(p *execPlan, args [][]byte) int {
 // costListMove: LMOVE and RPOPLPUSH take one element and push it.
 func costListMove(p *execPlan, args [][]byte) int {
 	p.addItems(args[2], 1)
-	return 2*(kVisitWork+kListNodeWork) + p.dropBound(args[1])
-}
-
-// costListMPop: LMPOP pops from one of its keys, at most the largest.
-func costListMPop(p *execPlan, args [][]byte) int {
-	most := 0
-	for _, key := range args[2:] {
-		most = max(most, p.itemLen(key))
-	}
-	return most*2*kVisitWork + 2*kListNodeWork + len(args)
+	return 2*(kVisitWork+listNodeWork()) + p.dropBound(args[1])
 }

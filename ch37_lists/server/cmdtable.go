@@ -169,7 +169,7 @@ func commandRows() []*command {
 			{name: "config|get", arity: -3, flags: flagsConfig, resp: respConfigGet, cost: costConfig},
 			{name: "config|resetstat", arity: 2, flags: flagsConfig, resp: respConfigResetStat},
 			{name: "config|rewrite", arity: 2, flags: flagsConfig, resp: respConfigUnsupported},
-			{name: "config|set", arity: -4, flags: flagsConfig, resp: respConfigUnsupported},
+			{name: "config|set", arity: -4, flags: flagsConfig, resp: respConfigSetCmd},
 		}},
 		{name: "multi", arity: 1, flags: flagsConn | flagNoQueue, resp: respMulti},
 		{name: "exec", arity: 1, flags: flagNoScript | flagLoading | flagStale | flagSkipSlowlog | flagNoQueue, resp: respExec,
@@ -316,8 +316,7 @@ func commandRows() []*command {
 		{name: "ltrim", arity: 4, flags: flagWrite, first: 1, last: 1, step: 1, resp: respLTrim, cost: costListWalk},
 		{name: "lpos", arity: -3, flags: flagReadonly, first: 1, last: 1, step: 1, resp: respLPos, cost: costListWalk},
 		{name: "lmove", arity: 5, flags: flagWrite | flagDenyOOM, first: 1, last: 2, step: 1, resp: respLMove, cost: costListMove},
-		{name: "rpoplpush", arity: 3, flags: flagWrite | flagDenyOOM, first: 1, last: 2, step: 1, resp: respRPopLPush, cost: costListMove},
-		{name: "lmpop", arity: -4, flags: flagWrite | flagMovableKeys, resp: respLMPop, cost: costListMPop},
+		{name: "rpoplpush", arity: 3, flags: flagWrite | flagDenyOOM, first: 1, last: 2, step: 1, resp: respLMove, cost: costListMove},
 		// Hashes and their fields' TTLs (chapter 16), as Redis 7.4 has them.
 		{name: "hset", arity: -4, flags: flagWrite | flagDenyOOM | flagFast, first: 1, last: 1, step: 1, resp: respHSet,
 			book: bookHSet, bookMin: 4, cost: costHashGrowBy(2, 2)},

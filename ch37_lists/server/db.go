@@ -280,8 +280,6 @@ func entryDestroy(ent *entry) {
 		ent.obj.zset.Clear()
 	case tHash:
 		ent.obj.hash.Hash = hashes.Hash{}
-	case tList:
-		ent.obj.list.Clear()
 	}
 }
 

@@ -1,6 +1,5 @@
-// Package server is chapter 36's server: chapter 35's, whose append-only
-// log is rewritten from the key space, while it keeps serving, when it
-// grows (BGREWRITEAOF).
+// Package server is chapter 37's server: chapter 36's, with lists, kept
+// as nodes of packed elements linked both ways (package quicklist).
 //
 // The chapter's README says what it changes and why, file by file;
 // its LESSON file lists them in the order of the lesson.
@@ -64,6 +63,7 @@
 //     hashes on the RESP listener.
 //   - cmd_zset.go, cmd_zset_range.go, cmd_zset_pop.go, cmd_zset_bpop.go,
 //     cmd_zset_algebra.go, cmd_zset_rand.go, cmd_zset_scan.go: sorted sets.
+//   - cmd_list.go: lists (LPUSH, LRANGE, LMOVE, ...).
 //   - cmd_multi.go: MULTI, EXEC, DISCARD, WATCH.
 //   - cmd_connection.go: PING, HELLO, AUTH, CLIENT, ...
 //   - cmd_server.go: INFO and TYPE.

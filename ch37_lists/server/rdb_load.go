@@ -16,7 +16,9 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"unsafe"
 
+	"example.com/byor/ch37_lists/quicklist"
 	"example.com/byor/ch37_lists/zset"
 )
 
@@ -464,8 +466,55 @@ func (r *rdbReader) value(typ byte, nowMs int64) (*entry, error) {
 			ent.obj.zset.Add(items[i], score)
 		}
 		return nonEmpty(ent), nil
+	case rdbTypeList, rdbTypeListQuicklist2:
+		return r.list(key, typ)
 	}
-	return nil, fmt.Errorf("the key %q has type %d, which this server does not hold (it has strings, hashes and sorted sets; Redis 7.0 writes small ones as listpacks, 16 and 17)", key, typ)
+	return nil, fmt.Errorf("the key %q has type %d, which this server does not hold (it has strings, hashes, sorted sets and lists; Redis 7.0 writes small ones as listpacks, 16 and 17, and lists as 18)", key, typ)
+}
+
+// list reads the list key of type typ: a count and that many elements
+// (RDB_TYPE_LIST), or that many nodes, each one element (PLAIN) or a
+// listpack of them (PACKED), whose integers come back as their text.
+// The elements are pushed into a list of this server's own nodes, as
+// strings. An empty listpack adds nothing, and an empty list is left
+// out, as Redis 7.0 leaves them (nil).
+func (r *rdbReader) list(key string, typ byte) (*entry, error) {
+	n, err := r.plainLen()
+	if err != nil {
+		return nil, err
+	}
+	l := &quicklist.List{}
+	// PushTail copies v into its node: no copy of it as bytes first.
+	push := func(v string) { l.PushTail(unsafe.Slice(unsafe.StringData(v), len(v))) }
+	for range n {
+		container := uint64(rdbContainerPlain) // RDB_TYPE_LIST's elements
+		if typ == rdbTypeListQuicklist2 {
+			if container, err = r.plainLen(); err != nil {
+				return nil, err
+			}
+		}
+		v, err := r.str()
+		if err != nil {
+			return nil, err
+		}
+		switch container {
+		case rdbContainerPlain:
+			push(v)
+		case rdbContainerPacked:
+			items, err := listpackItems(v)
+			if err != nil {
+				return nil, fmt.Errorf("the key %q: %w", key, err)
+			}
+			for _, it := range items {
+				push(it)
+			}
+		default:
+			return nil, fmt.Errorf("the key %q: a list node of container %d (1 and 2 are Redis's)", key, container)
+		}
+	}
+	ent := newEntry(key, nil)
+	ent.obj = &object{list: l}
+	return nonEmpty(ent), nil
 }
 
 // score reads a sorted set's score: a binary double (ZSET_2), or text

@@ -15,7 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
+	"example.com/byor/ch37_lists/quicklist"
 	"example.com/byor/ch37_lists/zset"
 )
 
@@ -28,6 +30,7 @@ const (
 	rdbVersionFieldTTL = 12
 
 	rdbTypeString      = 0
+	rdbTypeList        = 1 // a count and the elements; only read
 	rdbTypeZSet        = 3 // scores as text; only read
 	rdbTypeHash        = 4
 	rdbTypeZSet2       = 5 // scores as binary doubles
@@ -36,6 +39,11 @@ const (
 	rdbTypeHashLP      = 16 // a listpack of field, value, ...
 	rdbTypeZSetLP      = 17 // a listpack of member, score, ...
 	rdbTypeHashMeta    = 24 // Redis 7.4: a hash whose fields have TTLs
+	// A list as Redis 7.0 writes it: its nodes, each a container (1, one
+	// element as a string; 2, a listpack) and its bytes.
+	rdbTypeListQuicklist2 = 18
+	rdbContainerPlain     = 1
+	rdbContainerPacked    = 2
 
 	rdbOpFunction2    = 245
 	rdbOpModuleAux    = 247
@@ -420,6 +428,11 @@ func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte,
 		b, _, work := e.zsetMembers(b, ent, ent.obj.zset.SeekGE(negInf, ""), math.MaxInt, nil)
 		return b, 1 + work
 	}
+	if ent.typ() == tList {
+		b = e.splitStart(b, ent, expireMs, nowMs)
+		b, _, work := e.listItems(b, ent, ent.obj.list.First(), math.MaxInt, nil)
+		return b, 1 + work
+	}
 	start := len(b)
 	work := 1
 	b = rdbAppendExpire(b, expireMs)
@@ -446,9 +459,9 @@ func (e *rdbEncoder) entry(b []byte, ent *entry, expireMs, nowMs int64) ([]byte,
 	return b, work + (len(b)-start)/kWorkBytes
 }
 
-// splitStart appends what comes before a sorted set's members or a
-// hash's fields: its expiry, type, name and count, the fields live at
-// nowMs (valueSplitter, snapshot.go). A hash whose fields have TTLs
+// splitStart appends what comes before a sorted set's members, a
+// hash's fields or a list's nodes: its expiry, type, name and count, the
+// fields live at nowMs (valueSplitter, snapshot.go). A hash whose fields have TTLs
 // takes RDB_TYPE_HASH_METADATA, as entry writes it, with the earliest
 // expiry of its timers (which may be a field already past: any time
 // no later than every field's will do).
@@ -458,6 +471,9 @@ func (e *rdbEncoder) splitStart(b []byte, ent *entry, expireMs, nowMs int64) []b
 	switch minAt, ttls := rdbFieldTTLs(ent, e.version); {
 	case ent.typ() == tZSet:
 		b, n = append(b, rdbTypeZSet2), ent.obj.zset.Len()
+		b = rdbAppendString(b, ent.key())
+	case ent.typ() == tList:
+		b, n = append(b, rdbTypeListQuicklist2), ent.obj.list.Nodes()
 		b = rdbAppendString(b, ent.key())
 	case ttls:
 		b, n = append(b, rdbTypeHashMeta), ent.obj.hash.Len(uint64(nowMs))
@@ -524,6 +540,27 @@ func (e *rdbEncoder) zsetMembers(b []byte, ent *entry, n *zset.ZNode, count int,
 		size += len(n.Name()) + 8
 	}
 	return b, n, work + (len(b)-start)/kWorkBytes
+}
+
+// listItems appends the nodes of the list ent from the one at on, each
+// as Redis 7.0 writes it, PACKED and its listpack's bytes as they are,
+// until they hold count elements or more, and returns the place of the
+// next node (not Valid at the end) and the work: a node is copied, not
+// walked, so it costs a visit and its bytes. With straight, it stops once
+// the nodes hold kSnapFlushBytes, and a long listpack (one big element)
+// goes to straight: the list does not change until its end is written.
+func (e *rdbEncoder) listItems(b []byte, ent *entry, at quicklist.Iter, count int, straight straightFn) ([]byte, quicklist.Iter, int) {
+	start, work, size := len(b), 0, 0
+	for at.Valid() && count > 0 && (straight == nil || size < kSnapFlushBytes) {
+		var lp []byte
+		lp, at = at.Listpack()
+		b = rdbAppendLen(b, rdbContainerPacked)
+		b = rdbAppendStraight(b, unsafe.String(unsafe.SliceData(lp), len(lp)), straight)
+		count -= int(binary.LittleEndian.Uint16(lp[4:])) // the node's count
+		size += len(lp)
+		work += kVisitWork
+	}
+	return b, at, work + (len(b)-start)/kWorkBytes
 }
 
 // splitEnd appends what comes after the members or fields: nothing.

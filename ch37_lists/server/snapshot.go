@@ -29,6 +29,7 @@ import (
 
 	"example.com/byor/ch37_lists/heap"
 	"example.com/byor/ch37_lists/keytable"
+	"example.com/byor/ch37_lists/quicklist"
 	"example.com/byor/ch37_lists/zset"
 )
 
@@ -55,20 +56,22 @@ type snapEncoder interface {
 	end(buf []byte) []byte
 }
 
-// valueSplitter is what an encoder does to write a sorted set or a hash
-// over several turns, a stretch at a time (snapshot.writeSplit): its
-// start, the members from n on or the fields from place i on (at most
-// count; each returns where the next stretch starts, nil or -1 at the
-// end, and the work), and its end. With straight set (the walk's
-// stretches), a stretch also ends once its members' bytes reach
-// kSnapFlushBytes, and a name or value of kSnapStraightBytes or more is
-// not copied: straight takes it, to be written from the value itself
-// (snapshot.straight), and the bytes are charged as they are written.
-// The whole-entry encoders call them with straight nil.
+// valueSplitter is what an encoder does to write a sorted set, a hash or
+// a list over several turns, a stretch at a time (snapshot.writeSplit):
+// its start, the members from n on, the fields from place i on or the
+// elements from at on (at most count; each returns where the next
+// stretch starts, nil, -1 or not Valid at the end, and the work), and
+// its end. With straight set (the walk's stretches), a stretch also ends
+// once its members' bytes reach kSnapFlushBytes, and a name or value of
+// kSnapStraightBytes or more is not copied: straight takes it, to be
+// written from the value itself (snapshot.straight), and the bytes are
+// charged as they are written. The whole-entry encoders call them with
+// straight nil.
 type valueSplitter interface {
 	splitStart(buf []byte, ent *entry, expireMs, nowMs int64) []byte
 	zsetMembers(buf []byte, ent *entry, n *zset.ZNode, count int, straight straightFn) ([]byte, *zset.ZNode, int)
 	hashFields(buf []byte, ent *entry, i, count int, nowMs int64, straight straightFn) ([]byte, int, int)
+	listItems(buf []byte, ent *entry, at quicklist.Iter, count int, straight straightFn) ([]byte, quicklist.Iter, int)
 	splitEnd(buf []byte, ent *entry, expireMs int64) []byte
 }
 
@@ -113,19 +116,21 @@ type snapshot struct {
 	// queue holds the entries the last stretch of the walk found, to be
 	// written in order, over as many turns as their sizes need.
 	queue []*entry
-	// part is a sorted set or a hash being written a stretch per turn
-	// (writeSplit): partAt its next member, or partIdx its next field's
-	// place (-1 at the end), partExp its expiry, partNow the time at
-	// which its fields are live (its count is theirs). It stays
-	// pending until its end is written, so that a change to it finishes
-	// it first. side gathers the keys copied on write meanwhile, whose
-	// records cannot go into the middle of part's: they follow it.
-	part    *entry
-	partAt  *zset.ZNode
-	partIdx int
-	partNow int64
-	partExp int64
-	side    []byte
+	// part is a sorted set, a hash or a list being written a stretch per
+	// turn (writeSplit): partAt its next member, partIdx its next field's
+	// place (-1 at the end), or partList its next element or node (valid
+	// as long as the list does not change), partExp its expiry, partNow
+	// the time at which its fields are live (its count is theirs). It
+	// stays pending until its end is written, so that a change to it
+	// finishes it first. side gathers the keys copied on write meanwhile,
+	// whose records cannot go into the middle of part's: they follow it.
+	part     *entry
+	partAt   *zset.ZNode
+	partIdx  int
+	partList quicklist.Iter
+	partNow  int64
+	partExp  int64
+	side     []byte
 	// partStr is set when part is a big string: its value is the one
 	// seg, written over as many turns as its size needs.
 	partStr bool
@@ -364,7 +369,7 @@ func (s *snapshot) writeSplit(ent *entry, budget int) int {
 	}
 	s.part, s.partNow = ent, int64(getUnixMs())
 	s.partExp = s.expireMs(ent, s.partNow)
-	s.partAt, s.partIdx, s.partStr = nil, -1, false
+	s.partAt, s.partIdx, s.partList, s.partStr = nil, -1, quicklist.Iter{}, false
 	if ss, ok := s.enc.(stringSplitter); ok && ent.typ() == tStr {
 		// A big string: its value is the part's one stretch, written
 		// from the key space in slices.
@@ -373,9 +378,12 @@ func (s *snapshot) writeSplit(ent *entry, budget int) int {
 		s.buf = s.straight(ss.stringHead(s.buf, ent, len(v), s.partExp), v)
 		return s.writeMore(budget)
 	}
-	if ent.typ() == tZSet {
+	switch ent.typ() {
+	case tZSet:
 		s.partAt = ent.obj.zset.SeekGE(negInf, "")
-	} else {
+	case tList:
+		s.partList = ent.obj.list.First()
+	default:
 		s.partIdx = 0
 	}
 	sp := s.enc.(valueSplitter)
@@ -415,9 +423,9 @@ func (s *snapshot) bigString(ent *entry) bool {
 	return ok && ent.typ() == tStr && len(ent.val()) > kSnapFlushBytes
 }
 
-// splits reports whether ent is written in parts: a sorted set or a hash
-// of kSnapSplitMembers or more, or of more than kSnapFlushBytes, with an
-// encoder that can.
+// splits reports whether ent is written in parts: a sorted set, a hash or
+// a list of kSnapSplitMembers or more, or of more than kSnapFlushBytes,
+// with an encoder that can.
 func (s *snapshot) splits(ent *entry) bool {
 	if _, ok := s.enc.(valueSplitter); !ok {
 		return false
@@ -427,6 +435,8 @@ func (s *snapshot) splits(ent *entry) bool {
 		return ent.obj.zset.Len() >= kSnapSplitMembers || bigValue(ent)
 	case tHash:
 		return ent.obj.hash.StoredLen() >= kSnapSplitMembers || bigValue(ent)
+	case tList: // its bytes are counted as it changes: no walk (bigValue)
+		return ent.obj.list.Len() >= kSnapSplitMembers || ent.obj.list.Bytes() > kSnapFlushBytes
 	}
 	return false
 }
@@ -458,7 +468,7 @@ func (s *snapshot) writeMore(budget int) int {
 	// exercise: ch35-snapshot-parts
 	sp := s.enc.(valueSplitter)
 	work := 0
-	for (s.partAt != nil || s.partIdx >= 0 || len(s.segs) > 0) && work < budget {
+	for s.partLeft() && work < budget {
 		if len(s.segs) > 0 {
 			// The last stretch's long strings first, a slice a turn:
 			// the next stretch waits until they are written.
@@ -470,9 +480,12 @@ func (s *snapshot) writeMore(budget int) int {
 			continue
 		}
 		var w int
-		if s.partAt != nil {
+		switch {
+		case s.partAt != nil:
 			s.buf, s.partAt, w = sp.zsetMembers(s.buf, s.part, s.partAt, kRewriteBatch, s.straight)
-		} else {
+		case s.partList.Valid():
+			s.buf, s.partList, w = sp.listItems(s.buf, s.part, s.partList, kRewriteBatch, s.straight)
+		default:
 			s.buf, s.partIdx, w = sp.hashFields(s.buf, s.part, s.partIdx, kRewriteBatch, s.partNow, s.straight)
 		}
 		work += w
@@ -481,7 +494,7 @@ func (s *snapshot) writeMore(budget int) int {
 			s.flush()
 		}
 	}
-	if s.partAt != nil || s.partIdx >= 0 || len(s.segs) > 0 {
+	if s.partLeft() {
 		return work
 	}
 	ent := s.part
@@ -503,6 +516,12 @@ func (s *snapshot) writeMore(budget int) int {
 	}
 	return work
 	// end exercise: ch35-snapshot-parts
+}
+
+// partLeft reports whether the value in parts has members, fields,
+// elements or long strings left to write.
+func (s *snapshot) partLeft() bool {
+	return s.partAt != nil || s.partIdx >= 0 || s.partList.Valid() || len(s.segs) > 0
 }
 
 // shrunk returns b, or a new buffer if b has grown past a few times the

@@ -43,6 +43,12 @@ func describe(ent *entry) string {
 		}
 		slices.Sort(parts)
 		val = strings.Join(parts, ",")
+	case tList:
+		var parts []string
+		for it := ent.obj.list.First(); it.Valid(); it.Next() {
+			parts = append(parts, strconv.Quote(string(it.Value())))
+		}
+		val = "[" + strings.Join(parts, ",") + "]"
 	}
 	return fmt.Sprintf("%q %s %s ttl=%v", ent.key(), typeName(ent), val, ent.heapIdx != -1)
 }
