@@ -369,7 +369,8 @@ func TestBigTreesAreCut(t *testing.T) {
 }
 
 // TestListNodes: chapter 37's quicklist through the list view: elements
-// in order, a node per 8 KiB, an insert into a full node splitting it,
+// in order, a node per 8 KiB, an insert into a full node splitting it
+// (the new element in a node of its own between the halves),
 // and the replies.
 func TestListNodes(t *testing.T) {
 	elems := func(pic string) []string {
@@ -407,8 +408,8 @@ func TestListNodes(t *testing.T) {
 		t.Errorf("the node is not full:\n%s", pic)
 	}
 	_, pic = replayView(t, "list", bookRehash, cmds, -1)
-	if got := len(attrs(nodeAttr, pic)); got != 2 {
-		t.Errorf("after the insert: %d nodes, want 2:\n%s", got, pic)
+	if got := len(attrs(nodeAttr, pic)); got != 3 {
+		t.Errorf("after the insert: %d nodes, want 3 (the halves, the new element between them):\n%s", got, pic)
 	}
 	if diff := cmp.Diff([]string{"a*2045", "b*2045", "n", "c*2045", "d*2034"}, elems(pic)); diff != "" {
 		t.Errorf("elements after the split (-want +got):\n%s", diff)

@@ -10,7 +10,7 @@ import (
 )
 
 // The list view drives chapter 37's quicklist: one list, whose nodes are
-// listpacks of up to quicklist.NodeBytes, drawn as a row of boxes with
+// listpacks of up to quicklist.NodeBytes(), drawn as a row of boxes with
 // their elements inside.
 
 func listView() *view {
@@ -23,7 +23,7 @@ func listView() *view {
 		scenarios: []scenario{
 			{"pushes at both ends share one node", []string{"rpush a b c", "lpush x y", "rpush d", "lpop", "rpop 2"}},
 			{"big elements: a new node once 8 KiB is full", []string{"rpush a*3000 b*3000", "rpush c*3000", "lpush w*2000", "lpush v*5000"}},
-			{"an insert into a full node splits it", []string{"rpush a*2045 b*2045 c*2045 d*2034", "linsert before c*2045 n", "lset 0 A"}},
+			{"an insert into a full node splits it around a node of its own", []string{"rpush a*2045 b*2045 c*2045 d*2034", "linsert before c*2045 n", "lset 0 A"}},
 			{"lrem and ltrim unlink whole nodes", []string{"rpush a*3000 b*3000 a*3000 b*3000 a*3000 b*3000", "lrem 0 a*3000", "rpush c d e", "ltrim 1 -2"}},
 		},
 	}
@@ -31,7 +31,7 @@ func listView() *view {
 
 // maxElem bounds an element written as x*N, so that a replay's bytes are
 // bounded too.
-const maxElem = 2 * quicklist.NodeBytes
+var maxElem = 2 * quicklist.NodeBytes()
 
 // listWorld is the one list, and the nodes' bytes before the last
 // command, to tell which nodes it changed.
@@ -81,7 +81,7 @@ func (w *listWorld) index(s string) (int, bool) {
 
 func (w *listWorld) do(args []string) (string, []string) {
 	w.before = map[string]bool{}
-	w.l.Listpacks(func(lp []byte) bool {
+	listpacks(&w.l, func(lp []byte) bool {
 		w.before[string(lp)] = true
 		return true
 	})
@@ -168,8 +168,8 @@ func (w *listWorld) do(args []string) (string, []string) {
 		if start <= stop {
 			head, tail = start, n-1-stop
 		}
-		a, b := w.l.DeleteHead(head), w.l.DeleteTail(tail)
-		return replyStr("OK"), []string{fmt.Sprintf("quicklist.(*List).DeleteHead(%d): %d bytes", head, a), fmt.Sprintf("quicklist.(*List).DeleteTail(%d): %d bytes", tail, b)}
+		a, b := w.l.Delete(true, head), w.l.Delete(false, tail)
+		return replyStr("OK"), []string{fmt.Sprintf("quicklist.(*List).Delete(head, %d): cost %d", head, a), fmt.Sprintf("quicklist.(*List).Delete(tail, %d): cost %d", tail, b)}
 	default:
 		return unknown()
 	}
@@ -201,13 +201,11 @@ func (w *listWorld) pop(left bool, args []string) (string, []string) {
 			it.Prev()
 		}
 	}
-	fn, moved := "DeleteTail", 0
+	end := "tail"
 	if left {
-		fn, moved = "DeleteHead", w.l.DeleteHead(n)
-	} else {
-		moved = w.l.DeleteTail(n)
+		end = "head"
 	}
-	ran := []string{fmt.Sprintf("quicklist.(*List).%s(%d): %d bytes", fn, n, moved)}
+	ran := []string{fmt.Sprintf("quicklist.(*List).Delete(%s, %d): cost %d", end, n, w.l.Delete(left, n))}
 	if len(args) == 2 {
 		return fmt.Sprintf("(arr) len=%d %s", len(got), strings.Join(got, " ")), ran
 	}
@@ -263,13 +261,13 @@ const (
 func (w *listWorld) draw() string {
 	var c canvas
 	c.text(0, 12, "title", fmt.Sprintf("%s, %s, %d bytes of listpacks (a node holds up to %d)",
-		plural(w.l.Len(), "element"), plural(w.l.Nodes(), "node"), w.l.Bytes(), quicklist.NodeBytes))
+		plural(w.l.Len(), "element"), plural(w.l.Nodes(), "node"), w.l.Bytes(), quicklist.NodeBytes()))
 	if w.l.Len() == 0 {
 		c.text(0, 34, "sub", "empty: the key would be deleted")
 		return c.svg("list")
 	}
 	x, i := 0, 0
-	w.l.Listpacks(func(lp []byte) bool {
+	listpacks(&w.l, func(lp []byte) bool {
 		if i == maxNodes {
 			c.text(x, 44, "sub", fmt.Sprintf("+%d more nodes", w.l.Nodes()-i))
 			return false
@@ -298,4 +296,15 @@ func (w *listWorld) draw() string {
 		return true
 	})
 	return c.svg("list")
+}
+
+// listpacks calls fn with each node's listpack, from the first node on,
+// until fn returns false.
+func listpacks(l *quicklist.List, fn func(lp []byte) bool) {
+	for it := l.First(); it.Valid(); {
+		var lp []byte
+		if lp, it = it.Listpack(); !fn(lp) {
+			return
+		}
+	}
 }
