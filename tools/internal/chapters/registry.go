@@ -106,6 +106,7 @@ const (
 	Snapshots                         // ch35 on: BGSAVE, the snapshot without fork; save rules
 	AOFRewrite                        // ch36 on: BGREWRITEAOF, the log rewritten from a snapshot
 	Lists                             // ch37 on: lists and their commands
+	Blocking                          // ch38 on: BLPOP and kin, clients that wait for a key
 )
 
 // Flag is a command-line flag of a chapter's server that the tools use.
@@ -157,35 +158,36 @@ const LastBookChapter = 14
 func Beyond(num int) bool { return num > LastBookChapter }
 
 const (
-	ser     = Keys | KeysOrder
-	zs      = ser | ZSet
-	timers  = zs | IdleTimer
-	ttl     = timers | TTL
-	pool    = ttl | ThreadPool
-	hard    = pool | Hardened
-	fields  = hard | FieldTTL
-	loop    = fields | OutputBound
-	perf    = loop&^KeysOrder | SeededHash
-	resp2   = perf | RESPListener
-	bounds  = resp2 | RESPBounds
-	shake   = bounds | RESPHandshake
-	resp    = shake | RESPCommands
-	scan    = resp | Scan
-	tx      = scan | Transactions
-	strs    = tx | StringOpts
-	bits    = strs | BitsLCS
-	keycmds = bits | KeyCommands
-	hashcmd = keycmds | HashCommands
-	zranges = hashcmd | ZRanges
-	zalg    = zranges | ZAlgebra
-	aof     = zalg | AppendOnly
-	rdb     = aof | RDBFile
-	bgsave  = rdb | Snapshots
-	rewrite = bgsave | AOFRewrite
-	lists   = rewrite | Lists
-	addr    = FlagAddr
-	idle    = addr | FlagIdleTimeout
-	logConn = idle | FlagLogConns
+	ser      = Keys | KeysOrder
+	zs       = ser | ZSet
+	timers   = zs | IdleTimer
+	ttl      = timers | TTL
+	pool     = ttl | ThreadPool
+	hard     = pool | Hardened
+	fields   = hard | FieldTTL
+	loop     = fields | OutputBound
+	perf     = loop&^KeysOrder | SeededHash
+	resp2    = perf | RESPListener
+	bounds   = resp2 | RESPBounds
+	shake    = bounds | RESPHandshake
+	resp     = shake | RESPCommands
+	scan     = resp | Scan
+	tx       = scan | Transactions
+	strs     = tx | StringOpts
+	bits     = strs | BitsLCS
+	keycmds  = bits | KeyCommands
+	hashcmd  = keycmds | HashCommands
+	zranges  = hashcmd | ZRanges
+	zalg     = zranges | ZAlgebra
+	aof      = zalg | AppendOnly
+	rdb      = aof | RDBFile
+	bgsave   = rdb | Snapshots
+	rewrite  = bgsave | AOFRewrite
+	lists    = rewrite | Lists
+	blocking = lists | Blocking
+	addr     = FlagAddr
+	idle     = addr | FlagIdleTimeout
+	logConn  = idle | FlagLogConns
 )
 
 // registry is every chapter with a server, in book order. A new chapter
@@ -226,6 +228,7 @@ var registry = []*Info{
 	{ID: "ch35", Num: 35, Dir: "ch35_bgsave", Title: "beyond the book: snapshots without fork", Section: "beyond the book: BGSAVE without fork, and the save rules (ch35_bgsave/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: bgsave, Flags: logConn | FlagRESPAddr | FlagSave},
 	{ID: "ch36", Num: 36, Dir: "ch36_aof_rewrite", Title: "beyond the book: the log rewritten", Section: "beyond the book: the append-only file rewritten from a snapshot (ch36_aof_rewrite/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: rewrite, Flags: logConn | FlagRESPAddr | FlagSave},
 	{ID: "ch37", Num: 37, Dir: "ch37_lists", Title: "beyond the book: lists", Section: "beyond the book: lists, kept as Redis 7.0 keeps them, and their commands (ch37_lists/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: lists, Flags: logConn | FlagRESPAddr | FlagSave},
+	{ID: "ch38", Num: 38, Dir: "ch38_blocking", Title: "beyond the book: blocking pops", Section: "beyond the book: a client that waits for a key, BLPOP and kin (ch38_blocking/README.md)", Protocols: []Protocol{Tagged11, RESP}, Features: blocking, Flags: logConn | FlagRESPAddr | FlagSave},
 }
 
 // All returns every chapter with a server, in book order.

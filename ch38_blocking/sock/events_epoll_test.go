@@ -1,0 +1,7 @@
+//go:build linux
+
+package sock
+
+func init() {
+	pollerKinds["epoll"] = func() (Poller, error) { return newEpoller() }
+}

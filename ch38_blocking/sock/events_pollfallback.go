@@ -1,0 +1,7 @@
+//go:build pollfallback || !(linux || darwin || freebsd)
+
+package sock
+
+func newPoller() (Poller, error) {
+	return newPollList(), nil
+}
