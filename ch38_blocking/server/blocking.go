@@ -71,6 +71,10 @@ var (
 	// blockLogged is the pop a blocking command did, for the log
 	// (logBlockPop).
 	blockLogged [][]byte
+	// blockVisits counts the waiters looked at to serve them or time them
+	// out (for the tests: a loop turn in which no waited-on key is
+	// created and no timeout is due looks at none).
+	blockVisits int
 )
 
 // Per waiter: the struct and its slices; per key: a node in its queue,
@@ -198,6 +202,7 @@ func blockServeReady() {
 				if wt == nil || ent == nil || ent.typ() != typ {
 					break
 				}
+				blockVisits++
 				blockServe(wt, key)
 			}
 		}
@@ -265,6 +270,7 @@ func blockNextUs() uint64 {
 // kMaxWorks of them: a null array, as Redis answers every blocking pop.
 func blockTimeouts(nowUs uint64) {
 	for n := 0; n < kMaxWorks && len(blockTimers) > 0 && blockTimers[0].Val < nowUs; n++ {
+		blockVisits++
 		blockEnd(blockTimers[0].Owner, "")
 	}
 }
@@ -287,6 +293,10 @@ func blockEnd(wt *waiter, text string) {
 // respClientUnblock: CLIENT UNBLOCK id [TIMEOUT|ERROR] answers a parked
 // client as its timeout would, or with an error; 1 if there was one.
 func respClientUnblock(st *respState, w *respWriter, args [][]byte) {
+	if len(args) > 4 {
+		w.err("ERR unknown subcommand or wrong number of arguments for 'unblock'. Try CLIENT HELP.")
+		return
+	}
 	id, ok := respInt(args[2])
 	if !ok {
 		w.err(errNotInt)

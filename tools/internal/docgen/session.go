@@ -66,6 +66,10 @@ func RenderSession(archive []byte) (string, error) {
 		cur      *step    // the step later checks belong to, or nil
 		comments []string // comment lines directly above the current line
 		stdin    string   // what "stdin FILE" gives the next command
+		// background holds the steps of commands run in the background
+		// ("exec redis-cli ... &name&": a second terminal, whose client
+		// waits), by name: "wait name" makes its output the one checked.
+		background = map[string]*step{}
 	)
 	for n, line := range strings.Split(string(ar.Comment), "\n") {
 		trimmed := strings.TrimSpace(line)
@@ -105,9 +109,19 @@ func RenderSession(archive []byte) (string, error) {
 			if !terminalFormat(args[1:]) {
 				return "", fmt.Errorf("script line %d: redis-cli without --no-raw (or --raw) prints its replies raw into the script's pipe, but formatted on the reader's terminal: the guide would show what a reader never sees", n+1)
 			}
+			bg := ""
+			if last := args[len(args)-1].Val; len(last) > 2 && strings.HasPrefix(last, "&") && strings.HasSuffix(last, "&") {
+				bg, args = last[1:len(last)-1], args[:len(args)-1]
+			}
 			cur = &step{line: n + 1, comments: above, command: redisCLICommand(args[1:]) + hereDoc(stdin), negated: negated}
 			steps = append(steps, cur)
 			stdin = ""
+			if bg != "" {
+				// Its output is known once it is waited for.
+				background[bg], cur = cur, nil
+			}
+		case name == "wait" && len(args) == 1 && background[args[0].Val] != nil:
+			cur = background[args[0].Val]
 		case name == "waitfor" && len(args) > 1 && args[1].Val == "client":
 			cur = &step{line: n + 1, comments: above, command: clientCommand(args[2:])}
 			steps = append(steps, cur)

@@ -269,6 +269,32 @@ exec client -addr $ADDR set glob '*' -1 1.5
 		"$ bin/client zquery z 1 '' 0 10",
 		"$ bin/client set glob '*' -1 1.5",
 	),
+}, {
+	name: "a redis-cli in the background shows its output where it was typed",
+	script: `startserver
+# In one terminal, a client waits:
+exec redis-cli --no-raw -p $RESP_PORT blpop q 0 &worker&
+waitfor 'blocked_clients:1' redis-cli -p $RESP_PORT info clients
+# In another, a push serves it:
+exec redis-cli --no-raw -p $RESP_PORT rpush q job
+cmpvary -text stdout '(integer) 1'
+wait worker
+cmp stdout worker.out
+
+-- worker.out --
+1) "q"
+2) "job"
+`,
+	want: console(
+		"# In one terminal, a client waits:",
+		"$ redis-cli -p 6380 blpop q 0",
+		`1) "q"`,
+		`2) "job"`,
+		"",
+		"# In another, a push serves it:",
+		"$ redis-cli -p 6380 rpush q job",
+		"(integer) 1",
+	),
 }}
 
 func TestRenderSession(t *testing.T) {
