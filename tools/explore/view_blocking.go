@@ -133,11 +133,11 @@ func validName(s string) bool {
 func secs(s string) (ms uint64, msg string, ok bool) {
 	f, err := strconv.ParseFloat(s, 64)
 	switch {
-	case err != nil || math.IsNaN(f):
+	case err != nil && !strings.Contains(err.Error(), "out of range"), math.IsNaN(f):
 		return 0, "ERR timeout is not a float or out of range", false
 	case f < 0:
 		return 0, "ERR timeout is negative", false
-	case f > maxBlockSecs:
+	case f > maxBlockSecs: // 1e999 too, which a long double holds
 		return 0, fmt.Sprintf("the explorer takes up to %d seconds", maxBlockSecs), false
 	}
 	return uint64(math.Ceil(f * 1000)), "", true
@@ -479,9 +479,9 @@ func indent(prefix string, lines []string) []string {
 // as processTimers and blockTimeouts do: a timer less than 1 ms away
 // counts as due.
 func (w *blockWorld) tick(arg string) (string, []string) {
-	ms, msg, ok := secs(arg)
+	ms, _, ok := secs(arg)
 	if !ok {
-		return replyErr(strings.Replace(msg, "timeout", "tick", 1)), nil
+		return replyErr(fmt.Sprintf("tick takes a number of seconds, up to %d", maxBlockSecs)), nil
 	}
 	w.nowMs += ms
 	ran := []string{fmt.Sprintf("poll() sleeps; the clock is now %s", showSecs(w.nowMs)), "server.blockTimeouts: look at the earliest timer"}
