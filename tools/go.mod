@@ -17,6 +17,7 @@ require (
 	example.com/byor/ch13_heap_ttl v0.0.0
 	example.com/byor/ch14_threadpool v0.0.0
 	example.com/byor/ch37_lists v0.0.0
+	example.com/byor/ch38_blocking v0.0.0
 	github.com/chromedp/chromedp v0.23.0
 )
 
@@ -37,5 +38,6 @@ replace (
 	example.com/byor/ch13_heap_ttl v0.0.0 => ../ch13_heap_ttl
 	example.com/byor/ch14_threadpool v0.0.0 => ../ch14_threadpool
 	example.com/byor/ch37_lists v0.0.0 => ../ch37_lists
+	example.com/byor/ch38_blocking v0.0.0 => ../ch38_blocking
 	example.com/byor/testkit v0.0.0 => ../testkit
 )

@@ -69,6 +69,7 @@ func TestBrowser(t *testing.T) {
 		{"HashtableBothTables", hashtableBothTables},
 		{"Steps", stepThrough},
 		{"Form", formRun},
+		{"BlockingQueues", blockingQueues},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tab, cancelTab := chromedp.NewContext(browser)
@@ -210,6 +211,45 @@ func formRun(t *testing.T, ctx context.Context, base string) {
 		t.Errorf("%d heap slots, want 2", got)
 	}
 	shot(t, ctx, "heap")
+}
+
+// blockingQueues opens the blocking view's first scenario from its menu
+// and steps through it: two clients join k1's queue in order, and one
+// push of three elements serves both, first parked first.
+func blockingQueues(t *testing.T, ctx context.Context, base string) {
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(base+"/?view=blocking"),
+		chromedp.Click(chromedp.CSS(".scenarios a")),
+		atStep(0),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiters := func() string {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("[data-waiter]")].map(e => e.dataset.waiter).join(" ")`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for k, want := range []string{"k1/c1", "k1/c1 k1/c2", ""} {
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#next")), atStep(k+1)); err != nil {
+			t.Fatalf("next to step %d: %v", k+1, err)
+		}
+		if got := waiters(); got != want {
+			t.Errorf("step %d: waiters %q, want %q", k+1, got, want)
+		}
+	}
+	if got := count(t, ctx, `[data-state="answered"]`); got != 2 {
+		t.Errorf("%d clients answered after the push, want 2", got)
+	}
+	if got := count(t, ctx, `[data-ready="k1"]`); got != 1 {
+		t.Errorf("k1 drawn %d times as ready, want once", got)
+	}
+	if ran := text(t, ctx, "#ran"); !strings.Contains(ran, "waitq.(*Queues).Head(k1) = c2: server.blockServe") {
+		t.Errorf("the push ran:\n%s", ran)
+	}
+	shot(t, ctx, "blocking")
 }
 
 // shot takes a screenshot of the whole page and checks that it is a PNG

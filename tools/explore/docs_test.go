@@ -32,6 +32,9 @@ var docPictures = []struct {
 	{"keyspace.svg", "keyspace", bookRehash, []string{"set a 1", "set b 2", "zadd z 1 x", "zadd z 2 y", "pexpire a 2000", "pexpire z 1000"}},
 	{"list.svg", "list", bookRehash, []string{"rpush a*3000 b*3000", "rpush c*3000", "lpush w*2000", "lpush v*5000"}},
 	{"list-split.svg", "list", bookRehash, []string{"rpush a*2045 b*2045 c*2045 d*2034", "linsert before c*2045 n"}},
+	{"blocking-queues.svg", "blocking", bookRehash, []string{"c1 blpop k1 k2", "c2 blpop k2 10"}},
+	{"blocking-served.svg", "blocking", bookRehash, []string{"c1 blpop k1 k2", "c2 blpop k2 10", "rpush k2 x"}},
+	{"blocking-chain.svg", "blocking", bookRehash, []string{"c1 blmove a b", "c2 blmove b c", "c3 blpop c", "rpush a x"}},
 }
 
 // TestDocPictures checks that docs/explore holds what the explorer draws

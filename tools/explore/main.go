@@ -1,8 +1,9 @@
 // Command explore serves a page that draws the chapters' own data
 // structures as commands change them: chapter 8's hashtable while it
 // resizes, chapter 10's AVL tree and chapter 11's sorted sets, chapter 12's
-// idle list, chapter 13's heap of timers, chapter 14's key space and
-// chapter 37's lists, nodes of listpacks.
+// idle list, chapter 13's heap of timers, chapter 14's key space,
+// chapter 37's lists, nodes of listpacks, and chapter 38's clients parked
+// in a queue per key by blocking pops.
 //
 //	go run ./tools/explore [-addr host:port]
 //

@@ -45,7 +45,7 @@ type scenario struct {
 
 // views lists the views in menu order, the chapters' order; byName finds
 // one. The first is the page's default.
-var views = []*view{hashtableView(), avlView(), zsetView(), timersView(), heapView(), keyspaceView(), listView()}
+var views = []*view{hashtableView(), avlView(), zsetView(), timersView(), heapView(), keyspaceView(), listView(), blockingView()}
 
 func byName(name string) *view {
 	if i := slices.IndexFunc(views, func(v *view) bool { return v.name == name }); i >= 0 {

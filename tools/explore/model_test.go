@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -333,6 +334,7 @@ func TestRandomCommands(t *testing.T) {
 		"heap":      {"set k%d v", "del k%d", "pexpire k%d %d00", "wait %d0", "pttl k%d"},
 		"keyspace":  {"set k%d v", "del k%d", "zadd k%d 1 x", "pexpire k%d %d00", "wait %d0", "zrem k%d x", "keys"},
 		"list":      {"lpush e%d x*%d00", "rpush e%d", "lpop %d", "rpop", "lindex %d", "lset %d v", "linsert after e%d x*%d00", "lrem -%d e1", "ltrim %d -%d"},
+		"blocking":  {"c%d blpop k%d k%d %d", "c%d brpop k%d", "c%d blmove k%d k%d left right %d", "rpush k%d v%d", "lpush k%d a b", "tick %d", "unblock c%d", "close c%d"},
 	}
 	for _, v := range views {
 		var cmds []string
@@ -427,5 +429,205 @@ func TestListNodes(t *testing.T) {
 	want = []string{"(int) 5", "(int) 2", "(str) OK", "(err) ERR index out of range", "(str) OK", "(str) OK", "(nil)"}
 	if diff := cmp.Diff(want, replies); diff != "" {
 		t.Errorf("replies (-want +got):\n%s", diff)
+	}
+}
+
+var (
+	waiterAttr = regexp.MustCompile(`data-waiter="([^"]*)"`)
+	readyAttr  = regexp.MustCompile(`data-ready="([^"]*)"`)
+	clientAttr = regexp.MustCompile(`data-client="([^"]*)" data-state="([^"]*)"`)
+)
+
+// clientStates returns each client drawn as "name: state".
+func clientStates(pic string) []string {
+	var out []string
+	for _, m := range clientAttr.FindAllStringSubmatch(pic, -1) {
+		out = append(out, m[1]+": "+m[2])
+	}
+	return out
+}
+
+// replies returns the steps' replies.
+func replies(steps []step) []string {
+	var out []string
+	for _, s := range steps {
+		out = append(out, s.Reply)
+	}
+	return out
+}
+
+// TestBlockingScenarios: chapter 38's waitq through the blocking view:
+// each queue in the order its clients parked, a client served once and
+// out of all its queues, the ready keys served in the order they became
+// ready (a move's destination after its source), a waiter left parked
+// when those before it took everything, and timeouts.
+func TestBlockingScenarios(t *testing.T) {
+	for _, tc := range []struct {
+		cmds    []string
+		upto    int
+		waiters []string // data-waiter, key/client, keys by name
+		ready   []string
+		clients []string
+		text    []string // in the picture
+	}{
+		{[]string{"c1 blpop k1", "c2 blpop k1"}, -1, []string{"k1/c1", "k1/c2"}, nil,
+			[]string{"c1: parked", "c2: parked"}, []string{"2 clients parked, 1 key waited on", "parked on k1 (blpop), no timeout"}},
+		{[]string{"c1 blpop k1", "c2 blpop k1", "rpush k1 a b c"}, -1, nil, []string{"k1"},
+			[]string{"c1: answered", "c2: answered"}, []string{"woken on k1: (arr) len=2 k1 a", "woken on k1: (arr) len=2 k1 b", ">k1: served c1 c2<", ">2 served<", `data-list="k1"`, ">1 element<"}},
+		// One client on two keys: in both queues, served by the first created.
+		{[]string{"c1 blpop k1 k2", "c2 blpop k2"}, -1, []string{"k1/c1", "k2/c1", "k2/c2"}, nil, nil, nil},
+		{[]string{"c1 blpop k1 k2", "c2 blpop k2", "rpush k2 x"}, -1, []string{"k2/c2"}, []string{"k2"},
+			[]string{"c1: answered", "c2: parked"}, []string{"woken on k2: (arr) len=2 k2 x", ">k2: served c1, then empty: c2 stays parked<"}},
+		{[]string{"c1 blpop k1 k2", "c2 blpop k2", "rpush k2 x", "rpush k1 y"}, -1, []string{"k2/c2"}, nil,
+			[]string{"c1: answered", "c2: parked"}, []string{"none: the last command created no key a client waits on", `data-list="k1"`}},
+		// The lost wake-up: c2 stays parked, and is served by the next push.
+		{[]string{"c1 blpop k1", "c2 blpop k1", "rpush k1 a"}, -1, []string{"k1/c2"}, []string{"k1"},
+			[]string{"c1: answered", "c2: parked"}, []string{"none: every key is empty"}},
+		{[]string{"c1 blpop k1", "c2 blpop k1", "rpush k1 a", "rpush k1 b"}, -1, nil, []string{"k1"},
+			[]string{"c1: answered", "c2: answered"}, []string{"woken on k1: (arr) len=2 k1 b"}},
+		// A chain of moves: each destination is ready in turn.
+		{[]string{"c1 blmove a b", "c2 blmove b c", "c3 blpop c", "rpush a x"}, -1, nil, []string{"a", "b", "c"},
+			[]string{"c1: answered", "c2: answered", "c3: answered"}, []string{"woken on a: (str) x", "woken on c: (arr) len=2 c x", "ready when the command ended: a;"}},
+		// A timeout: due at 2 s, answered at 2 s, and c2 moves up.
+		{[]string{"c1 blpop k1 2", "c2 blpop k1", "tick 1"}, -1, []string{"k1/c1", "k1/c2"}, nil,
+			[]string{"c1: parked", "c2: parked"}, []string{"now 1 s;", "times out at 2 s", ">due 2 s<"}},
+		{[]string{"c1 blpop k1 2", "c2 blpop k1", "tick 1", "tick 1"}, -1, []string{"k1/c2"}, nil,
+			[]string{"c1: timed out", "c2: parked"}, []string{"timed out at 2 s: (nil)", `class="due"`}},
+		{[]string{"c1 blpop k1 2", "c2 blpop k1", "tick 1", "tick 1", "rpush k1 a"}, -1, nil, []string{"k1"},
+			[]string{"c1: timed out", "c2: answered"}, []string{"woken on k1: (arr) len=2 k1 a"}},
+	} {
+		_, pic := replayView(t, "blocking", bookRehash, tc.cmds, tc.upto)
+		if diff := cmp.Diff(tc.waiters, attrs(waiterAttr, pic)); diff != "" {
+			t.Errorf("%v: waiters (-want +got):\n%s", tc.cmds, diff)
+		}
+		if diff := cmp.Diff(tc.ready, attrs(readyAttr, pic)); diff != "" {
+			t.Errorf("%v: ready keys (-want +got):\n%s", tc.cmds, diff)
+		}
+		if tc.clients != nil {
+			if diff := cmp.Diff(tc.clients, clientStates(pic)); diff != "" {
+				t.Errorf("%v: clients (-want +got):\n%s", tc.cmds, diff)
+			}
+		}
+		for _, want := range tc.text {
+			if !strings.Contains(pic, want) {
+				t.Errorf("%v: the picture has no %q:\n%s", tc.cmds, want, pic)
+			}
+		}
+	}
+}
+
+// TestBlockingReplies: what each command answers, and what the server's
+// functions did, in order.
+func TestBlockingReplies(t *testing.T) {
+	cmds := []string{
+		"lpush k a b c", // c b a
+		"c1 blpop k",    // at once: c
+		"c1 brpop k",    // at once: a
+		"c2 blmove k d left right",
+		"c3 blpop e 5",
+		"c3 blpop e",   // parked: no second command
+		"unblock c3",   // answered as its timeout would
+		"unblock c3",   // no longer parked
+		"c4 blpop f g", // parked on both
+		"close c4",     // out of both queues
+		"c5 blpop k k", // parked on k once
+		"unblock c5 error",
+		"c6 blmove r r", // a move within one list keeps it
+		"c7 blpop r",
+		"rpush r x",
+		"tick 1",
+	}
+	steps, pic := replayView(t, "blocking", bookRehash, cmds, -1)
+	want := []string{
+		"(int) 3", "(arr) len=2 k c", "(arr) len=2 k a", "(str) b", "(no reply yet: c3 is parked)",
+		"(err) c3 is parked: the server reads its next request once it is answered",
+		"(int) 1", "(int) 0", "(no reply yet: c4 is parked)", "closed", "(no reply yet: c5 is parked)", "(int) 1",
+		"(no reply yet: c6 is parked)", "(no reply yet: c7 is parked)", "(int) 1", "ok",
+	}
+	if diff := cmp.Diff(want, replies(steps)); diff != "" {
+		t.Errorf("replies (-want +got):\n%s", diff)
+	}
+	for i, want := range map[int]string{
+		3:  "server.listBMove: LMOVE k d LEFT RIGHT",
+		4:  "heap.Upsert: c3 times out at 5 s",
+		6:  "heap.Delete: c3's timer",
+		9:  "waitq.(*Queues).Unpark(c4): out of 2 queues (f g)",
+		10: "waitq.(*Queues).Park(c5): 2 keys looked at; c5 is k's #1",
+		// c6 takes x and puts it back: r still holds it for c7.
+		14: "waitq.(*Queues).Head(r) = c7: server.blockServe",
+	} {
+		if ran := strings.Join(steps[i].Ran, "\n"); !strings.Contains(ran, want) {
+			t.Errorf("%s ran:\n%s\nwant %q", cmds[i], ran, want)
+		}
+	}
+	if diff := cmp.Diff([]string{"c1: answered", "c2: answered", "c3: answered", "c4: closed", "c5: answered", "c6: answered", "c7: answered"}, clientStates(pic)); diff != "" {
+		t.Errorf("clients (-want +got):\n%s", diff)
+	}
+	for _, want := range []string{"unblocked: (nil)", "unblocked: (err) UNBLOCKED client unblocked via CLIENT UNBLOCK", "woken on r: (str) x", "woken on r: (arr) len=2 r x", ">d</text>", "now 1 s;"} {
+		if !strings.Contains(pic, want) {
+			t.Errorf("the picture has no %q:\n%s", want, pic)
+		}
+	}
+}
+
+// TestBlockingBounds: the view refuses what would make a replay's work
+// or memory grow without bound, and bad timeouts, changing nothing.
+func TestBlockingBounds(t *testing.T) {
+	// 90 elements a push, as many as a command's 200 bytes hold.
+	full := []string{"rpush k" + strings.Repeat(" v", 90), "rpush k" + strings.Repeat(" v", 90), "rpush k" + strings.Repeat(" v", maxBlockElems-180)}
+	for _, tc := range []struct {
+		setup []string
+		cmd   string
+		want  string
+	}{
+		{nil, "c1 blpop " + strings.Join(numbered("k%d", 0, maxBlockKeys+1), " "), "(err) the explorer takes up to 8 keys a command"},
+		{nil, "c1 blpop " + strings.Repeat("k", maxBlockName+1), "(err) a key is named"},
+		{nil, strings.Repeat("c", maxBlockName+1) + " blpop k", "(err) a client is named"},
+		{nil, "rpush k " + strings.Repeat("v", maxBlockName+1), "(err) an element is"},
+		{full, "rpush j v", "(err) the explorer holds up to 256 elements in all"},
+		{numbered("c%d blpop k", 0, maxClients), "c99 blpop k", "(err) the explorer takes up to 16 clients"},
+		{nil, "c1 blpop k -1", "(err) ERR timeout is negative"},
+		{nil, "c1 blpop k 1e7", "(err) the explorer takes up to 1000000 seconds"},
+		{nil, "c1 blpop k 1e999", "(err) the explorer takes up to 1000000 seconds"},
+		{nil, "c1 blpop k -inf", "(err) ERR timeout is negative"},
+		{nil, "c1 blpop k NaN", "(err) ERR timeout is not a float or out of range"},
+		{nil, "tick 1e7", "(err) tick takes a number of seconds, up to 1000000"},
+		{nil, "tick x", "(err) tick takes a number of seconds, up to 1000000"},
+		{nil, "tick -1", "(err) tick takes a number of seconds, up to 1000000"},
+		{nil, "c1 blmove a b up down", "(err) ERR syntax error"},
+		{nil, "c1 blmove a", "(err) ERR wrong number of arguments for 'blmove' command"},
+		{nil, "c1 blpop 5", "(err) ERR wrong number of arguments for 'blpop' command"},
+		{nil, "unblock c1 nicely", "(err) ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"},
+		{nil, "close c1", "(err) no such client"},
+		{nil, "rpush blpop", "(err) Unknown cmd"},
+	} {
+		_, before := replayView(t, "blocking", bookRehash, tc.setup, -1)
+		steps, after := replayView(t, "blocking", bookRehash, append(slices.Clone(tc.setup), tc.cmd), -1)
+		if got := steps[len(steps)-1].Reply; !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%.60s: %q, want %q", tc.cmd, got, tc.want)
+		}
+		// The picture may differ only in what it highlights.
+		unlit := regexp.MustCompile(` class="(new|hit|due)"`)
+		if unlit.ReplaceAllString(before, "") != unlit.ReplaceAllString(after, "") {
+			t.Errorf("%.60s changed the picture", tc.cmd)
+		}
+	}
+	// The most a URL can ask for: every command as long as it may be.
+	var cmds []string
+	for i := range maxCmds {
+		switch i % 4 {
+		case 0:
+			cmds = append(cmds, "rpush k"+fmt.Sprint(i%7)+strings.Repeat(" v", 90))
+		case 1:
+			cmds = append(cmds, fmt.Sprintf("c%d blpop k1 k2 k3 k4 k5 k6 k7 k8 1", i%40))
+		case 2:
+			cmds = append(cmds, fmt.Sprintf("c%d blmove k%d k%d right left", i%40, i%7, (i+1)%7))
+		default:
+			cmds = append(cmds, "tick 1")
+		}
+	}
+	_, pic := replayView(t, "blocking", bookRehash, cmds, -1)
+	if len(pic) > 64<<10 {
+		t.Errorf("the picture of %d commands is %d bytes", len(cmds), len(pic))
 	}
 }
