@@ -312,3 +312,69 @@ func TestBlockLogged(t *testing.T) {
 	r.do(bulks("z"), "LRANGE", "d", "0", "-1")
 	r.do(bulks("b", "2"), "ZRANGE", "z", "0", "-1", "WITHSCORES")
 }
+
+// TestBlockManyServedInTurns: one push that serves 500 clients, each
+// parked on 300 keys, is more than one turn's work: the rest are served
+// on the loop's next turns, each in the order parked, one element each.
+func TestBlockManyServedInTurns(t *testing.T) {
+	t.Parallel()
+	p := testkit.StartTestServer(t)
+	ctl := bdial(t, p)
+	const n, width = 500, 300
+	args := []string{"BLPOP"}
+	for k := range width - 1 {
+		args = append(args, fmt.Sprint("other", k))
+	}
+	args = append(args, "q", "0")
+	push := []string{"RPUSH", "q"}
+	w := make([]*bclient, n)
+	for i := range w {
+		w[i] = bdial(t, p)
+		w[i].send(args...)
+		push = append(push, fmt.Sprint("e", i))
+		if i%100 == 99 {
+			ctl.waitBlocked(i + 1)
+		}
+	}
+	ctl.waitBlocked(n)
+	ctl.do(fmt.Sprintf(":%d\r\n", n), push...)
+	for i, c := range w {
+		c.expect(bulks("q", fmt.Sprint("e", i)))
+	}
+	ctl.waitBlocked(0)
+	ctl.do(":0\r\n", "EXISTS", "q")
+}
+
+// TestBlockParkedInputBounded: a parked client that keeps sending is read
+// only into the buffer it has (its requests wait in the kernel), and once
+// served it answers every one of them.
+func TestBlockParkedInputBounded(t *testing.T) {
+	t.Parallel()
+	p := testkit.StartTestServer(t)
+	ctl := bdial(t, p)
+	a := bdial(t, p)
+	a.send("CLIENT", "ID")
+	id := strings.TrimSpace(a.read())[1:]
+	a.send("BLPOP", "q", "0")
+	ctl.waitBlocked(1)
+	const pings = 100_000 // 1.4 MB
+	go func() {
+		io.WriteString(a.c, strings.Repeat("*1\r\n$4\r\nPING\r\n", pings))
+	}()
+	// Its read buffer stays at its usual 16 KiB however much it sends.
+	for range 20 {
+		ctl.send("CLIENT", "LIST", "ID", id)
+		line := ctl.read()
+		if !strings.Contains(line, " rbs=16384 ") && !strings.Contains(line, " rbs=0 ") {
+			t.Fatalf("a parked client's read buffer grew: %q", line)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ctl.do(":1\r\n", "RPUSH", "q", "x")
+	a.expect(bulks("q", "x"))
+	for i := range pings {
+		if got := a.read(); got != "+PONG\r\n" {
+			t.Fatalf("reply %d after the pop: %q", i, got)
+		}
+	}
+}

@@ -134,7 +134,8 @@ func blockOn(st *respState, w *respWriter, args, keys [][]byte, timeoutMs int64,
 
 // blockPark parks st on keys, within the budget.
 func blockPark(st *respState, w *respWriter, args, keys [][]byte, timeoutMs int64, zset bool, pop blockPop) {
-	held := kWaiterBytes + argBytes(args) + len(args)*kArgSlot + len(keys)*(kWaitNodeBytes+kWaitKeyBytes)
+	// The arguments are copied, and the keys once more by the queues.
+	held := kWaiterBytes + argBytes(args) + argBytes(keys) + len(args)*kArgSlot + len(keys)*(kWaitNodeBytes+kWaitKeyBytes)
 	if !budgetMake(st.conn, held) {
 		w.err(errBlockMemory)
 		return
@@ -150,7 +151,8 @@ func blockPark(st *respState, w *respWriter, args, keys [][]byte, timeoutMs int6
 	wt.q.Owner = wt
 	workDone += blockQueues[b2i(zset)].Park(&wt.q, keys) * kVisitWork
 	if timeoutMs > 0 {
-		wt.dueUs = getMonotonicUsec() + uint64(timeoutMs)*1000
+		// Past some 35 years, a timer as good as never (no overflow).
+		wt.dueUs = getMonotonicUsec() + uint64(min(timeoutMs, 1<<40))*1000
 		heap.Upsert(&blockTimers, -1, heap.HeapItem[waiter]{Val: wt.dueUs, Owner: wt}, timerIdxOf)
 	}
 	st.block = wt
@@ -159,6 +161,17 @@ func blockPark(st *respState, w *respWriter, args, keys [][]byte, timeoutMs int6
 	// A parked client is not idle: Redis's timeout spares it.
 	st.conn.idleList.Detach()
 	st.conn.idleList.Init()
+}
+
+// parkedRoom reports whether conn is parked and may read more: only into
+// the room its buffer has, never growing it (its requests wait until it
+// is answered), so that a parked client that sends on holds no more. One
+// whose buffer is full is not read: what it sends waits in the kernel,
+// and its hang-up is seen once it is answered.
+func parkedRoom(conn *conn) bool {
+	st, ok := conn.respState()
+	return ok && conn.blocked && conn.state == stateReq && st.big.buf == nil &&
+		(st.buf == nil || len(st.buf)-st.start < cap(st.buf) && st.need <= cap(st.buf))
 }
 
 // errBlockMemory refuses to park a client the budget has no room for.
@@ -186,14 +199,16 @@ func blockSignal(key string) {
 }
 
 // blockServeReady serves the waiters of the keys made ready, as long as
-// each key holds a value of their type. Every round serves (and unparks)
-// the head of a queue, so it ends; what it does is charged to the command
-// that made the keys ready.
-func blockServeReady() {
+// each key holds a value of their type, after the command of running, or
+// from the loop (nil). Every round serves (and unparks) the head of a
+// queue, so it ends; it does at most a turn's work (kMaxTurnWork), and
+// what is left stays ready, for the loop to serve before it sleeps.
+func blockServeReady(running *conn) {
 	if blockServing {
 		return
 	}
-	blockServing = true
+	blockServing, budgetRunning = true, running
+	start := workDone
 	for key, ok := blockReady.Take(); ok; key, ok = blockReady.Take() {
 		for kind, typ := range [2]int{tList, tZSet} {
 			for {
@@ -202,12 +217,17 @@ func blockServeReady() {
 				if wt == nil || ent == nil || ent.typ() != typ {
 					break
 				}
+				if workDone-start >= kMaxTurnWork {
+					blockReady.Add(key) // the rest, on the loop's next turn
+					blockServing, budgetRunning = false, nil
+					return
+				}
 				blockVisits++
 				blockServe(wt, key)
 			}
 		}
 	}
-	blockServing = false
+	blockServing, budgetRunning = false, nil
 }
 
 // blockServe serves wt from key: its command pops there, through call
@@ -234,13 +254,12 @@ func blockServe(wt *waiter, key string) {
 
 // blockReply writes a reply to a parked client now unparked, outside its
 // own turn; its caller then watches it for what it waits for next (its
-// reply to send, its next requests). Another client's request
-// may be running: making room closes no connection meanwhile (see
-// budgetMake); a client whose reply has no room is closed itself.
+// reply to send, its next requests). Another client's request may be
+// running, or have just run (budgetRunning): making room may close the
+// connection holding the most, but not that one. A client whose reply
+// still has no room is closed itself.
 func blockReply(st *respState, write func(w *respWriter)) {
 	conn := st.conn
-	budgetNoClose = true
-	defer func() { budgetNoClose = false }()
 	if !wbufReserve(conn) {
 		connDone(conn)
 		return
@@ -267,9 +286,11 @@ func blockNextUs() uint64 {
 }
 
 // blockTimeouts answers the waiters whose timeout is due by nowUs, at most
-// kMaxWorks of them: a null array, as Redis answers every blocking pop.
+// kMaxWorks of them, and a turn's work: a null array, as Redis answers
+// every blocking pop.
 func blockTimeouts(nowUs uint64) {
-	for n := 0; n < kMaxWorks && len(blockTimers) > 0 && blockTimers[0].Val < nowUs; n++ {
+	start := workDone
+	for n := 0; n < kMaxWorks && workDone-start < kMaxTurnWork && len(blockTimers) > 0 && blockTimers[0].Val < nowUs; n++ {
 		blockVisits++
 		blockEnd(blockTimers[0].Owner, "")
 	}
@@ -317,7 +338,9 @@ func respClientUnblock(st *respState, w *respWriter, args [][]byte) {
 		w.outInt(0)
 		return
 	}
+	budgetRunning = st.conn // its request runs
 	blockEnd(other.block, text)
+	budgetRunning = nil
 	w.outInt(1)
 }
 

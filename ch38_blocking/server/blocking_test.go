@@ -3,6 +3,8 @@ package server
 import (
 	"fmt"
 	"testing"
+
+	"example.com/byor/ch38_blocking/waitq"
 )
 
 // parkedClient returns a RESP client of no socket, set up as the loop
@@ -26,6 +28,9 @@ func parkedClient(t *testing.T, cmd ...string) *txClient {
 // with no client parked, and no waiter is looked at.
 func TestParkedClientsCostNothing(t *testing.T) {
 	resetTx(t)
+	t.Cleanup(func() {
+		blockQueues, blockTimers, blockedClients, blockReady = [2]waitq.Queues[waiter]{}, nil, 0, waitq.Ready{}
+	})
 	a := newTxClient(t)
 	turn := func() (works []int) {
 		for i := range 50 {
@@ -38,7 +43,7 @@ func TestParkedClientsCostNothing(t *testing.T) {
 			} {
 				before := workDone
 				a.do(cmd...)
-				blockServeReady()
+				blockServeReady(nil)
 				works = append(works, workDone-before)
 			}
 			processTimers()

@@ -118,10 +118,11 @@ func giveBackIdle(nowUs uint64) {
 	}
 }
 
-// budgetNoClose is set while a reply goes to a parked client outside its
-// own turn (blocking.go): the connection whose request is running then may
-// be the one holding the most, and is not closed under its own feet.
-var budgetNoClose bool
+// budgetRunning, while a reply goes to a parked client outside its own
+// turn (blocking.go), is the connection whose request runs or has just
+// run: budgetMake neither closes it nor takes its buffers, which it may be
+// using.
+var budgetRunning *conn
 
 // budgetMake makes room in the budget for n more bytes that self asks
 // for, and reports whether there is. Past what the budget has left, the
@@ -138,19 +139,19 @@ func budgetMake(self *conn, n int) bool {
 		for node := bufList.Next(); node != &bufList && n > budgetLeft(); {
 			other := node.Owner
 			node = node.Next()
-			if other != self {
+			if other != self && other != budgetRunning {
 				other.giveBack()
 			}
 		}
 	}
-	for n > budgetLeft() && !budgetNoClose {
+	for n > budgetLeft() {
 		most := 0
 		if self != nil {
 			most = self.memory() + n
 		}
 		var victim *conn
 		for _, c := range gData.fd2conn {
-			if c != nil && c != self && c.memory() > most {
+			if c != nil && c != self && c != budgetRunning && c.memory() > most {
 				victim, most = c, c.memory()
 			}
 		}

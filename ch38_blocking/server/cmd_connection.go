@@ -218,10 +218,12 @@ func respClientInfo(st *respState, w *respWriter, args [][]byte) {
 // blocking command parks it, x inside MULTI, d once a key it watches has
 // changed, N for none.
 func clientLine(b *strings.Builder, st *respState) {
-	workDone += kInfoSectionWork // two system calls
 	conn := st.conn
-	addr, _ := sock.PeerAddr(conn.fd)
-	laddr, _ := sock.LocalAddr(conn.fd)
+	if st.addr == "" {
+		workDone += kInfoSectionWork // two system calls, once
+		st.addr, _ = sock.PeerAddr(conn.fd)
+		st.laddr, _ = sock.LocalAddr(conn.fd)
+	}
 	flags := ""
 	if st.block != nil {
 		flags += "b"
@@ -253,7 +255,7 @@ func clientLine(b *strings.Builder, st *respState) {
 	now := getMonotonicUsec()
 	qbuf := len(st.buf) - st.start
 	fmt.Fprintf(b, "id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=0 sub=0 psub=0 ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=0 multi-mem=%d rbs=%d rbp=%d obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=default redir=-1 resp=%d\n",
-		st.id, addr, laddr, conn.fd, st.name, (now-st.created)/1e6, (now-conn.idleStart)/1e6, flags,
+		st.id, st.addr, st.laddr, conn.fd, st.name, (now-st.created)/1e6, (now-conn.idleStart)/1e6, flags,
 		multi, qbuf, cap(st.buf)-len(st.buf), st.tx.held, cap(st.buf), qbuf, conn.pending(), conn.memory(), events, cmd, st.w.ver)
 }
 

@@ -203,8 +203,9 @@ func connectionIO(conn *conn, events sock.Events) {
 	// kMaxTurn) are answered before any more is read: the read could find
 	// the client's EOF, which would end the connection before they are. An
 	// error or hang-up is found by the read or the write that follows.
-	// A parked client is read all the same: its EOF unparks it.
-	if events&(sock.In|sock.Err) != 0 && (conn.blocked || conn.canAnswer() && !conn.framing.requestReady(conn)) {
+	// A parked client is read all the same, into the room its buffer has:
+	// its EOF unparks it.
+	if events&(sock.In|sock.Err) != 0 && (parkedRoom(conn) || conn.canAnswer() && !conn.framing.requestReady(conn)) {
 		conn.framing.fill(conn)
 	}
 	serveRequests(conn)
@@ -214,10 +215,12 @@ func connectionIO(conn *conn, events sock.Events) {
 	// request that is still incomplete are not progress: a client sending
 	// one byte every 100 ms was otherwise never idle and never dropped. So
 	// a request must arrive whole within the idle timeout.
-	if !conn.blocked && (conn.progress || conn.framing.inputEmpty(conn)) {
-		conn.idleStart = getMonotonicUsec()
-		conn.idleList.Detach()
-		idleListOf(conn).InsertBefore(&conn.idleList)
+	if conn.progress || conn.framing.inputEmpty(conn) {
+		if !conn.blocked { // a parked client is in no idle list
+			conn.idleStart = getMonotonicUsec()
+			conn.idleList.Detach()
+			idleListOf(conn).InsertBefore(&conn.idleList)
+		}
 		bufActive(conn)
 	}
 }
@@ -388,7 +391,7 @@ func tryOneRequest(conn *conn) bool {
 	binary.LittleEndian.PutUint32(out[start:], uint32(len(out)-start-4))
 	conn.wbuf = out
 	if blockReady.Len() > 0 {
-		blockServeReady() // a zadd made a key some client waits on (blocking.go)
+		blockServeReady(conn) // a zadd made a key some client waits on (blocking.go)
 	}
 
 	// Consume the request: only the start offset moves.

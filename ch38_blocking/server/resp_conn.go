@@ -152,8 +152,10 @@ type respState struct {
 	tx txState
 	// block is the blocking command it waits in, if any (blocking.go).
 	block *waiter
-	// created is when it connected, on the monotonic clock (CLIENT LIST).
-	created uint64
+	// created is when it connected, on the monotonic clock, and addr
+	// and laddr its peer's address and its own, once CLIENT LIST asked.
+	created     uint64
+	addr, laddr string
 }
 
 // bigArg is a large bulk string of a request: its index among the
@@ -606,7 +608,7 @@ func (st *respState) oneRequest(conn *conn) bool {
 	conn.wbuf, st.w.buf = st.w.buf, nil
 	conn.progress = true
 	if blockReady.Len() > 0 {
-		blockServeReady() // the keys it made that clients wait on (blocking.go)
+		blockServeReady(conn) // the keys it made that clients wait on (blocking.go)
 	}
 	return true
 }

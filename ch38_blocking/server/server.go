@@ -345,6 +345,10 @@ func serve(fd int) error {
 			connReady(conn, ev.Events)
 		}
 
+		// Serve the parked clients a turn left waiting (blocking.go).
+		if blockReady.Len() > 0 {
+			blockServeReady(nil)
+		}
 		// Fire the timers that are due.
 		processTimers()
 		// Stop watching some keys of the connections closed (watch.go).
@@ -383,7 +387,7 @@ func inIf(watch bool) sock.Events {
 // epoll always reports them, and the next read or write finds the error.
 func connEvents(conn *conn) sock.Events {
 	var events sock.Events
-	if conn.blocked && conn.state == stateReq {
+	if parkedRoom(conn) {
 		events |= sock.In // its EOF (see connectionIO)
 	}
 	if conn.canAnswer() {
