@@ -34,6 +34,7 @@ type Queues[T any] struct {
 // Park puts w at the back of the queue of each of keys, each once, and
 // returns how many keys it looked at.
 func (q *Queues[T]) Park(w *Waiter[T], keys [][]byte) int {
+	// exercise: ch38-waitq
 	if q.byKey == nil {
 		q.byKey = map[string]*dlist.DList[Waiter[T]]{}
 	}
@@ -63,10 +64,12 @@ func (q *Queues[T]) Park(w *Waiter[T], keys [][]byte) int {
 		w.keys = append(w.keys, k)
 	}
 	return len(keys)
+	// end exercise: ch38-waitq
 }
 
 // Unpark takes w out of every queue it is in, and returns how many.
 func (q *Queues[T]) Unpark(w *Waiter[T]) int {
+	// exercise: ch38-waitq
 	for i, k := range w.keys {
 		w.nodes[i].Detach()
 		if q.byKey[k].Empty() {
@@ -76,6 +79,7 @@ func (q *Queues[T]) Unpark(w *Waiter[T]) int {
 	n := len(w.keys)
 	w.keys, w.nodes = nil, nil
 	return n
+	// end exercise: ch38-waitq
 }
 
 // Head returns the first waiter of key's queue, nil if none waits on it.
