@@ -255,7 +255,9 @@ func TestBlockInMulti(t *testing.T) {
 }
 
 // TestBlockDisconnect: a parked client that hangs up waits no more: the
-// next push stays in the list.
+// next push stays in the list. One parked on many keys leaves their
+// queues over the loop's turns; meanwhile a push to one of them finds it
+// gone, and serves the next client.
 func TestBlockDisconnect(t *testing.T) {
 	t.Parallel()
 	p := testkit.StartTestServer(t)
@@ -267,6 +269,22 @@ func TestBlockDisconnect(t *testing.T) {
 	ctl.waitBlocked(0)
 	ctl.do(":1\r\n", "RPUSH", "q", "kept")
 	ctl.do(bulks("kept"), "LRANGE", "q", "0", "-1")
+
+	wide := []string{"BLPOP"}
+	for k := range 20000 {
+		wide = append(wide, fmt.Sprint("w", k))
+	}
+	b, c := bdial(t, p), bdial(t, p)
+	b.send(append(wide, "0")...)
+	ctl.waitBlocked(1)
+	c.send("BLPOP", "w19999", "0")
+	ctl.waitBlocked(2)
+	b.c.Close()
+	ctl.waitBlocked(1)
+	ctl.do(":1\r\n", "RPUSH", "w19999", "x")
+	c.expect(bulks("w19999", "x"))
+	ctl.do(":1\r\n", "RPUSH", "w0", "kept")
+	ctl.do(":1\r\n", "LLEN", "w0")
 }
 
 // TestBlockLogged: under appendfsync always, the pops that served parked

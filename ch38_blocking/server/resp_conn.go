@@ -530,7 +530,7 @@ func (st *respState) giveBack() {
 // release gives back what a closed connection held in inputHeld.
 func (st *respState) release() {
 	if st.block != nil {
-		blockUnpark(st.block) // it waits no more
+		blockHungUp(st.block) // it waits no more
 	}
 	st.endMulti() // its queue and watched keys
 	st.dropBigs()

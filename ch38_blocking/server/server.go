@@ -345,10 +345,12 @@ func serve(fd int) error {
 			connReady(conn, ev.Events)
 		}
 
-		// Serve the parked clients a turn left waiting (blocking.go).
+		// Serve the parked clients a turn left waiting, and unpark some
+		// keys of those that hung up (blocking.go).
 		if blockReady.Len() > 0 {
 			blockServeReady(nil)
 		}
+		blockUnparkGone(kUnparkStep)
 		// Fire the timers that are due.
 		processTimers()
 		// Stop watching some keys of the connections closed (watch.go).

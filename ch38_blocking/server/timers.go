@@ -62,7 +62,7 @@ func nextTimerMs() int {
 	if bufUs := nextBufTimerUs(); bufUs != 0 {
 		nextUs = min(nextUs, bufUs) // give back an idle connection's buffers
 	}
-	if len(unwatchQueue) > 0 || blockReady.Len() > 0 {
+	if len(unwatchQueue) > 0 || blockReady.Len() > 0 || len(blockGone) > 0 {
 		nextUs = nowUs // closed connections' keys to unwatch (watch.go), ready keys (blocking.go)
 	}
 	nextUs = min(nextUs, blockNextUs())     // a parked client's timeout (blocking.go)

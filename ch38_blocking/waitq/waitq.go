@@ -69,16 +69,24 @@ func (q *Queues[T]) Park(w *Waiter[T], keys [][]byte) int {
 
 // Unpark takes w out of every queue it is in, and returns how many.
 func (q *Queues[T]) Unpark(w *Waiter[T]) int {
+	n, _ := q.UnparkSome(w, len(w.keys))
+	return n
+}
+
+// UnparkSome takes w out of at most n of its queues, its last keys first,
+// and returns how many, and whether it is now out of every queue.
+func (q *Queues[T]) UnparkSome(w *Waiter[T], n int) (int, bool) {
 	// exercise: ch38-waitq
-	for i, k := range w.keys {
-		w.nodes[i].Detach()
-		if q.byKey[k].Empty() {
+	i := len(w.keys)
+	for ; i > 0 && len(w.keys)-i < n; i-- {
+		w.nodes[i-1].Detach()
+		if k := w.keys[i-1]; q.byKey[k].Empty() {
 			delete(q.byKey, k)
 		}
 	}
-	n := len(w.keys)
-	w.keys, w.nodes = nil, nil
-	return n
+	done := len(w.keys) - i
+	w.keys, w.nodes = w.keys[:i], w.nodes[:i] // the rest stay where they are linked
+	return done, i == 0
 	// end exercise: ch38-waitq
 }
 

@@ -537,11 +537,11 @@ var Catalog = []Exercise{
 	},
 	{
 		ID: "ch38-waitq", Chapter: "ch38_blocking", Title: "a queue of waiters per key",
-		Task: "Write Queues.Park and Queues.Unpark in waitq/waitq.go: Park puts a waiter at the " +
-			"back of the queue of each of its keys (a key named twice, once), making a key's " +
-			"queue when it is the first to wait there; Unpark takes it out of every queue, and " +
-			"a queue left empty goes. The server parks a blocking pop's client with them and " +
-			"serves each key's queue from its head.",
+		Task: "Write Queues.Park and Queues.UnparkSome in waitq/waitq.go: Park puts a waiter at " +
+			"the back of the queue of each of its keys (a key named twice, once), making a key's " +
+			"queue when it is the first to wait there; UnparkSome takes it out of up to n of its " +
+			"queues, its last keys first, and a queue left empty goes. The server parks a " +
+			"blocking pop's client with them and serves each key's queue from its head.",
 		Minutes: 20,
 		Tests: []TestRef{
 			{"./waitq", "^TestQueues$"},
@@ -550,8 +550,9 @@ var Catalog = []Exercise{
 		Hint: "Each waiter keeps one dlist node per key it waits on, in w.nodes, made with " +
 			"room for every key at once: the nodes are linked into the queues, so the slice " +
 			"must never grow and move them. A queue's head is a dlist.DList of its own, Init'ed, " +
-			"in q.byKey; InsertBefore the head puts a node at the back. Unpark detaches each " +
-			"node and deletes the key from byKey once its head is Empty.",
+			"in q.byKey; InsertBefore the head puts a node at the back. UnparkSome detaches " +
+			"nodes from the end of w.nodes, deletes a key from byKey once its head is Empty, " +
+			"and cuts w.keys and w.nodes to what is left (never copying the nodes).",
 	},
 }
 
