@@ -96,6 +96,7 @@ func backlenSize(n int) int {
 // significant first; every byte but the first has its top bit set, so
 // that a reader going backwards knows where the length starts.
 func appendEntry(b []byte, v []byte) []byte {
+	// exercise: ch37-listpack
 	n := len(v)
 	var e int // the encoding's bytes and v's
 	switch {
@@ -117,10 +118,12 @@ func appendEntry(b []byte, v []byte) []byte {
 		b = append(b, c)
 	}
 	return b
+	// end exercise: ch37-listpack
 }
 
 // entryAt returns the element at off of lp and the bytes its entry takes.
 func entryAt(lp []byte, off int) ([]byte, int) {
+	// exercise: ch37-listpack
 	c := lp[off]
 	var head, n int
 	switch {
@@ -132,11 +135,13 @@ func entryAt(lp []byte, off int) ([]byte, int) {
 		head, n = 5, int(binary.LittleEndian.Uint32(lp[off+1:]))
 	}
 	return lp[off+head : off+head+n], head + n + backlenSize(head+n)
+	// end exercise: ch37-listpack
 }
 
 // prevOff returns the offset of the entry before the one at off, which
 // must not be the first: its backward length ends just before off.
 func prevOff(lp []byte, off int) int {
+	// exercise: ch37-listpack
 	i, v, shift := off-1, 0, 0
 	for {
 		c := lp[i]
@@ -147,6 +152,7 @@ func prevOff(lp []byte, off int) int {
 		shift += 7
 		i--
 	}
+	// end exercise: ch37-listpack
 }
 
 // newLP returns an empty listpack with room for size bytes of entries.

@@ -536,6 +536,22 @@ var Catalog = []Exercise{
 			"or field, and the bytes over kWorkBytes.",
 	},
 	{
+		ID: "ch37-listpack", Chapter: "ch37_lists", Title: "a listpack's entries, read both ways",
+		Task: "Write appendEntry, entryAt and prevOff in quicklist/quicklist.go: an entry is its " +
+			"encoding (the length in 1, 2 or 5 bytes: 0x80 plus n below 64, 0xe0 and 12 bits below " +
+			"4096, 0xf0 and 32 bits little-endian), its bytes, and the length of those two again, " +
+			"written so that it can be read from its end; entryAt reads one forwards, prevOff " +
+			"finds the one before.",
+		Minutes: 25,
+		Tests: []TestRef{
+			{"./quicklist", "^(TestListAgainstModel|TestWalkBothWays|TestShrunkNodeFits)$"},
+		},
+		Hint: "The backward length is backlenSize(e) bytes for an encoding and value of e bytes, " +
+			"7 bits a byte, the most significant first, every byte but the first with its top bit " +
+			"set: reading backwards from the byte before an entry, add 7 bits a byte until a byte " +
+			"without the top bit, which is where the length starts.",
+	},
+	{
 		ID: "ch38-waitq", Chapter: "ch38_blocking", Title: "a queue of waiters per key",
 		Task: "Write Queues.Park and Queues.UnparkSome in waitq/waitq.go: Park puts a waiter at " +
 			"the back of the queue of each of its keys (a key named twice, once), making a key's " +
