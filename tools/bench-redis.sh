@@ -9,7 +9,7 @@
 #                not exist, or has no cmd/server, is skipped with a note. The
 #                servers must speak the protocol of chapter 11 or later;
 #                memory and expiry need pexpire (chapter 13 or later).
-#                CHAPTER_DIR:resp (chapter 23 or later, e.g. ch37_lists:resp)
+#                CHAPTER_DIR:resp (chapter 23 or later, e.g. ch38_blocking:resp)
 #                measures the chapter over its RESP listener instead, driven
 #                and filled exactly as Redis is. A chapter that persists is
 #                started with persistence off (-save "", -appendonly no) and

@@ -4,7 +4,7 @@
 #
 # usage: tools/profile-server.sh [-t set|get] [-c CONNS] [-P DEPTH] [-n N] [-o FILE] SERVER_DIR[:resp]
 #
-#   SERVER_DIR  a chapter module (ch18_performance, ch37_lists, ...) or
+#   SERVER_DIR  a chapter module (ch18_performance, ch38_blocking, ...) or
 #               tools/floor; SERVER_DIR:resp drives a chapter's RESP listener
 #               (chapter 23 or later) instead of its book listener.
 #   -t, -c, -P  loadgen's workload, connections and pipeline depth

@@ -37,12 +37,13 @@
 // INFO), ch27 (the string commands), ch28 (bits and LCS), ch29 (the key
 // commands), ch30 (the hash commands), ch31 (sorted-set ranges), ch32
 // (their pops and algebra), ch33 (the append-only file), ch34 (RDB
-// files), ch35 (BGSAVE), ch36 (BGREWRITEAOF) and ch37 (lists), all over
-// RESP. Each prints one line per check, e.g. "ch07 set, get, del answer
-// with the chapter's replies ... ok"; a failure adds the request, the
-// expected and received replies as the chapter's client prints them,
-// the book section and a hint. The book's sessions are read from the chapters'
-// chNN_*/testdata/script files, so run it inside the repository.
+// files), ch35 (BGSAVE), ch36 (BGREWRITEAOF), ch37 (lists) and ch38
+// (blocking pops), all over RESP. Each prints one line per check, e.g.
+// "ch07 set, get, del answer with the chapter's replies ... ok"; a
+// failure adds the request, the expected and received replies as the
+// chapter's client prints them, the book section and a hint. The book's
+// sessions are read from the chapters' chNN_*/testdata/script files, so
+// run it inside the repository.
 //
 // Without -server, checks that need an empty key space (the order of keys)
 // are skipped and say so; the others use keys named conform:*.

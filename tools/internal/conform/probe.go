@@ -117,6 +117,7 @@ var respTellTales = map[string]string{
 	"ch31": "ZLEXCOUNT conform:probe - +",
 	"ch32": "ZINTERCARD 1 conform:probe",
 	"ch37": "LLEN conform:probe",
+	"ch38": "LMPOP 1 conform:probe LEFT",
 }
 
 // respLookalike tells a RESP server of an earlier chapter given a later

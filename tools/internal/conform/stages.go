@@ -67,6 +67,7 @@ var extras = map[string]func(st *Stage, cfg *Config) []Check{
 	"ch35": bgsaveChecks,
 	"ch36": rewriteChecks,
 	"ch37": resp37Checks,
+	"ch38": resp38Checks,
 }
 
 // stages are built from the chapter registry: one per chapter with a
