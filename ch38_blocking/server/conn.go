@@ -113,8 +113,8 @@ type conn struct {
 	// Redis's protocol on the RESP listener (see resp_conn.go).
 	framing framing
 	// blocked says a blocking command parked it (blocking.go): it answers
-	// nothing more until that one is answered, but is still read, so
-	// that a client hanging up is seen.
+	// nothing more until that one is answered, but is still read, into
+	// the room its buffer has, so that a client hanging up is seen.
 	blocked bool
 }
 
